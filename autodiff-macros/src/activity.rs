@@ -1,0 +1,137 @@
+//! Activity analysis: takes the IR with its active arguments marked, gives every variable its
+//! `active` flag (it depends on an active argument) by a fixpoint over all assignments, and
+//! reports active values flowing where no derivative rule exists.
+
+use crate::diag::Diag;
+use crate::ir::*;
+use crate::lower::visit_stmts;
+
+pub fn analyze(f: &mut Function, diag: &mut Diag) {
+    for p in &f.params {
+        f.vars[p.var].active = p.active;
+    }
+    // Only float-shaped variables can carry a derivative; iterate to a fixpoint.
+    loop {
+        let mut newly = Vec::new();
+        visit_stmts(&f.body, &mut |s| match s {
+            Stmt::Let {
+                pat,
+                init: Some(e),
+                ..
+            } => {
+                if expr_active(&f.vars, e) {
+                    let mut vs = Vec::new();
+                    pat.vars(&mut vs);
+                    newly.extend(vs);
+                }
+            }
+            Stmt::Assign { place, value, .. } => {
+                if expr_active(&f.vars, value) {
+                    newly.push(place.var());
+                }
+            }
+            Stmt::Push { vec, value, .. } => {
+                if expr_active(&f.vars, value) {
+                    newly.push(*vec);
+                }
+            }
+            _ => {}
+        });
+        let mut changed = false;
+        for v in newly {
+            let var = &mut f.vars[v];
+            if !var.active && var.shape.is_float() {
+                var.active = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    check(f, diag);
+}
+
+/// Whether an expression's value depends on an active variable.
+pub fn expr_active(vars: &[Var], e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Lit(_)
+        | ExprKind::Opaque { .. }
+        | ExprKind::Len(_)
+        | ExprKind::PlainCall { .. }
+        | ExprKind::PlainMethod { .. }
+        | ExprKind::VecNew { .. }
+        | ExprKind::Poison => false,
+        ExprKind::Var(v) | ExprKind::CopySeq(v) => vars[*v].active,
+        ExprKind::Index { base, .. } | ExprKind::SubSlice { base, .. } => vars[*base].active,
+        ExprKind::Binary { op, lhs, rhs } => {
+            op.is_arith() && (expr_active(vars, lhs) || expr_active(vars, rhs))
+        }
+        ExprKind::Unary { op, expr } => *op == UnOp::Neg && expr_active(vars, expr),
+        ExprKind::Cast { expr, .. } => {
+            crate::lower::shape_of(vars, e) == Shape::Scalar && expr_active(vars, expr)
+        }
+        ExprKind::Method { recv, args, method } => {
+            let predicate = crate::methods::float_method(&method.to_string())
+                .is_some_and(|r| r.arity == crate::methods::Arity::Predicate);
+            !predicate && (expr_active(vars, recv) || args.iter().any(|a| expr_active(vars, a)))
+        }
+        ExprKind::Call { args, .. } => args.iter().any(|a| expr_active(vars, a)),
+        ExprKind::Tuple(items) | ExprKind::Array(items) | ExprKind::VecList(items) => {
+            items.iter().any(|i| expr_active(vars, i))
+        }
+        ExprKind::ArrayRepeat { elem, .. } | ExprKind::VecRepeat { elem, .. } => {
+            expr_active(vars, elem)
+        }
+        ExprKind::Field { base, .. } | ExprKind::Ref(base) => expr_active(vars, base),
+    }
+}
+
+/// Active values reaching operations without a derivative: errors at their tokens.
+fn check(f: &Function, diag: &mut Diag) {
+    let vars = &f.vars;
+    let mut visit = |e: &Expr| {
+        e.visit(&mut |n| match &n.kind {
+            ExprKind::PlainCall { args, func, .. } if args.iter().any(|a| expr_active(vars, a)) => {
+                diag.error(
+                    n.span,
+                    format!(
+                        "#[differentiate] cannot differentiate through `{func}` applied to a \
+                         value that depends on the active arguments; convert only constants \
+                         and integers this way, and keep active values in one float type"
+                    ),
+                );
+            }
+            ExprKind::PlainMethod { recv, args, method, .. }
+                if expr_active(vars, recv) || args.iter().any(|a| expr_active(vars, a)) =>
+            {
+                diag.error(
+                    method.span(),
+                    format!("no derivative rule for the method `{method}` on an active value"),
+                );
+            }
+            ExprKind::Binary { op, lhs, rhs }
+                if matches!(
+                    op,
+                    BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr
+                ) && (expr_active(vars, lhs) || expr_active(vars, rhs)) =>
+            {
+                diag.error(n.span, "bitwise operators cannot be applied to active floats");
+            }
+            ExprKind::Cast { expr, .. }
+                if expr_active(vars, expr) && crate::lower::shape_of(vars, n) == Shape::Other =>
+            {
+                diag.unsupported(
+                    n.span,
+                    "casting an active value to a type parameter or unknown type",
+                    "cast only to f32 or f64, or keep the value in its own type",
+                );
+            }
+            _ => {}
+        });
+    };
+    walk_exprs(&f.body, &mut visit);
+    if let Some(t) = &f.tail {
+        visit(t);
+    }
+}

@@ -1,0 +1,51 @@
+//! The attribute's arguments: takes the tokens inside `#[differentiate(...)]`, gives the options
+//! (`wrt(x, y)`), with an error at any option that does not exist.
+
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::{Ident, Token};
+
+#[derive(Default)]
+pub struct Attr {
+    /// `wrt(a, b)`: the active arguments; `None` means every float-valued argument.
+    pub wrt: Option<Vec<Ident>>,
+}
+
+impl Parse for Attr {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let mut attr = Attr::default();
+        while !input.is_empty() {
+            let key: Ident = input.parse()?;
+            match key.to_string().as_str() {
+                "wrt" => {
+                    if attr.wrt.is_some() {
+                        return Err(syn::Error::new(key.span(), "`wrt` given twice"));
+                    }
+                    let content;
+                    syn::parenthesized!(content in input);
+                    let names = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?;
+                    if names.is_empty() {
+                        return Err(syn::Error::new(
+                            key.span(),
+                            "`wrt()` is empty: name at least one argument, e.g. `wrt(x)`",
+                        ));
+                    }
+                    attr.wrt = Some(names.into_iter().collect());
+                }
+                other => {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        format!(
+                            "unknown #[differentiate] option `{other}`; the only option is \
+                             `wrt(arg, ...)`"
+                        ),
+                    ))
+                }
+            }
+            if !input.is_empty() {
+                input.parse::<Token![,]>()?;
+            }
+        }
+        Ok(attr)
+    }
+}

@@ -1,0 +1,379 @@
+//! Expansion: takes the attribute and the function tokens, gives the function unchanged plus its
+//! generated companions `<f>_jvp`, `<f>_vjp` and (for scalar outputs) `<f>_grad` with its
+//! `<F>Grad` struct. On errors it gives the errors and stubs of the companions, so that one
+//! mistake does not cascade into "cannot find `f_jvp`" at every call site.
+
+use crate::attr::Attr;
+use crate::diag::Diag;
+use crate::ir::*;
+use crate::{activity, forward, lower, names, reverse};
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+
+pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let attr: Attr = match syn::parse2(attr) {
+        Ok(a) => a,
+        Err(e) => {
+            let err = e.to_compile_error();
+            return quote!(#err #item);
+        }
+    };
+    let func: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(_) => {
+            let err = syn::Error::new(
+                proc_macro2::Span::call_site(),
+                "#[differentiate] applies to free functions (`fn name(args) -> output { ... }`)",
+            )
+            .to_compile_error();
+            return quote!(#err #item);
+        }
+    };
+    let mut diag = Diag::default();
+    let lowered = lower::lower(&func, &attr, &mut diag);
+    let mut f = match lowered {
+        Some(f) => f,
+        None => {
+            let err = diag.finish().err().map(|e| e.to_compile_error());
+            return quote!(#err #func);
+        }
+    };
+    if !diag.has_errors() {
+        activity::analyze(&mut f, &mut diag);
+    }
+    let rev = if diag.has_errors() {
+        None
+    } else {
+        reverse::emit_body(&f, &mut diag)
+    };
+    let sigs = Signatures::new(&f);
+    match diag.finish() {
+        Err(e) => {
+            let err = e.to_compile_error();
+            let stubs = sigs.stubs();
+            quote!(#err #func #stubs)
+        }
+        Ok(()) => {
+            let fwd = forward::emit_body(&f);
+            let out = sigs.full(fwd, rev.unwrap_or_default());
+            let all = quote!(#func #out);
+            dump(&f.item.sig.ident, &out);
+            all
+        }
+    }
+}
+
+/// Writes the generated companions to `$AUTODIFF_EXPAND_DIR/<fn>.rs` when that variable is set.
+fn dump(name: &syn::Ident, out: &TokenStream) {
+    let Ok(dir) = std::env::var("AUTODIFF_EXPAND_DIR") else {
+        return;
+    };
+    let text = match syn::parse2::<syn::File>(out.clone()) {
+        Ok(file) => prettyplease_lite(&file),
+        Err(_) => out.to_string(),
+    };
+    let _ = std::fs::create_dir_all(&dir);
+    let _ = std::fs::write(std::path::Path::new(&dir).join(format!("{name}.rs")), text);
+}
+
+/// Token text with one item per paragraph (readable enough with `rustfmt` run on the file).
+fn prettyplease_lite(file: &syn::File) -> String {
+    let mut s = String::new();
+    for item in &file.items {
+        s.push_str(&item.to_token_stream().to_string());
+        s.push_str("\n\n");
+    }
+    s
+}
+
+struct Signatures<'a> {
+    f: &'a Function,
+}
+
+impl<'a> Signatures<'a> {
+    fn new(f: &'a Function) -> Self {
+        Signatures { f }
+    }
+
+    fn taken(&self) -> Vec<String> {
+        self.f.params.iter().map(|p| p.name.to_string()).collect()
+    }
+
+    fn elem(p: &Param) -> TokenStream {
+        match &p.elem_ty {
+            Some(t) => t.to_token_stream(),
+            None => quote!(f64),
+        }
+    }
+
+    fn tangent_ty(p: &Param) -> TokenStream {
+        let e = Self::elem(p);
+        match &p.shape {
+            Shape::Seq(SeqKind::Array(_)) => p.ty.to_token_stream(),
+            Shape::Seq(_) => quote!(&[#e]),
+            _ => p.ty.to_token_stream(),
+        }
+    }
+
+    fn adjoint_ty(p: &Param) -> TokenStream {
+        let e = Self::elem(p);
+        match &p.shape {
+            Shape::Seq(SeqKind::Array(n)) => {
+                let n: TokenStream = n.parse().unwrap_or_else(|_| quote!(0));
+                quote!(&mut [#e; #n])
+            }
+            Shape::Seq(_) => quote!(&mut [#e]),
+            _ => quote!(&mut #e),
+        }
+    }
+
+    fn grad_field_ty(p: &Param) -> TokenStream {
+        let e = Self::elem(p);
+        match &p.shape {
+            Shape::Seq(SeqKind::Array(n)) => {
+                let n: TokenStream = n.parse().unwrap_or_else(|_| quote!(0));
+                quote!([#e; #n])
+            }
+            Shape::Seq(_) => quote!(::std::vec::Vec<#e>),
+            _ => e,
+        }
+    }
+
+    fn seed_ty(&self) -> TokenStream {
+        let o = &self.f.output;
+        match o.shape {
+            Shape::Seq(SeqKind::Vec) => {
+                let e = &o.elem_ty;
+                quote!(&[#e])
+            }
+            _ => o.ty.to_token_stream(),
+        }
+    }
+
+    fn inputs(&self) -> Vec<TokenStream> {
+        self.f.item.sig.inputs.iter().map(|i| i.to_token_stream()).collect()
+    }
+
+    fn shadow_args(&self, ty: fn(&Param) -> TokenStream) -> Vec<TokenStream> {
+        let taken = self.taken();
+        self.f
+            .params
+            .iter()
+            .filter(|p| p.active)
+            .map(|p| {
+                let n = names::shadow_param(&p.name, &taken);
+                let t = ty(p);
+                quote!(#n: #t)
+            })
+            .collect()
+    }
+
+    fn headers(&self) -> (TokenStream, TokenStream, Option<TokenStream>) {
+        let sig = &self.f.item.sig;
+        let vis = &self.f.item.vis;
+        let name = &sig.ident;
+        let (impl_g, _, where_c) = sig.generics.split_for_impl();
+        let _ = impl_g;
+        let gparams = &sig.generics.params;
+        let generics = if gparams.is_empty() {
+            quote!()
+        } else {
+            quote!(<#gparams>)
+        };
+        let inputs = self.inputs();
+        let out = &self.f.output.ty;
+        let allow = quote!(#[allow(unused_mut, unused_variables, unused_assignments, unused_parens, unused_braces, non_snake_case, clippy::all)]);
+
+        let jvp = names::companion(name, "jvp");
+        let tans = self.shadow_args(Self::tangent_ty);
+        let doc_j = format!(
+            " Forward mode of [`{name}`]: its value and its directional derivative along the \
+             tangents `d<arg>` of the active arguments, generated by `#[differentiate]`."
+        );
+        let jvp_h = quote! {
+            #[doc = #doc_j]
+            #allow
+            #[inline]
+            #vis fn #jvp #generics (#(#inputs,)* #(#tans),*) -> (#out, #out) #where_c
+        };
+
+        let vjp = names::companion(name, "vjp");
+        let adjs = self.shadow_args(Self::adjoint_ty);
+        let seed = names::seed(&self.taken());
+        let seed_ty = self.seed_ty();
+        let doc_v = format!(
+            " Reverse mode of [`{name}`]: returns its value and ADDS `{seed}` times the \
+             derivative of the output into each adjoint buffer `d<arg>`, generated by \
+             `#[differentiate]`."
+        );
+        let vjp_h = quote! {
+            #[doc = #doc_v]
+            #allow
+            #vis fn #vjp #generics (#(#inputs,)* #(#adjs,)* #seed: #seed_ty) -> #out #where_c
+        };
+
+        let grad_h = (self.f.output.shape == Shape::Scalar).then(|| {
+            let g = names::companion(name, "grad");
+            let st = names::grad_struct(name);
+            let sgen = self.struct_generics();
+            let doc = format!(
+                " Value and gradient of [`{name}`] with respect to its active arguments, \
+                 generated by `#[differentiate]`."
+            );
+            quote! {
+                #[doc = #doc]
+                #allow
+                #vis fn #g #generics (#(#inputs),*) -> (#out, #st #sgen) #where_c
+            }
+        });
+        (jvp_h, vjp_h, grad_h)
+    }
+
+    /// Generic parameters of the function that appear in the gradient struct's fields.
+    fn struct_generics(&self) -> TokenStream {
+        let fields: String = self
+            .f
+            .params
+            .iter()
+            .filter(|p| p.active)
+            .map(|p| Self::grad_field_ty(p).to_string())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let words: Vec<&str> = fields
+            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .collect();
+        let used: Vec<TokenStream> = self
+            .f
+            .item
+            .sig
+            .generics
+            .params
+            .iter()
+            .filter_map(|g| match g {
+                syn::GenericParam::Type(t) if words.contains(&t.ident.to_string().as_str()) => {
+                    Some(t.ident.to_token_stream())
+                }
+                syn::GenericParam::Const(c) if words.contains(&c.ident.to_string().as_str()) => {
+                    Some(c.ident.to_token_stream())
+                }
+                _ => None,
+            })
+            .collect();
+        if used.is_empty() {
+            quote!()
+        } else {
+            quote!(<#(#used),*>)
+        }
+    }
+
+    fn struct_def(&self) -> TokenStream {
+        let name = &self.f.item.sig.ident;
+        let vis = &self.f.item.vis;
+        let st = names::grad_struct(name);
+        let defs: Vec<TokenStream> = self
+            .f
+            .item
+            .sig
+            .generics
+            .params
+            .iter()
+            .filter_map(|g| {
+                let s = self.struct_generics().to_string();
+                match g {
+                    syn::GenericParam::Type(t)
+                        if s.split(|c: char| !c.is_alphanumeric() && c != '_')
+                            .any(|w| w == t.ident.to_string()) =>
+                    {
+                        let id = &t.ident;
+                        Some(quote!(#id))
+                    }
+                    syn::GenericParam::Const(c)
+                        if s.split(|c: char| !c.is_alphanumeric() && c != '_')
+                            .any(|w| w == c.ident.to_string()) =>
+                    {
+                        let id = &c.ident;
+                        let ty = &c.ty;
+                        Some(quote!(const #id: #ty))
+                    }
+                    _ => None,
+                }
+            })
+            .collect();
+        let gen = if defs.is_empty() {
+            quote!()
+        } else {
+            quote!(<#(#defs),*>)
+        };
+        let fields = self.f.params.iter().filter(|p| p.active).map(|p| {
+            let n = &p.name;
+            let t = Self::grad_field_ty(p);
+            let doc = format!(" Derivative of the output with respect to `{n}`.");
+            quote!(#[doc = #doc] pub #n: #t)
+        });
+        let doc = format!(" Gradient of [`{name}`], one field per active argument.");
+        quote! {
+            #[doc = #doc]
+            #[derive(Clone, Debug, PartialEq)]
+            #[allow(non_snake_case)]
+            #vis struct #st #gen { #(#fields,)* }
+        }
+    }
+
+    fn grad_body(&self) -> TokenStream {
+        let rt = names::rt();
+        let name = &self.f.item.sig.ident;
+        let vjp = names::companion(name, "vjp");
+        let st = names::grad_struct(name);
+        let mut inits = Vec::new();
+        let mut args = Vec::new();
+        let mut fields = Vec::new();
+        for p in &self.f.params {
+            args.push(p.name.to_token_stream());
+        }
+        for p in self.f.params.iter().filter(|p| p.active) {
+            let n = &p.name;
+            let b = names::local(&format!("g_{n}_"), 0);
+            let z = match &p.shape {
+                Shape::Seq(SeqKind::Array(_)) => quote!(#rt::zeros_like_array(&#n)),
+                Shape::Seq(_) => quote!(#rt::zeros_like_slice(&#n)),
+                _ => quote!(#rt::zero_like(&#n)),
+            };
+            inits.push(quote!(let mut #b = #z;));
+            args.push(quote!(&mut #b));
+            fields.push(quote!(#n: #b));
+        }
+        quote! {
+            #(#inits)*
+            let __ad_value = #vjp(#(#args,)* #rt::one());
+            (__ad_value, #st { #(#fields,)* })
+        }
+    }
+
+    fn full(&self, fwd: TokenStream, rev: TokenStream) -> TokenStream {
+        let (j, v, g) = self.headers();
+        let grad = g.map(|g| {
+            let s = self.struct_def();
+            let body = self.grad_body();
+            quote!(#s #g { #body })
+        });
+        quote! {
+            #j { #fwd }
+            #v { #rev }
+            #grad
+        }
+    }
+
+    fn stubs(&self) -> TokenStream {
+        let (j, v, g) = self.headers();
+        let body = quote!({ ::core::unimplemented!("#[differentiate] reported an error") });
+        let grad = g.map(|g| {
+            let s = self.struct_def();
+            quote!(#s #g #body)
+        });
+        quote! {
+            #j #body
+            #v #body
+            #grad
+        }
+    }
+}

@@ -1,0 +1,444 @@
+//! The intermediate representation: takes nothing (built by `lower`), gives the analyses and the
+//! emitters one tree of statements and pure expressions in which every name is resolved to a
+//! variable and every node keeps the span of the tokens it came from.
+//!
+//! Control flow lives only in statements; expressions are pure trees of operations (if-expressions
+//! and block-expressions are hoisted into statements by lowering). Iterator loops are lowered to
+//! index loops over ranges, so emitters only see `For` over a range.
+
+use proc_macro2::{Span, TokenStream};
+use syn::Ident;
+
+pub type VarId = usize;
+
+/// What a value is, as far as differentiation cares. Inferred from syntax, never from rustc.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// A float: `f32`, `f64` or a generic float parameter.
+    Scalar,
+    /// A sequence of floats: slice, `Vec`, or array.
+    Seq(SeqKind),
+    /// A tuple of shapes.
+    Tuple(Vec<Shape>),
+    /// An integer (indices, counters, lengths): never differentiated.
+    Int,
+    /// A bool.
+    Bool,
+    /// Anything else (other types, unknown): passed through, never differentiated.
+    Other,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SeqKind {
+    /// `&[T]`, `&Vec<T>`: borrowed, read-only.
+    Slice,
+    /// `[T; N]` held by value; the token stream is `N`.
+    Array(String),
+    /// An owned `Vec<T>`.
+    Vec,
+}
+
+impl Shape {
+    pub fn is_float(&self) -> bool {
+        match self {
+            Shape::Scalar | Shape::Seq(_) => true,
+            Shape::Tuple(items) => items.iter().any(Shape::is_float),
+            _ => false,
+        }
+    }
+
+    /// The join of two shapes seen for one variable (e.g. `let mut s = T::zero(); s += x;`).
+    pub fn join(&self, other: &Shape) -> Shape {
+        match (self, other) {
+            (Shape::Other, s) | (s, Shape::Other) => s.clone(),
+            (a, b) if a == b => a.clone(),
+            (Shape::Int, Shape::Scalar) | (Shape::Scalar, Shape::Int) => Shape::Scalar,
+            (Shape::Tuple(a), Shape::Tuple(b)) if a.len() == b.len() => {
+                Shape::Tuple(a.iter().zip(b).map(|(x, y)| x.join(y)).collect())
+            }
+            (a, _) => a.clone(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VarOrigin {
+    /// The n-th function argument.
+    Param(usize),
+    /// A `let` binding or pattern binding.
+    Local,
+    /// The index variable of a `for` loop over a range.
+    LoopIndex,
+    /// Introduced by lowering (temporaries, hoisted if-expression results).
+    Synthetic,
+}
+
+#[derive(Clone, Debug)]
+pub struct Var {
+    pub name: Ident,
+    /// Declared `mut`, initialised late, or otherwise assigned more than once.
+    pub mutable: bool,
+    pub shape: Shape,
+    pub origin: VarOrigin,
+    /// An explicit type from the source, if any (`let x: f64`, function arguments).
+    pub ty: Option<syn::Type>,
+    /// Computed by `activity`: depends on an active input.
+    pub active: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Pat {
+    Bind(VarId),
+    Tuple(Vec<Pat>),
+    Wild,
+}
+
+impl Pat {
+    pub fn vars(&self, out: &mut Vec<VarId>) {
+        match self {
+            Pat::Bind(v) => out.push(*v),
+            Pat::Tuple(items) => items.iter().for_each(|p| p.vars(out)),
+            Pat::Wild => {}
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Place {
+    Var(VarId),
+    Index(VarId, Box<Expr>),
+}
+
+impl Place {
+    pub fn var(&self) -> VarId {
+        match self {
+            Place::Var(v) | Place::Index(v, _) => *v,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    And,
+    Or,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+}
+
+impl BinOp {
+    pub fn is_arith(self) -> bool {
+        matches!(self, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem)
+    }
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+        )
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+#[derive(Clone, Debug)]
+pub enum Range {
+    /// `start..end` or `start..=end`, optionally `.rev()` and `.step_by(step)`.
+    /// `step_by` applies before `rev` when `step_first` is true (`(a..b).step_by(s).rev()`).
+    Bounds {
+        start: Box<Expr>,
+        end: Box<Expr>,
+        inclusive: bool,
+        rev: bool,
+        step: Option<Box<Expr>>,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    /// A literal (float, integer, bool, string...).
+    Lit(syn::Lit),
+    /// A local variable or argument.
+    Var(VarId),
+    /// An expression that names no local variable (paths such as `f64::consts::PI`,
+    /// `T::zero()`, `T::from_f64(2.5).unwrap()`): emitted verbatim, never active.
+    Opaque { tokens: TokenStream, shape: Shape },
+    /// `base[index]` where `base` is a sequence variable.
+    Index { base: VarId, index: Box<Expr> },
+    Binary { op: BinOp, lhs: Box<Expr>, rhs: Box<Expr> },
+    Unary { op: UnOp, expr: Box<Expr> },
+    Cast { expr: Box<Expr>, ty: Box<syn::Type> },
+    /// A float method with a derivative rule (`x.sin()`, `x.powi(2)`, `a.max(b)`).
+    Method { recv: Box<Expr>, method: Ident, args: Vec<Expr> },
+    /// `v.len()`.
+    Len(VarId),
+    /// A call of a function that has `_jvp`/`_vjp` companions (another `#[differentiate]`
+    /// function, or a user function with hand-written rules).
+    /// `shape` is the assumed shape of the result (scalar unless a `let` annotation says more).
+    Call { func: syn::Path, args: Vec<Expr>, shape: Shape },
+    /// A call none of whose arguments is float-valued, or a conversion such as
+    /// `T::from(i).unwrap()` (`suffix` holds `.unwrap()`): emitted as a plain call; never active.
+    PlainCall { func: TokenStream, args: Vec<Expr>, shape: Shape, suffix: TokenStream },
+    /// A method of an integer or bool receiver (`i.min(j)`, `n.pow(2)`): never active.
+    PlainMethod { recv: Box<Expr>, method: Ident, turbofish: TokenStream, args: Vec<Expr>, shape: Shape },
+    Tuple(Vec<Expr>),
+    Array(Vec<Expr>),
+    /// `[elem; len]`
+    ArrayRepeat { elem: Box<Expr>, len: TokenStream },
+    /// `vec![elem; len]`
+    VecRepeat { elem: Box<Expr>, len: Box<Expr> },
+    /// `vec![a, b, c]`
+    VecList(Vec<Expr>),
+    /// `Vec::new()` or `Vec::with_capacity(n)`
+    VecNew { capacity: Option<Box<Expr>> },
+    /// `v.to_vec()`, `v.clone()`, `*v` of an array: a copy of a whole sequence.
+    CopySeq(VarId),
+    /// `tuple.0`
+    Field { base: Box<Expr>, index: u32 },
+    /// `&expr`: only meaningful for sequence arguments of calls.
+    Ref(Box<Expr>),
+    /// `&v[a..b]`: a sub-slice argument.
+    SubSlice {
+        base: VarId,
+        start: Option<Box<Expr>>,
+        end: Option<Box<Expr>>,
+        inclusive: bool,
+    },
+    /// Placeholder after an error was reported; never emitted.
+    Poison,
+}
+
+#[derive(Clone, Debug)]
+pub struct Arm {
+    /// An integer pattern (literals, ranges, `_`, or-patterns): emitted verbatim.
+    pub pat: syn::Pat,
+    pub body: Block,
+}
+
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    /// `let pat (: ty)? (= init)?;`
+    Let { pat: Pat, init: Option<Expr>, span: Span },
+    /// `place = value` or `place op= value`.
+    Assign { place: Place, op: Option<BinOp>, value: Expr, span: Span },
+    /// `v.push(value)`.
+    Push { vec: VarId, value: Expr, span: Span },
+    /// An expression evaluated for its side effects (a call whose value is dropped).
+    Eval(Expr),
+    If { cond: Expr, then: Block, els: Option<Block> },
+    Match { scrut: Expr, arms: Vec<Arm> },
+    For { var: VarId, range: Range, body: Block, label: Option<syn::Lifetime> },
+    While { cond: Expr, body: Block, label: Option<syn::Lifetime> },
+    Loop { body: Block, label: Option<syn::Lifetime> },
+    Break { label: Option<syn::Lifetime>, span: Span },
+    Continue { label: Option<syn::Lifetime>, span: Span },
+    Return { value: Option<Expr>, span: Span },
+    /// A nested block `{ ... }` executed once.
+    Block(Block),
+    /// `assert!`, `println!`...: kept verbatim in the primal computation, ignored by derivatives.
+    Macro(TokenStream),
+}
+
+/// How a function argument takes part in differentiation.
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub var: VarId,
+    pub name: Ident,
+    pub ty: syn::Type,
+    pub shape: Shape,
+    /// The element type of a sequence argument, or the argument's type for a scalar.
+    pub elem_ty: Option<syn::Type>,
+    pub active: bool,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Output {
+    pub ty: syn::Type,
+    pub shape: Shape,
+    /// The float type of the output's elements (`f64`, `T`).
+    pub elem_ty: syn::Type,
+}
+
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub item: syn::ItemFn,
+    pub params: Vec<Param>,
+    pub output: Output,
+    pub vars: Vec<Var>,
+    pub body: Block,
+    /// The value the body evaluates to, if it ends in an expression.
+    pub tail: Option<Expr>,
+}
+
+impl Function {
+    pub fn var(&self, id: VarId) -> &Var {
+        &self.vars[id]
+    }
+}
+
+/// Visits every expression in a statement list, in evaluation order (children before parents is
+/// not guaranteed; callers that care recurse themselves).
+pub fn walk_exprs<'a>(block: &'a Block, f: &mut dyn FnMut(&'a Expr)) {
+    for s in &block.stmts {
+        walk_stmt_exprs(s, f);
+    }
+}
+
+pub fn walk_stmt_exprs<'a>(s: &'a Stmt, f: &mut dyn FnMut(&'a Expr)) {
+    match s {
+        Stmt::Let { init, .. } => {
+            if let Some(e) = init {
+                f(e)
+            }
+        }
+        Stmt::Assign { place, value, .. } => {
+            if let Place::Index(_, i) = place {
+                f(i)
+            }
+            f(value)
+        }
+        Stmt::Push { value, .. } => f(value),
+        Stmt::Eval(e) => f(e),
+        Stmt::If { cond, then, els } => {
+            f(cond);
+            walk_exprs(then, f);
+            if let Some(b) = els {
+                walk_exprs(b, f)
+            }
+        }
+        Stmt::Match { scrut, arms } => {
+            f(scrut);
+            for a in arms {
+                walk_exprs(&a.body, f)
+            }
+        }
+        Stmt::For { range, body, .. } => {
+            let Range::Bounds { start, end, step, .. } = range;
+            f(start);
+            f(end);
+            if let Some(s) = step {
+                f(s)
+            }
+            walk_exprs(body, f)
+        }
+        Stmt::While { cond, body, .. } => {
+            f(cond);
+            walk_exprs(body, f)
+        }
+        Stmt::Loop { body, .. } | Stmt::Block(body) => walk_exprs(body, f),
+        Stmt::Return { value, .. } => {
+            if let Some(e) = value {
+                f(e)
+            }
+        }
+        Stmt::Break { .. } | Stmt::Continue { .. } | Stmt::Macro(_) => {}
+    }
+}
+
+impl Expr {
+    pub fn new(kind: ExprKind, span: Span) -> Expr {
+        Expr { kind, span }
+    }
+
+    /// Calls `f` on this node and every sub-expression.
+    pub fn visit(&self, f: &mut dyn FnMut(&Expr)) {
+        f(self);
+        self.for_each_child(&mut |c| c.visit(f));
+    }
+
+    pub fn for_each_child(&self, f: &mut dyn FnMut(&Expr)) {
+        match &self.kind {
+            ExprKind::Lit(_)
+            | ExprKind::Var(_)
+            | ExprKind::Opaque { .. }
+            | ExprKind::Len(_)
+            | ExprKind::CopySeq(_)
+            | ExprKind::Poison => {}
+            ExprKind::Index { index, .. } => f(index),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                f(lhs);
+                f(rhs)
+            }
+            ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } | ExprKind::Ref(expr) => {
+                f(expr)
+            }
+            ExprKind::Field { base, .. } => f(base),
+            ExprKind::Method { recv, args, .. } | ExprKind::PlainMethod { recv, args, .. } => {
+                f(recv);
+                args.iter().for_each(f)
+            }
+            ExprKind::Call { args, .. } | ExprKind::PlainCall { args, .. } => args.iter().for_each(f),
+            ExprKind::Tuple(items) | ExprKind::Array(items) | ExprKind::VecList(items) => {
+                items.iter().for_each(f)
+            }
+            ExprKind::ArrayRepeat { elem, .. } => f(elem),
+            ExprKind::VecRepeat { elem, len } => {
+                f(elem);
+                f(len)
+            }
+            ExprKind::VecNew { capacity } => {
+                if let Some(c) = capacity {
+                    f(c)
+                }
+            }
+            ExprKind::SubSlice { start, end, .. } => {
+                if let Some(s) = start {
+                    f(s)
+                }
+                if let Some(e) = end {
+                    f(e)
+                }
+            }
+        }
+    }
+
+    /// Variables this expression reads (including sequence bases of index reads).
+    pub fn reads(&self, out: &mut Vec<VarId>) {
+        self.visit(&mut |e| match &e.kind {
+            ExprKind::Var(v)
+            | ExprKind::Index { base: v, .. }
+            | ExprKind::Len(v)
+            | ExprKind::CopySeq(v)
+            | ExprKind::SubSlice { base: v, .. } => out.push(*v),
+            _ => {}
+        });
+    }
+
+    pub fn has_call(&self) -> bool {
+        let mut found = false;
+        self.visit(&mut |e| {
+            if matches!(e.kind, ExprKind::Call { .. } | ExprKind::PlainCall { .. }) {
+                found = true
+            }
+        });
+        found
+    }
+}

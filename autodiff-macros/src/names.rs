@@ -1,0 +1,69 @@
+//! Every identifier the generated code introduces comes from here. Generated locals use
+//! `Span::mixed_site()` so they can never capture or shadow a user's variable.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::Ident;
+
+/// The one path generated code uses to reach the runtime.
+pub fn rt() -> TokenStream {
+    quote!(::autodiff_runtime::__private)
+}
+
+/// A hygienic generated local: `__ad_<what><n>`.
+pub fn local(what: &str, n: usize) -> Ident {
+    format_ident!("__ad_{}{}", what, n, span = Span::mixed_site())
+}
+
+/// The tangent (forward mode) of a user variable, shadowed together with it.
+pub fn tangent(name: &Ident) -> Ident {
+    format_ident!("__ad_d_{}", strip_raw(name), span = Span::mixed_site())
+}
+
+/// The adjoint (reverse mode) of variable number `id`: unique per binding.
+pub fn adjoint(name: &Ident, id: usize) -> Ident {
+    format_ident!("__ad_b{}_{}", id, strip_raw(name), span = Span::mixed_site())
+}
+
+/// The public name of the tangent or adjoint argument of `arg`: `d<arg>`, or `__d<arg>` when a
+/// user argument already has that name (callers pass arguments by position, so only the
+/// documentation sees the difference).
+pub fn shadow_param(arg: &Ident, taken: &[String]) -> Ident {
+    let plain = format!("d{}", strip_raw(arg));
+    if taken.iter().any(|t| *t == plain) {
+        format_ident!("__d{}", strip_raw(arg))
+    } else {
+        Ident::new(&plain, arg.span())
+    }
+}
+
+pub fn seed(taken: &[String]) -> Ident {
+    if taken.iter().any(|t| t == "seed") {
+        format_ident!("__seed")
+    } else {
+        format_ident!("seed")
+    }
+}
+
+/// `f_jvp`, `f_vjp`, `f_grad` for `f`, spanned at the user's name so errors point there.
+pub fn companion(f: &Ident, suffix: &str) -> Ident {
+    format_ident!("{}_{}", strip_raw(f), suffix, span = f.span())
+}
+
+/// `FGrad` for `f` (`my_loss` gives `MyLossGrad`).
+pub fn grad_struct(f: &Ident) -> Ident {
+    let mut out = String::new();
+    for part in strip_raw(f).split('_').filter(|p| !p.is_empty()) {
+        let mut cs = part.chars();
+        if let Some(c) = cs.next() {
+            out.extend(c.to_uppercase());
+            out.push_str(cs.as_str());
+        }
+    }
+    format_ident!("{}Grad", out, span = f.span())
+}
+
+fn strip_raw(i: &Ident) -> String {
+    let s = i.to_string();
+    s.strip_prefix("r#").map(str::to_string).unwrap_or(s)
+}

@@ -1,0 +1,2275 @@
+//! Random-program generator for the differential test of `#[differentiate]`: takes a seed and the
+//! set of enabled constructs, gives the Rust source of random helper and test functions together
+//! with the adapters through which `tests/random_programs.rs` drives them.
+//!
+//! Compiled twice: by the root package's `build.rs`, which writes `$OUT_DIR/random_programs.rs`,
+//! and by `tests/random_programs.rs`, whose own tests check the generator (determinism, coverage,
+//! switches).
+//!
+//! Every construct the generator can emit is a [`Construct`]; each can be switched off by name
+//! (`AD_RANDOM_DISABLE=while,loop`), and the generator counts how often it emitted each one.
+//!
+//! Values stay bounded by construction, never by luck. Inputs lie in [-1, 1] and every expression
+//! carries an upper bound of its magnitude. A mutable variable has a `base` (a bound on anything
+//! assigned to it) and a `room` that `+=`/`-=` use up, each site charged with its largest number
+//! of executions; `*=` multiplies by at most 1 and `/=` divides by at least 1, so the variable
+//! never exceeds `base + room`. Arguments of periodic and saturating functions are scaled down so
+//! that central differences stay accurate; `sqrt`, `ln`, division, negative powers and `hypot`
+//! only see expressions bounded away from zero.
+
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeSet;
+
+/// Smallest slice length (and value of `n`) the test passes; constant indices stay below it.
+pub const N_MIN: usize = 4;
+/// Largest slice length (and value of `n`) the test passes; loop trip counts derive from it.
+pub const N_MAX: usize = 6;
+/// Seed used when `AD_RANDOM_SEED` is not set.
+pub const DEFAULT_SEED: u64 = 0x0AD0_2024_0003;
+/// Number of test programs when `AD_RANDOM_COUNT` is not set.
+pub const DEFAULT_PROGRAMS: usize = 220;
+/// Number of helper functions the programs may call.
+pub const DEFAULT_HELPERS: usize = 8;
+/// Environment variables read by [`Config::from_env`] (build.rs reruns when one changes).
+pub const ENV_VARS: &[&str] = &[
+    "AD_RANDOM_SEED",
+    "AD_RANDOM_COUNT",
+    "AD_RANDOM_ONLY",
+    "AD_RANDOM_DISABLE",
+    "AD_RANDOM_PRIMAL_ONLY",
+];
+
+/// Bound every sub-expression is scaled down to.
+const EXPR_CAP: f64 = 16.0;
+/// Bound of the argument of `sin`, `cos`, `tanh`, `atan` (keeps frequencies low for FD).
+const ARG_CAP: f64 = 3.0;
+/// Bound of the argument of `exp`.
+const EXP_CAP: f64 = 2.0;
+/// Bound of a value returned by a function (scaled down past it).
+const RET_CAP: f64 = 64.0;
+/// Bound a program guarantees for the scalar arguments it passes to a helper.
+const HELPER_ARG_BOUND: f64 = 2.0;
+/// Bound a program guarantees for the elements of a slice it passes to a helper.
+const HELPER_SLICE_BOUND: f64 = 4.0;
+/// Literals that appear in expressions.
+const LITS: &[f64] = &[0.5, 0.25, 0.75, 1.5, 2.0, 0.3, 1.25, 0.1, 3.0, 0.6];
+/// Factors by which an expression is scaled to bring it under a bound, largest first.
+const SCALES: &[f64] = &[0.5, 0.25, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.001];
+/// Operator precedence of printed expressions: a sum, a product, a prefix minus, an atom.
+const SUM: u8 = 0;
+const PROD: u8 = 1;
+const UNARY: u8 = 2;
+const ATOM: u8 = 3;
+
+macro_rules! constructs {
+    ($($variant:ident => $name:literal,)*) => {
+        /// A language construct the generator can emit; each can be switched off by its name.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+        pub enum Construct {
+            $($variant,)*
+        }
+
+        impl Construct {
+            /// Every construct, in declaration order.
+            pub const ALL: &'static [Construct] = &[$(Construct::$variant,)*];
+
+            /// The name used in `AD_RANDOM_DISABLE` and in reports.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Construct::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+constructs! {
+    SliceParam => "slice_param",
+    MixedParamOrder => "mixed_param_order",
+    TypedLet => "typed_let",
+    Shadowing => "shadowing",
+    LetMut => "let_mut",
+    Assign => "assign",
+    AddAssign => "add_assign",
+    SubAssign => "sub_assign",
+    MulAssign => "mul_assign",
+    DivAssign => "div_assign",
+    Neg => "neg",
+    Div => "div",
+    Sin => "sin",
+    Cos => "cos",
+    Tanh => "tanh",
+    Exp => "exp",
+    Sqrt => "sqrt",
+    Ln => "ln",
+    Powi => "powi",
+    Atan => "atan",
+    Hypot => "hypot",
+    Cast => "cast",
+    IfStmt => "if_stmt",
+    IfExpr => "if_expr",
+    ElseIf => "else_if",
+    ActiveCond => "active_cond",
+    MatchStmt => "match_stmt",
+    MatchExpr => "match_expr",
+    ForRange => "for_range",
+    ForNested => "for_nested",
+    ForRev => "for_rev",
+    ForStepBy => "for_step_by",
+    ForIter => "for_iter",
+    ForEnumerate => "for_enumerate",
+    While => "while",
+    Loop => "loop",
+    Break => "break",
+    Continue => "continue",
+    EarlyReturn => "early_return",
+    LocalVec => "local_vec",
+    VecCompound => "vec_compound",
+    HelperCall => "helper_call",
+    HelperSliceArg => "helper_slice_arg",
+    HelperInHelper => "helper_in_helper",
+    TupleOut => "tuple_out",
+    ArrayOut => "array_out",
+}
+
+/// What to generate.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Seed of every random choice (each function draws from its own stream of it).
+    pub seed: u64,
+    /// Number of test programs `p000`, `p001`, ...
+    pub programs: usize,
+    /// Number of helper functions `h0`, `h1`, ... (always all emitted).
+    pub helpers: usize,
+    /// Emit only these programs (by name), if set; the others are still drawn, so names and
+    /// sources do not change.
+    pub only: Option<Vec<String>>,
+    /// Emit the functions without `#[differentiate]` and without derivative adapters.
+    pub primal_only: bool,
+    /// Constructs never to emit.
+    pub disabled: Vec<Construct>,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            seed: DEFAULT_SEED,
+            programs: DEFAULT_PROGRAMS,
+            helpers: DEFAULT_HELPERS,
+            only: None,
+            primal_only: false,
+            disabled: Vec::new(),
+        }
+    }
+}
+
+impl Config {
+    /// Reads `AD_RANDOM_SEED` (decimal or `0x` hex), `AD_RANDOM_COUNT`, `AD_RANDOM_ONLY`
+    /// (comma-separated program names), `AD_RANDOM_DISABLE` (comma-separated construct names) and
+    /// `AD_RANDOM_PRIMAL_ONLY` (`1` to emit primal functions only) through `var`.
+    pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
+        let mut cfg = Config::default();
+        if let Some(s) = var("AD_RANDOM_SEED") {
+            cfg.seed = parse_u64(&s).ok_or_else(|| format!("AD_RANDOM_SEED: not a u64: {s:?}"))?;
+        }
+        if let Some(s) = var("AD_RANDOM_COUNT") {
+            cfg.programs = s
+                .trim()
+                .parse()
+                .map_err(|_| format!("AD_RANDOM_COUNT: not a count: {s:?}"))?;
+        }
+        if let Some(s) = var("AD_RANDOM_ONLY") {
+            let names: Vec<String> = split_list(&s).map(str::to_string).collect();
+            if !names.is_empty() {
+                cfg.only = Some(names);
+            }
+        }
+        if let Some(s) = var("AD_RANDOM_DISABLE") {
+            for name in split_list(&s) {
+                let c = Construct::ALL.iter().find(|c| c.name() == name).ok_or_else(|| {
+                    let all: Vec<&str> = Construct::ALL.iter().map(|c| c.name()).collect();
+                    format!("AD_RANDOM_DISABLE: unknown construct {name:?}; known: {}", all.join(","))
+                })?;
+                cfg.disabled.push(*c);
+            }
+        }
+        if let Some(s) = var("AD_RANDOM_PRIMAL_ONLY") {
+            cfg.primal_only = !matches!(s.trim(), "" | "0" | "false");
+        }
+        Ok(cfg)
+    }
+
+    /// Whether `c` may be emitted.
+    pub fn enabled(&self, c: Construct) -> bool {
+        !self.disabled.contains(&c)
+    }
+}
+
+fn parse_u64(s: &str) -> Option<u64> {
+    let s = s.trim().replace('_', "");
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => s.parse().ok(),
+    }
+}
+
+fn split_list(s: &str) -> impl Iterator<Item = &str> {
+    s.split(',').map(str::trim).filter(|x| !x.is_empty())
+}
+
+/// The generated file and what went into it.
+pub struct Generated {
+    /// Contents of `random_programs.rs`.
+    pub source: String,
+    /// Every emitted function (helpers first).
+    pub functions: Vec<FnInfo>,
+    /// How many functions use each construct, over the emitted functions.
+    pub counts: Vec<(Construct, usize)>,
+}
+
+/// One emitted function.
+pub struct FnInfo {
+    pub name: String,
+    pub source: String,
+    pub constructs: Vec<Construct>,
+}
+
+/// Generates the helpers and programs `cfg` asks for and the file that holds them.
+pub fn generate(cfg: &Config) -> Generated {
+    let mut helpers: Vec<FnOut> = Vec::new();
+    for k in 0..cfg.helpers {
+        let f = FnGen::new(cfg, 1_000_000 + k as u64, &helpers, true).helper(k);
+        helpers.push(f);
+    }
+    let mut programs = Vec::new();
+    for k in 0..cfg.programs {
+        let f = FnGen::new(cfg, k as u64, &helpers, false).program(k);
+        let keep = match &cfg.only {
+            Some(names) => names.iter().any(|n| *n == f.name),
+            None => true,
+        };
+        if keep {
+            programs.push(f);
+        }
+    }
+    let all: Vec<&FnOut> = helpers.iter().chain(programs.iter()).collect();
+    let counts: Vec<(Construct, usize)> = Construct::ALL
+        .iter()
+        .map(|&c| (c, all.iter().filter(|f| f.counts[c as usize] > 0).count()))
+        .collect();
+    let source = emit_file(cfg, &helpers, &all, &counts);
+    let functions = all
+        .iter()
+        .map(|f| FnInfo {
+            name: f.name.clone(),
+            source: f.source.clone(),
+            constructs: f.constructs(),
+        })
+        .collect();
+    Generated {
+        source,
+        functions,
+        counts,
+    }
+}
+
+/// A parameter of a generated function.
+#[derive(Clone, Debug)]
+enum Param {
+    Scalar(String),
+    Slice(String),
+    Len(String),
+}
+
+/// Output type of a generated function.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum OutKind {
+    F64,
+    Tuple,
+    Array,
+}
+
+impl OutKind {
+    fn rust(self) -> &'static str {
+        match self {
+            OutKind::F64 => "f64",
+            OutKind::Tuple => "(f64, f64)",
+            OutKind::Array => "[f64; 2]",
+        }
+    }
+
+    fn arity(self) -> usize {
+        match self {
+            OutKind::F64 => 1,
+            OutKind::Tuple | OutKind::Array => 2,
+        }
+    }
+}
+
+/// A generated function.
+struct FnOut {
+    name: String,
+    index: u64,
+    params: Vec<Param>,
+    out: OutKind,
+    source: String,
+    calls: BTreeSet<usize>,
+    counts: Vec<usize>,
+    /// Bound of any value the function returns (for helpers: given arguments within bounds).
+    ret_bound: f64,
+}
+
+impl FnOut {
+    fn constructs(&self) -> Vec<Construct> {
+        Construct::ALL
+            .iter()
+            .copied()
+            .filter(|&c| self.counts[c as usize] > 0)
+            .collect()
+    }
+
+    fn has_slice(&self) -> bool {
+        self.params.iter().any(|p| matches!(p, Param::Slice(_)))
+    }
+}
+
+/// A printed expression with its precedence, a bound of its magnitude and whether it is made of
+/// literals only (then it has no type of its own, and calling a method on it does not compile).
+#[derive(Clone, Debug)]
+struct Ex {
+    s: String,
+    p: u8,
+    b: f64,
+    konst: bool,
+}
+
+impl Ex {
+    fn atom(s: String, b: f64) -> Ex {
+        Ex {
+            s,
+            p: ATOM,
+            b,
+            konst: false,
+        }
+    }
+
+    /// The expression as an operand that needs precedence at least `min`.
+    fn at(&self, min: u8) -> String {
+        if self.p >= min {
+            self.s.clone()
+        } else {
+            format!("({})", self.s)
+        }
+    }
+}
+
+fn lit(x: f64) -> String {
+    format!("{x:?}")
+}
+
+/// A variable in scope.
+#[derive(Clone, Debug)]
+struct Var {
+    name: String,
+    ty: Ty,
+    mutable: bool,
+    /// Bound of its magnitude at any time.
+    bound: f64,
+    /// Bound of anything assigned to it with `=`.
+    base: f64,
+    /// What `+=` / `-=` may still add, summed over all executions.
+    room: f64,
+    /// Executions of its declaration per execution of the function body (product of trip counts).
+    decl_k: f64,
+    /// Written since last read: the return value picks it up so that no update is dead.
+    dirty: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Ty {
+    Float,
+    Vector,
+    /// An integer known to be a valid index (below `N_MIN` or below the common length), and at
+    /// least `lo`.
+    Index { lo: usize },
+}
+
+/// The kind of an enclosing loop.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum LoopKind {
+    /// `for`, or `loop` with the counter increment at the top: `continue` is safe.
+    ContinueOk,
+    /// `while`, or `loop` with the increment at the bottom: `continue` would skip it.
+    NoContinue,
+}
+
+/// What closes a block besides its statements.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Tail {
+    None,
+    Return,
+    Break,
+    Continue,
+}
+
+/// Statement kinds the picker chooses from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum St {
+    Let,
+    LetMut,
+    Assign,
+    Compound,
+    VecDecl,
+    VecWrite,
+    If,
+    Return,
+    Match,
+    For,
+    ForIter,
+    While,
+    Loop,
+    LetIf,
+    LetMatch,
+    Break,
+    Continue,
+    LetCall,
+}
+
+/// Expression node kinds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Op {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Neg,
+    Unary(Construct),
+    Exp,
+    Sqrt,
+    Ln,
+    Powi,
+    Hypot,
+    Call,
+}
+
+/// Generates one function.
+struct FnGen<'a> {
+    cfg: &'a Config,
+    rng: ChaCha8Rng,
+    helpers: &'a [FnOut],
+    is_helper: bool,
+    lines: Vec<String>,
+    indent: usize,
+    vars: Vec<Var>,
+    scope_marks: Vec<usize>,
+    frozen: Vec<String>,
+    write_target: Option<String>,
+    loops: Vec<LoopKind>,
+    k_mult: f64,
+    budget: i32,
+    nest: usize,
+    next_id: usize,
+    counts: Vec<usize>,
+    calls: BTreeSet<usize>,
+    slice: Option<&'static str>,
+    slice_bound: f64,
+    len: Option<&'static str>,
+    out: OutKind,
+    ret_bound: f64,
+    vec_count: usize,
+}
+
+impl<'a> FnGen<'a> {
+    fn new(cfg: &'a Config, stream: u64, helpers: &'a [FnOut], is_helper: bool) -> FnGen<'a> {
+        let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+        rng.set_stream(stream);
+        FnGen {
+            cfg,
+            rng,
+            helpers,
+            is_helper,
+            lines: Vec::new(),
+            indent: 1,
+            vars: Vec::new(),
+            scope_marks: Vec::new(),
+            frozen: Vec::new(),
+            write_target: None,
+            loops: Vec::new(),
+            k_mult: 1.0,
+            budget: 0,
+            nest: 0,
+            next_id: 0,
+            counts: vec![0; Construct::ALL.len()],
+            calls: BTreeSet::new(),
+            slice: None,
+            slice_bound: 1.0,
+            len: None,
+            out: OutKind::F64,
+            ret_bound: 0.0,
+            vec_count: 0,
+        }
+    }
+
+    // ---- functions -------------------------------------------------------------------------
+
+    fn helper(mut self, k: usize) -> FnOut {
+        let names = ["p", "q", "r"];
+        let scalars = self.rng.gen_range(1..=3);
+        let mut params: Vec<Param> = names[..scalars]
+            .iter()
+            .map(|n| Param::Scalar(n.to_string()))
+            .collect();
+        if self.on(Construct::HelperSliceArg) && self.rng.gen_bool(0.35) {
+            params.push(Param::Slice("u".into()));
+            self.count(Construct::HelperSliceArg);
+            self.slice = Some("u");
+            self.len = Some("u.len()");
+            self.slice_bound = HELPER_SLICE_BOUND;
+        }
+        self.shuffle_params(&mut params);
+        for n in &names[..scalars] {
+            self.push_input(n, HELPER_ARG_BOUND);
+        }
+        self.budget = self.rng.gen_range(1..=5);
+        self.finish(format!("h{k}"), k as u64, params, OutKind::F64)
+    }
+
+    fn program(mut self, k: usize) -> FnOut {
+        let names = ["a", "b", "c"];
+        let scalars = self.rng.gen_range(1..=3);
+        let mut params: Vec<Param> = names[..scalars]
+            .iter()
+            .map(|n| Param::Scalar(n.to_string()))
+            .collect();
+        if self.on(Construct::SliceParam) {
+            params.push(Param::Slice("v".into()));
+            self.count(Construct::SliceParam);
+            self.slice = Some("v");
+        }
+        params.push(Param::Len("n".into()));
+        self.len = Some("n");
+        self.shuffle_params(&mut params);
+        for n in &names[..scalars] {
+            self.push_input(n, 1.0);
+        }
+        let r: f64 = self.rng.gen();
+        let out = if r < 0.15 && self.on(Construct::TupleOut) {
+            self.count(Construct::TupleOut);
+            OutKind::Tuple
+        } else if r < 0.30 && self.on(Construct::ArrayOut) {
+            self.count(Construct::ArrayOut);
+            OutKind::Array
+        } else {
+            OutKind::F64
+        };
+        self.budget = self.rng.gen_range(5..=25);
+        self.finish(format!("p{k:03}"), k as u64, params, out)
+    }
+
+    fn shuffle_params(&mut self, params: &mut [Param]) {
+        if self.on(Construct::MixedParamOrder) && self.rng.gen_bool(0.3) {
+            let before: Vec<String> = params.iter().map(param_name).collect();
+            params.shuffle(&mut self.rng);
+            if params.iter().map(param_name).collect::<Vec<_>>() != before {
+                self.count(Construct::MixedParamOrder);
+            }
+        }
+    }
+
+    fn push_input(&mut self, name: &str, bound: f64) {
+        self.vars.push(Var {
+            name: name.to_string(),
+            ty: Ty::Float,
+            mutable: false,
+            bound,
+            base: bound,
+            room: 0.0,
+            decl_k: 1.0,
+            dirty: false,
+        });
+    }
+
+    /// Generates the body, then the whole function's source.
+    fn finish(mut self, name: String, index: u64, params: Vec<Param>, out: OutKind) -> FnOut {
+        self.out = out;
+        while self.budget > 0 {
+            self.stmt();
+        }
+        self.tail();
+        let sig: Vec<String> = params
+            .iter()
+            .map(|p| match p {
+                Param::Scalar(n) => format!("{n}: f64"),
+                Param::Slice(n) => format!("{n}: &[f64]"),
+                Param::Len(n) => format!("{n}: usize"),
+            })
+            .collect();
+        let mut source = String::new();
+        if !self.cfg.primal_only {
+            source.push_str("#[differentiate]\n");
+        }
+        source.push_str(&format!("fn {name}({}) -> {} {{\n", sig.join(", "), out.rust()));
+        for l in &self.lines {
+            source.push_str(l);
+            source.push('\n');
+        }
+        source.push_str("}\n");
+        FnOut {
+            name,
+            index,
+            params,
+            out,
+            source,
+            calls: self.calls,
+            counts: self.counts,
+            ret_bound: self.ret_bound,
+        }
+    }
+
+    // ---- small utilities --------------------------------------------------------------------
+
+    fn on(&self, c: Construct) -> bool {
+        self.cfg.enabled(c)
+    }
+
+    fn count(&mut self, c: Construct) {
+        self.counts[c as usize] += 1;
+    }
+
+    fn chance(&mut self, p: f64) -> bool {
+        self.rng.gen_bool(p)
+    }
+
+    fn pick<T: Clone>(&mut self, xs: &[T]) -> T {
+        xs.choose(&mut self.rng).expect("pick from a non-empty list").clone()
+    }
+
+    fn pick_weighted<T: Clone>(&mut self, xs: &[(T, f64)]) -> T {
+        let total: f64 = xs.iter().map(|x| x.1).sum();
+        let mut r = self.rng.gen::<f64>() * total;
+        for (x, w) in xs {
+            if r < *w {
+                return x.clone();
+            }
+            r -= w;
+        }
+        xs.last().expect("pick from a non-empty list").0.clone()
+    }
+
+    fn fresh(&mut self, prefix: &str) -> String {
+        self.next_id += 1;
+        format!("{prefix}{}", self.next_id - 1)
+    }
+
+    fn line(&mut self, s: impl AsRef<str>) {
+        self.lines
+            .push(format!("{}{}", "    ".repeat(self.indent), s.as_ref()));
+    }
+
+    /// Indices of the visible (not shadowed) variables satisfying `pred`.
+    fn visible(&self, pred: impl Fn(&Var) -> bool) -> Vec<usize> {
+        (0..self.vars.len())
+            .filter(|&i| {
+                pred(&self.vars[i])
+                    && !self.vars[i + 1..]
+                        .iter()
+                        .any(|w| w.name == self.vars[i].name)
+            })
+            .collect()
+    }
+
+    fn floats(&self) -> Vec<usize> {
+        self.visible(|v| v.ty == Ty::Float)
+    }
+
+    fn index_vars(&self) -> Vec<usize> {
+        self.visible(|v| matches!(v.ty, Ty::Index { .. }))
+    }
+
+    fn writable_vecs(&self) -> Vec<usize> {
+        let vecs = self.visible(|v| v.ty == Ty::Vector);
+        vecs.into_iter()
+            .filter(|&i| !self.frozen.contains(&self.vars[i].name))
+            .collect()
+    }
+
+    fn push_scope(&mut self) {
+        self.scope_marks.push(self.vars.len());
+    }
+
+    fn pop_scope(&mut self) {
+        let mark = self.scope_marks.pop().expect("balanced scopes");
+        self.vars.truncate(mark);
+    }
+
+    fn declare(&mut self, name: String, ty: Ty, mutable: bool, base: f64, room: f64) {
+        self.vars.push(Var {
+            name,
+            ty,
+            mutable,
+            bound: base + room,
+            base,
+            room,
+            decl_k: self.k_mult,
+            dirty: ty != Ty::Vector || room > 0.0,
+        });
+    }
+
+    fn declare_index(&mut self, name: &str, lo: usize) {
+        self.declare(name.to_string(), Ty::Index { lo }, false, 0.0, 0.0);
+    }
+
+    // ---- expressions ------------------------------------------------------------------------
+
+    /// `c * e` with the largest listed factor `c` that brings `e` under `cap`.
+    fn scale(&mut self, e: Ex, cap: f64) -> Ex {
+        if e.b <= cap {
+            return e;
+        }
+        let c = SCALES
+            .iter()
+            .copied()
+            .find(|c| c * e.b <= cap)
+            .unwrap_or(SCALES[SCALES.len() - 1]);
+        Ex {
+            s: format!("{} * {}", lit(c), e.at(UNARY)),
+            p: PROD,
+            b: c * e.b,
+            konst: e.konst,
+        }
+    }
+
+    /// Brings `e` under `cap`, by scaling or by a saturating function of a scaled `e`.
+    fn squash(&mut self, e: Ex, cap: f64) -> Ex {
+        if e.b <= cap {
+            return e;
+        }
+        let mut fs = Vec::new();
+        for c in [Construct::Sin, Construct::Tanh, Construct::Cos] {
+            if self.on(c) && cap >= 1.0 && !e.konst {
+                fs.push(c);
+            }
+        }
+        if fs.is_empty() || self.chance(0.4) {
+            return self.scale(e, cap);
+        }
+        let f = self.pick(&fs);
+        let a = self.scale(e, ARG_CAP);
+        self.count(f);
+        Ex::atom(format!("{}.{}()", a.at(ATOM), f.name()), 1.0)
+    }
+
+    fn expr(&mut self, depth: u32) -> Ex {
+        let e = if depth == 0 || self.chance(0.2) {
+            self.leaf()
+        } else {
+            self.node(depth)
+        };
+        self.scale(e, EXPR_CAP)
+    }
+
+    /// An expression that is not made of literals only.
+    fn expr_nc(&mut self, depth: u32) -> Ex {
+        let e = self.expr(depth);
+        if e.konst {
+            self.var_leaf()
+        } else {
+            e
+        }
+    }
+
+    /// A non-literal expression scaled under `cap`.
+    fn arg(&mut self, depth: u32, cap: f64) -> Ex {
+        let e = self.expr_nc(depth);
+        self.scale(e, cap)
+    }
+
+    fn read_var(&mut self, i: usize) -> Ex {
+        self.vars[i].dirty = false;
+        let e = Ex::atom(self.vars[i].name.clone(), self.vars[i].bound);
+        self.scale(e, EXPR_CAP)
+    }
+
+    fn var_leaf(&mut self) -> Ex {
+        let fs = self.floats();
+        let i = self.pick(&fs);
+        self.read_var(i)
+    }
+
+    fn literal(&mut self) -> Ex {
+        let x = self.pick(LITS);
+        if self.on(Construct::Neg) && self.chance(0.25) {
+            self.count(Construct::Neg);
+            Ex {
+                s: format!("-{}", lit(x)),
+                p: UNARY,
+                b: x,
+                konst: true,
+            }
+        } else {
+            Ex {
+                s: lit(x),
+                p: ATOM,
+                b: x,
+                konst: true,
+            }
+        }
+    }
+
+    fn leaf(&mut self) -> Ex {
+        let mut opts = vec![(0, 6.0), (1, 1.2)];
+        if self.slice.is_some() {
+            opts.push((2, 2.5));
+        }
+        if !self.visible(|v| v.ty == Ty::Vector).is_empty() {
+            opts.push((3, 2.5));
+        }
+        if self.on(Construct::Cast) && (self.len.is_some() || !self.index_vars().is_empty()) {
+            opts.push((4, 0.8));
+        }
+        match self.pick_weighted(&opts) {
+            0 => self.var_leaf(),
+            1 => self.literal(),
+            2 => self.slice_read(),
+            3 => self.vec_read(),
+            _ => self.cast(),
+        }
+    }
+
+    fn slice_read(&mut self) -> Ex {
+        let s = self.slice.expect("slice read needs a slice");
+        let ix = self.index();
+        Ex::atom(format!("{s}[{ix}]"), self.slice_bound)
+    }
+
+    fn vec_read(&mut self) -> Ex {
+        let vecs = self.visible(|v| v.ty == Ty::Vector);
+        let i = self.pick(&vecs);
+        let ix = self.index();
+        self.vars[i].dirty = false;
+        let e = Ex::atom(format!("{}[{ix}]", self.vars[i].name), self.vars[i].bound);
+        self.scale(e, EXPR_CAP)
+    }
+
+    fn cast(&mut self) -> Ex {
+        self.count(Construct::Cast);
+        let idx = self.index_vars();
+        if !idx.is_empty() && (self.len.is_none() || self.chance(0.75)) {
+            let i = self.pick(&idx);
+            let name = self.vars[i].name.clone();
+            if self.chance(0.3) {
+                Ex::atom(format!("(({name} + 1) as f64)"), N_MAX as f64)
+            } else {
+                Ex::atom(format!("({name} as f64)"), (N_MAX - 1) as f64)
+            }
+        } else {
+            let len = self.len.expect("cast needs a length or an index");
+            Ex::atom(format!("({len} as f64)"), N_MAX as f64)
+        }
+    }
+
+    /// A valid index into the slice and the local vectors (all of the common length).
+    fn index(&mut self) -> String {
+        let idx = self.index_vars();
+        if !idx.is_empty() && self.chance(0.8) {
+            let i = self.pick(&idx);
+            let name = self.vars[i].name.clone();
+            let Ty::Index { lo } = self.vars[i].ty else {
+                unreachable!("index_vars returns indices")
+            };
+            let mut forms = vec![(name.clone(), 5.0), (format!("{name} / 2"), 0.5)];
+            if let Some(len) = self.len {
+                forms.push((format!("{len} - 1 - {name}"), 1.5));
+                forms.push((format!("({name} + 1) % {len}"), 1.5));
+                forms.push((format!("({name} + 2) % {len}"), 0.5));
+            }
+            if lo >= 1 {
+                forms.push((format!("{name} - 1"), 1.5));
+            }
+            self.pick_weighted(&forms)
+        } else {
+            let mut forms: Vec<String> = (0..N_MIN).map(|k| k.to_string()).collect();
+            if let Some(len) = self.len {
+                forms.push(format!("{len} - 1"));
+                forms.push(format!("{len} / 2"));
+            }
+            self.pick(&forms)
+        }
+    }
+
+    fn unary_fns(&self) -> Vec<Construct> {
+        [Construct::Sin, Construct::Cos, Construct::Tanh, Construct::Atan]
+            .into_iter()
+            .filter(|&c| self.on(c))
+            .collect()
+    }
+
+    fn node(&mut self, depth: u32) -> Ex {
+        let mut ops = vec![(Op::Add, 3.0), (Op::Sub, 2.0), (Op::Mul, 3.0)];
+        if self.on(Construct::Div) {
+            ops.push((Op::Div, 1.2));
+        }
+        if self.on(Construct::Neg) {
+            ops.push((Op::Neg, 0.7));
+        }
+        for c in self.unary_fns() {
+            ops.push((Op::Unary(c), 0.9));
+        }
+        for (c, op, w) in [
+            (Construct::Exp, Op::Exp, 0.8),
+            (Construct::Sqrt, Op::Sqrt, 0.7),
+            (Construct::Ln, Op::Ln, 0.7),
+            (Construct::Powi, Op::Powi, 0.8),
+            (Construct::Hypot, Op::Hypot, 0.6),
+        ] {
+            if self.on(c) {
+                ops.push((op, w));
+            }
+        }
+        if !self.callable().is_empty() {
+            ops.push((Op::Call, 1.0));
+        }
+        let d = depth - 1;
+        match self.pick_weighted(&ops) {
+            Op::Add => {
+                let (l, r) = (self.expr(d), self.expr(d));
+                self.sum(l, "+", r)
+            }
+            Op::Sub => {
+                let (l, r) = (self.expr(d), self.expr(d));
+                self.sum(l, "-", r)
+            }
+            Op::Mul => {
+                let (l, r) = (self.expr(d), self.expr(d));
+                self.product(l, r)
+            }
+            Op::Div => {
+                self.count(Construct::Div);
+                let l = self.expr(d);
+                let (den, lo) = self.pos(d, true, false);
+                Ex {
+                    s: format!("{} / {}", l.at(PROD), den.at(ATOM)),
+                    p: PROD,
+                    b: l.b / lo,
+                    konst: l.konst && den.konst,
+                }
+            }
+            Op::Neg => {
+                self.count(Construct::Neg);
+                let e = self.expr(d);
+                Ex {
+                    s: format!("-{}", e.at(ATOM)),
+                    p: UNARY,
+                    b: e.b,
+                    konst: e.konst,
+                }
+            }
+            Op::Unary(c) => {
+                self.count(c);
+                let a = self.arg(d, ARG_CAP);
+                let b = if c == Construct::Atan { 1.6 } else { 1.0 };
+                Ex::atom(format!("{}.{}()", a.at(ATOM), c.name()), b)
+            }
+            Op::Exp => {
+                self.count(Construct::Exp);
+                let a = self.arg(d, EXP_CAP);
+                Ex::atom(format!("{}.exp()", a.at(ATOM)), a.b.exp())
+            }
+            Op::Sqrt => {
+                self.count(Construct::Sqrt);
+                let (p, _) = self.pos(d, false, false);
+                Ex::atom(format!("{}.sqrt()", p.at(ATOM)), p.b.sqrt())
+            }
+            Op::Ln => {
+                self.count(Construct::Ln);
+                let (p, lo) = self.pos(d, false, false);
+                let b = p.b.ln().abs().max(lo.ln().abs());
+                Ex::atom(format!("{}.ln()", p.at(ATOM)), b)
+            }
+            Op::Powi => {
+                self.count(Construct::Powi);
+                if self.chance(0.7) {
+                    let k: i32 = self.pick(&[2, 3]);
+                    let a = self.arg(d, EXPR_CAP.powf(1.0 / k as f64));
+                    let b = a.b.powi(k);
+                    Ex::atom(format!("{}.powi({k})", a.at(ATOM)), b)
+                } else {
+                    let k: i32 = self.pick(&[-1, -2]);
+                    let (p, lo) = self.pos(d, false, false);
+                    Ex::atom(format!("{}.powi({k})", p.at(ATOM)), lo.powi(k))
+                }
+            }
+            Op::Hypot => {
+                self.count(Construct::Hypot);
+                let a = self.arg(d, EXPR_CAP);
+                let (p, _) = self.pos(d, true, false);
+                Ex::atom(format!("{}.hypot({})", a.at(ATOM), p.s), a.b + p.b)
+            }
+            Op::Call => self.call(d),
+        }
+    }
+
+    fn sum(&mut self, l: Ex, op: &str, r: Ex) -> Ex {
+        Ex {
+            s: format!("{} {op} {}", l.at(SUM), r.at(PROD)),
+            p: SUM,
+            b: l.b + r.b,
+            konst: l.konst && r.konst,
+        }
+    }
+
+    fn product(&mut self, l: Ex, r: Ex) -> Ex {
+        let r = if l.b * r.b > EXPR_CAP {
+            self.scale(r, EXPR_CAP / l.b.max(1.0))
+        } else {
+            r
+        };
+        Ex {
+            s: format!("{} * {}", l.at(PROD), r.at(UNARY)),
+            p: PROD,
+            b: l.b * r.b,
+            konst: l.konst && r.konst,
+        }
+    }
+
+    /// A binary combination of two expressions.
+    fn combine(&mut self, a: Ex, b: Ex) -> Ex {
+        match self.rng.gen_range(0..3) {
+            0 => self.sum(a, "+", b),
+            1 => self.sum(a, "-", b),
+            _ => self.product(a, b),
+        }
+    }
+
+    /// A positive expression, with a lower bound; `lit_ok` allows a bare literal (not for method
+    /// receivers), `ge1` asks for a lower bound of at least 1.
+    fn pos(&mut self, depth: u32, lit_ok: bool, ge1: bool) -> (Ex, f64) {
+        let mut forms = vec![0];
+        if self.on(Construct::Powi) {
+            forms.push(1);
+        }
+        if self.on(Construct::Sin) || self.on(Construct::Cos) {
+            forms.push(2);
+        }
+        if self.on(Construct::Tanh) {
+            forms.push(3);
+        }
+        if self.on(Construct::Exp) && !ge1 {
+            forms.push(4);
+        }
+        if self.on(Construct::Hypot) {
+            forms.push(5);
+        }
+        if lit_ok {
+            forms.push(6);
+        }
+        if self.on(Construct::Sqrt) && depth > 0 && !ge1 {
+            forms.push(7);
+        }
+        let shift = |ge1: bool, xs: &[f64]| -> Vec<f64> {
+            xs.iter().copied().filter(|&c| !ge1 || c >= 1.0).collect()
+        };
+        match self.pick(&forms) {
+            0 => {
+                let a = self.var_leaf();
+                let a = self.scale(a, 4.0);
+                let c = self.pick(&shift(ge1, &[0.5, 1.0, 2.0]));
+                let e = Ex {
+                    s: format!("{} * {} + {}", a.at(PROD), a.at(UNARY), lit(c)),
+                    p: SUM,
+                    b: a.b * a.b + c,
+                    konst: false,
+                };
+                (e, c)
+            }
+            1 => {
+                self.count(Construct::Powi);
+                let a = self.arg(depth, 4.0);
+                let c = self.pick(&shift(ge1, &[0.5, 1.0, 2.0]));
+                let e = Ex {
+                    s: format!("{}.powi(2) + {}", a.at(ATOM), lit(c)),
+                    p: SUM,
+                    b: a.b * a.b + c,
+                    konst: false,
+                };
+                (e, c)
+            }
+            2 | 3 => {
+                let f = if forms.contains(&3) && !forms.contains(&2) {
+                    Construct::Tanh
+                } else if !forms.contains(&3) {
+                    let fs: Vec<Construct> = [Construct::Sin, Construct::Cos]
+                        .into_iter()
+                        .filter(|&c| self.on(c))
+                        .collect();
+                    self.pick(&fs)
+                } else {
+                    let fs: Vec<Construct> = [Construct::Sin, Construct::Cos, Construct::Tanh]
+                        .into_iter()
+                        .filter(|&c| self.on(c))
+                        .collect();
+                    self.pick(&fs)
+                };
+                self.count(f);
+                let a = self.arg(depth, ARG_CAP);
+                let c = self.pick(&shift(ge1, &[1.5, 2.0]));
+                let c = if ge1 { 2.0 } else { c };
+                let e = Ex {
+                    s: format!("{} + {}.{}()", lit(c), a.at(ATOM), f.name()),
+                    p: SUM,
+                    b: c + 1.0,
+                    konst: false,
+                };
+                (e, c - 1.0)
+            }
+            4 => {
+                self.count(Construct::Exp);
+                let a = self.arg(depth, EXP_CAP);
+                let e = Ex::atom(format!("{}.exp()", a.at(ATOM)), a.b.exp());
+                (e, (-a.b).exp())
+            }
+            5 => {
+                self.count(Construct::Hypot);
+                let a = self.arg(depth, EXPR_CAP);
+                let c = self.pick(&shift(ge1, &[0.5, 1.0, 2.0]));
+                let e = Ex::atom(format!("{}.hypot({})", a.at(ATOM), lit(c)), a.b + c);
+                (e, c)
+            }
+            6 => {
+                let c = self.pick(&shift(ge1, &[1.5, 2.0, 3.0, 4.0]));
+                (
+                    Ex {
+                        s: lit(c),
+                        p: ATOM,
+                        b: c,
+                        konst: true,
+                    },
+                    c,
+                )
+            }
+            _ => {
+                self.count(Construct::Sqrt);
+                let (p, lo) = self.pos(depth - 1, false, false);
+                let e = Ex::atom(format!("{}.sqrt()", p.at(ATOM)), p.b.sqrt());
+                (e, lo.sqrt())
+            }
+        }
+    }
+
+    /// Helpers this function may call now.
+    fn callable(&self) -> Vec<usize> {
+        if !self.on(Construct::HelperCall) || (self.is_helper && !self.on(Construct::HelperInHelper))
+        {
+            return Vec::new();
+        }
+        let slice_ok = self.on(Construct::HelperSliceArg) && !self.slice_args().is_empty();
+        (0..self.helpers.len())
+            .filter(|&h| slice_ok || !self.helpers[h].has_slice())
+            .collect()
+    }
+
+    /// What can be passed for a slice argument: the slice parameter, or a local vector whose
+    /// elements stay within the helper's bound (not the one being written).
+    fn slice_args(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.slice.iter().map(|s| s.to_string()).collect();
+        for i in self.visible(|v| v.ty == Ty::Vector) {
+            let v = &self.vars[i];
+            if v.bound <= HELPER_SLICE_BOUND && self.write_target.as_deref() != Some(&v.name) {
+                out.push(format!("&{}", v.name));
+            }
+        }
+        out
+    }
+
+    fn call(&mut self, depth: u32) -> Ex {
+        let hs = self.callable();
+        let h = self.pick(&hs);
+        self.count(Construct::HelperCall);
+        if self.is_helper {
+            self.count(Construct::HelperInHelper);
+        }
+        self.calls.insert(h);
+        let helpers = self.helpers;
+        let mut args = Vec::new();
+        for p in &helpers[h].params {
+            match p {
+                Param::Scalar(_) => {
+                    let e = self.expr(depth);
+                    let e = self.scale(e, HELPER_ARG_BOUND);
+                    args.push(e.s);
+                }
+                Param::Slice(_) => {
+                    self.count(Construct::HelperSliceArg);
+                    let opts = self.slice_args();
+                    let a = self.pick(&opts);
+                    if let Some(name) = a.strip_prefix('&') {
+                        for v in &mut self.vars {
+                            if v.name == name {
+                                v.dirty = false;
+                            }
+                        }
+                    }
+                    args.push(a);
+                }
+                Param::Len(_) => args.push(self.len.unwrap_or("3").to_string()),
+            }
+        }
+        let e = Ex::atom(
+            format!("{}({})", helpers[h].name, args.join(", ")),
+            helpers[h].ret_bound,
+        );
+        self.scale(e, EXPR_CAP)
+    }
+
+    // ---- conditions -------------------------------------------------------------------------
+
+    fn can_cond(&self) -> bool {
+        self.on(Construct::ActiveCond) || self.len.is_some() || !self.index_vars().is_empty()
+    }
+
+    fn can_match(&self) -> bool {
+        self.len.is_some() || !self.index_vars().is_empty()
+    }
+
+    fn cond(&mut self) -> String {
+        let int_ok = self.len.is_some() || !self.index_vars().is_empty();
+        if self.on(Construct::ActiveCond) && (!int_ok || self.chance(0.7)) {
+            self.count(Construct::ActiveCond);
+            let d = self.rng.gen_range(0..=2);
+            let l = self.expr_nc(d);
+            let op = self.pick(&[">", "<", ">=", "<="]);
+            let r = if self.chance(0.5) {
+                self.literal()
+            } else {
+                let d = self.rng.gen_range(0..=1);
+                self.expr(d)
+            };
+            let c = format!("{} {op} {}", l.s, r.s);
+            if int_ok && self.chance(0.12) {
+                let ic = self.int_cond();
+                let join = self.pick(&["&&", "||"]);
+                format!("{c} {join} {ic}")
+            } else {
+                c
+            }
+        } else {
+            self.int_cond()
+        }
+    }
+
+    fn int_cond(&mut self) -> String {
+        let idx = self.index_vars();
+        if idx.is_empty() || self.chance(0.15) {
+            let len = self.len.expect("an integer condition needs a length or an index");
+            return self.pick(&[format!("{len} > 4"), format!("{len} % 2 == 0")]);
+        }
+        let i = self.pick(&idx);
+        let name = self.vars[i].name.clone();
+        let mut forms = vec![
+            format!("{name} % 2 == 0"),
+            format!("{name} < 2"),
+            format!("{name} > 1"),
+            format!("{name} % 3 != 1"),
+        ];
+        if let Some(len) = self.len {
+            forms.push(format!("{name} + 1 < {len}"));
+        }
+        if idx.len() >= 2 {
+            let j = self.pick(&idx);
+            if j != i {
+                forms.push(format!("{name} == {}", self.vars[j].name));
+                forms.push(format!("{name} < {}", self.vars[j].name));
+            }
+        }
+        self.pick(&forms)
+    }
+
+    /// A `match` scrutinee and the number of distinct arms it calls for.
+    fn scrutinee(&mut self) -> (String, usize) {
+        let idx = self.index_vars();
+        if idx.is_empty() || self.chance(0.15) {
+            let len = self.len.expect("a scrutinee needs a length or an index");
+            return (format!("{len} % 3"), 3);
+        }
+        let i = self.pick(&idx);
+        let name = self.vars[i].name.clone();
+        if idx.len() >= 2 && self.chance(0.25) {
+            let j = self.pick(&idx);
+            if j != i {
+                return (format!("({name} + {}) % 3", self.vars[j].name), 3);
+            }
+        }
+        if self.chance(0.2) {
+            (format!("{name} % 2"), 2)
+        } else {
+            (format!("{name} % 3"), 3)
+        }
+    }
+
+    /// Arm patterns for a scrutinee with `m` values.
+    fn arm_patterns(&mut self, m: usize) -> Vec<&'static str> {
+        if m == 2 {
+            vec!["0", "_"]
+        } else if self.chance(0.25) {
+            vec!["0", "1 | 2", "_"]
+        } else {
+            vec!["0", "1", "_"]
+        }
+    }
+
+    // ---- statements -------------------------------------------------------------------------
+
+    fn stmt(&mut self) {
+        self.budget -= 1;
+        let muts = self.visible(|v| v.ty == Ty::Float && v.mutable);
+        let vecs = self.writable_vecs();
+        let can_nest = self.nest < 3 && self.budget >= 2;
+        let compound_on = [
+            Construct::AddAssign,
+            Construct::SubAssign,
+            Construct::MulAssign,
+            Construct::DivAssign,
+        ]
+        .iter()
+        .any(|&c| self.on(c));
+        let mut opts = vec![(St::Let, 3.0)];
+        if self.on(Construct::LetMut) {
+            opts.push((St::LetMut, 1.5));
+        }
+        if !muts.is_empty() {
+            if self.on(Construct::Assign) {
+                opts.push((St::Assign, 2.0));
+            }
+            if compound_on {
+                opts.push((St::Compound, 3.0));
+            }
+        }
+        if self.on(Construct::LocalVec)
+            && self.len.is_some()
+            && self.vec_count < 2
+            && self.loops.is_empty()
+        {
+            opts.push((St::VecDecl, if self.vec_count == 0 { 2.0 } else { 0.6 }));
+        }
+        if !vecs.is_empty() {
+            opts.push((St::VecWrite, 3.0));
+        }
+        if can_nest && self.can_cond() {
+            if self.on(Construct::IfStmt) {
+                opts.push((St::If, 2.0));
+            }
+            if self.on(Construct::EarlyReturn) {
+                opts.push((St::Return, 0.5));
+            }
+        }
+        if can_nest && self.on(Construct::MatchStmt) && self.can_match() {
+            opts.push((St::Match, 1.0));
+        }
+        let loop_ok = self.loops.is_empty() || (self.loops.len() < 2 && self.on(Construct::ForNested));
+        if loop_ok && can_nest {
+            if self.on(Construct::ForRange) {
+                opts.push((St::For, 2.5));
+            }
+            let iter_src = self.slice.is_some() || !self.visible(|v| v.ty == Ty::Vector).is_empty();
+            if (self.on(Construct::ForIter) || self.on(Construct::ForEnumerate)) && iter_src {
+                opts.push((St::ForIter, 1.2));
+            }
+            if self.on(Construct::While) {
+                opts.push((St::While, 1.0));
+            }
+            if self.on(Construct::Loop) {
+                opts.push((St::Loop, 1.0));
+            }
+        }
+        if self.on(Construct::IfExpr) && self.can_cond() {
+            opts.push((St::LetIf, 1.0));
+        }
+        if self.on(Construct::MatchExpr) && self.can_match() {
+            opts.push((St::LetMatch, 0.7));
+        }
+        if let Some(&kind) = self.loops.last() {
+            if self.can_cond() {
+                if self.on(Construct::Break) {
+                    opts.push((St::Break, 0.5));
+                }
+                if self.on(Construct::Continue) && kind == LoopKind::ContinueOk {
+                    opts.push((St::Continue, 0.5));
+                }
+            }
+        }
+        if !self.callable().is_empty() {
+            opts.push((St::LetCall, 0.8));
+        }
+        match self.pick_weighted(&opts) {
+            St::Let => self.s_let(false),
+            St::LetMut => self.s_let(true),
+            St::Assign => {
+                let i = self.pick(&muts);
+                self.s_assign(i)
+            }
+            St::Compound => {
+                let i = self.pick(&muts);
+                self.s_compound(i)
+            }
+            St::VecDecl => self.s_vec_decl(),
+            St::VecWrite => {
+                let i = self.pick(&vecs);
+                self.s_vec_write(i)
+            }
+            St::If => self.s_if(),
+            St::Return => self.s_guarded(Tail::Return),
+            St::Match => self.s_match(),
+            St::For => self.s_for(),
+            St::ForIter => self.s_for_iter(),
+            St::While => self.s_while(),
+            St::Loop => self.s_loop(),
+            St::LetIf => self.s_let_if(),
+            St::LetMatch => self.s_let_match(),
+            St::Break => self.s_guarded(Tail::Break),
+            St::Continue => self.s_guarded(Tail::Continue),
+            St::LetCall => {
+                let name = self.fresh("t");
+                let d = self.rng.gen_range(0..=2);
+                let e = self.call(d);
+                self.line(format!("let {name} = {};", e.s));
+                self.declare(name, Ty::Float, false, e.b, 0.0);
+            }
+        }
+    }
+
+    /// Runs `k` statements in a new scope one level deeper.
+    fn block(&mut self, k: i32, tail: Tail) {
+        self.indent += 1;
+        self.nest += 1;
+        self.push_scope();
+        for _ in 0..k {
+            self.stmt();
+        }
+        match tail {
+            Tail::None => {}
+            Tail::Return => {
+                let (v, _) = self.ret_value(false);
+                self.line(format!("return {v};"));
+            }
+            Tail::Break => self.line("break;"),
+            Tail::Continue => self.line("continue;"),
+        }
+        self.pop_scope();
+        self.nest -= 1;
+        self.indent -= 1;
+    }
+
+    /// Statement count for a nested block.
+    fn child_len(&mut self, max: i32) -> i32 {
+        let hi = max.min(self.budget / 2).max(1);
+        self.rng.gen_range(1..=hi)
+    }
+
+    fn s_let(&mut self, mutable: bool) {
+        let floats = self.floats();
+        let shadow = self.on(Construct::Shadowing) && self.chance(0.3);
+        let (name, e) = if shadow {
+            self.count(Construct::Shadowing);
+            let i = self.pick(&floats);
+            let name = self.vars[i].name.clone();
+            let me = self.read_var(i);
+            let d = self.rng.gen_range(0..=2);
+            let other = self.expr(d);
+            let e = self.combine(me, other);
+            let e = self.self_wrap(e);
+            (name, e)
+        } else if mutable && self.chance(0.35) {
+            let name = self.fresh("s");
+            self.zero_init(&name);
+            return;
+        } else {
+            let name = self.fresh(if mutable { "s" } else { "t" });
+            let d = self.rng.gen_range(1..=3);
+            (name, self.expr_nc(d))
+        };
+        if mutable {
+            self.count(Construct::LetMut);
+            let base = e.b.max(self.pick(&[1.0, 2.0, 4.0]));
+            let room = self.pick(&[0.0, 2.0, 8.0, 16.0]);
+            self.line(format!("let mut {name} = {};", e.s));
+            self.declare(name, Ty::Float, true, base, room);
+        } else {
+            self.line(format!("let {name} = {};", e.s));
+            self.declare(name, Ty::Float, false, e.b, 0.0);
+        }
+    }
+
+    /// `let mut s: f64 = 0.0;`, an accumulator with room for sums.
+    fn zero_init(&mut self, name: &str) {
+        self.count(Construct::LetMut);
+        let c = self.pick(&[0.0, 0.0, 1.0, 0.5]);
+        if self.on(Construct::TypedLet) {
+            self.count(Construct::TypedLet);
+            self.line(format!("let mut {name}: f64 = {};", lit(c)));
+        } else {
+            let v = self.var_leaf();
+            self.line(format!("let mut {name} = {} * {};", v.at(PROD), lit(c)));
+        }
+        let base = self.pick(&[1.0, 2.0]);
+        let room = self.pick(&[8.0, 16.0, 40.0]);
+        self.declare(name.to_string(), Ty::Float, true, base, room);
+    }
+
+    /// Sometimes wraps an expression in a smooth function.
+    fn self_wrap(&mut self, e: Ex) -> Ex {
+        let fs = self.unary_fns();
+        if fs.is_empty() || e.konst || !self.chance(0.3) {
+            return e;
+        }
+        let f = self.pick(&fs);
+        self.count(f);
+        let a = self.scale(e, ARG_CAP);
+        let b = if f == Construct::Atan { 1.6 } else { 1.0 };
+        Ex::atom(format!("{}.{}()", a.at(ATOM), f.name()), b)
+    }
+
+    fn s_assign(&mut self, i: usize) {
+        self.count(Construct::Assign);
+        let name = self.vars[i].name.clone();
+        let base = self.vars[i].base;
+        if self.on(Construct::IfExpr) && self.can_cond() && self.chance(0.12) {
+            self.count(Construct::IfExpr);
+            self.if_expr(&format!("{name} = "), base);
+        } else {
+            let e = if self.chance(0.6) {
+                let me = self.read_var(i);
+                let d = self.rng.gen_range(0..=2);
+                let other = self.expr(d);
+                let e = self.combine(me, other);
+                self.self_wrap(e)
+            } else {
+                let d = self.rng.gen_range(1..=3);
+                self.expr(d)
+            };
+            let e = self.squash(e, base);
+            self.line(format!("{name} = {};", e.s));
+        }
+        self.vars[i].dirty = true;
+    }
+
+    /// Executions of the current site per execution of the declaration of variable `i`.
+    fn rel_k(&self, i: usize) -> f64 {
+        self.k_mult / self.vars[i].decl_k
+    }
+
+    /// The right-hand side of `+=`/`-=` on variable `i`, charged to its room; `None` if the
+    /// room is used up.
+    fn increment(&mut self, i: usize) -> Option<Ex> {
+        let rel = self.rel_k(i);
+        let d = self.rng.gen_range(0..=2);
+        let e = self.expr(d);
+        let room = self.vars[i].room;
+        let e = if rel * e.b > room {
+            self.scale(e, room / rel)
+        } else {
+            e
+        };
+        if rel * e.b > room || room <= 0.0 {
+            return None;
+        }
+        self.vars[i].room -= rel * e.b;
+        Some(e)
+    }
+
+    /// A factor of magnitude at most 1.
+    fn factor(&mut self) -> Ex {
+        let d = self.rng.gen_range(0..=2);
+        let e = self.expr_nc(d);
+        self.squash(e, 1.0)
+    }
+
+    fn s_compound(&mut self, i: usize) {
+        let name = self.vars[i].name.clone();
+        let ops: Vec<Construct> = [
+            Construct::AddAssign,
+            Construct::SubAssign,
+            Construct::MulAssign,
+            Construct::DivAssign,
+        ]
+        .into_iter()
+        .filter(|&c| self.on(c))
+        .collect();
+        let mut op = self.pick(&ops);
+        let mut inc = None;
+        if matches!(op, Construct::AddAssign | Construct::SubAssign) {
+            inc = self.increment(i);
+            if inc.is_none() {
+                let rest: Vec<Construct> = ops
+                    .iter()
+                    .copied()
+                    .filter(|c| matches!(c, Construct::MulAssign | Construct::DivAssign))
+                    .collect();
+                if rest.is_empty() {
+                    if self.on(Construct::Assign) {
+                        return self.s_assign(i);
+                    }
+                    return self.s_let(false);
+                }
+                op = self.pick(&rest);
+            }
+        }
+        self.count(op);
+        match op {
+            Construct::AddAssign | Construct::SubAssign => {
+                let e = inc.expect("checked above");
+                let sym = if op == Construct::AddAssign { "+=" } else { "-=" };
+                self.line(format!("{name} {sym} {};", e.s));
+            }
+            Construct::MulAssign => {
+                let e = self.factor();
+                self.line(format!("{name} *= {};", e.s));
+            }
+            _ => {
+                let d = self.rng.gen_range(0..=1);
+                let (den, _) = self.pos(d, true, true);
+                self.line(format!("{name} /= {};", den.s));
+            }
+        }
+        self.vars[i].dirty = true;
+    }
+
+    fn s_vec_decl(&mut self) {
+        self.count(Construct::LocalVec);
+        self.vec_count += 1;
+        let name = self.fresh("w");
+        let len = self.len.expect("a local vector needs a length");
+        let base0 = self.pick(&[1.0, 2.0, 4.0]);
+        let room = self.pick(&[2.0, 8.0, 16.0, 40.0]);
+        let base = if self.chance(0.6) {
+            let c = self.pick(&[0.0, 0.0, 1.0, 0.5]);
+            if self.on(Construct::TypedLet) {
+                self.count(Construct::TypedLet);
+                self.line(format!("let mut {name}: Vec<f64> = vec![{}; {len}];", lit(c)));
+            } else {
+                self.line(format!("let mut {name} = vec![{}_f64; {len}];", lit(c)));
+            }
+            base0
+        } else {
+            let d = self.rng.gen_range(0..=2);
+            let e = self.expr_nc(d);
+            self.line(format!("let mut {name} = vec![{}; {len}];", e.s));
+            base0.max(e.b)
+        };
+        self.declare(name, Ty::Vector, true, base, room);
+    }
+
+    fn s_vec_write(&mut self, i: usize) {
+        let name = self.vars[i].name.clone();
+        self.write_target = Some(name.clone());
+        let ix = self.index();
+        let mut ops = vec![("=", 3.0)];
+        if self.on(Construct::VecCompound) {
+            ops.extend([("+=", 3.0), ("-=", 1.0), ("*=", 1.0)]);
+        }
+        let mut op = self.pick_weighted(&ops);
+        let mut rhs = None;
+        if op == "+=" || op == "-=" {
+            rhs = self.increment(i);
+            if rhs.is_none() {
+                op = "=";
+            }
+        }
+        let e = match op {
+            "=" => {
+                let e = if self.chance(0.5) {
+                    let me = self.vec_read_of(i);
+                    let d = self.rng.gen_range(0..=2);
+                    let other = self.expr(d);
+                    let e = self.combine(me, other);
+                    self.self_wrap(e)
+                } else {
+                    let d = self.rng.gen_range(0..=3);
+                    self.expr(d)
+                };
+                let base = self.vars[i].base;
+                self.squash(e, base)
+            }
+            "*=" => self.factor(),
+            _ => rhs.expect("checked above"),
+        };
+        if op != "=" {
+            self.count(Construct::VecCompound);
+        }
+        self.line(format!("{name}[{ix}] {op} {};", e.s));
+        self.write_target = None;
+        self.vars[i].dirty = true;
+    }
+
+    fn vec_read_of(&mut self, i: usize) -> Ex {
+        let ix = self.index();
+        self.vars[i].dirty = false;
+        let e = Ex::atom(format!("{}[{ix}]", self.vars[i].name), self.vars[i].bound);
+        self.scale(e, EXPR_CAP)
+    }
+
+    fn s_if(&mut self) {
+        self.count(Construct::IfStmt);
+        let c = self.cond();
+        self.line(format!("if {c} {{"));
+        let k = self.child_len(4);
+        let tail = if self.on(Construct::EarlyReturn) && self.chance(0.1) {
+            self.count(Construct::EarlyReturn);
+            Tail::Return
+        } else {
+            Tail::None
+        };
+        self.block(k, tail);
+        let mut chain = 0;
+        while self.on(Construct::ElseIf) && chain < 2 && self.chance(0.3) {
+            self.count(Construct::ElseIf);
+            chain += 1;
+            let c = self.cond();
+            self.line(format!("}} else if {c} {{"));
+            let k = self.child_len(3);
+            self.block(k, Tail::None);
+        }
+        if self.chance(0.6) {
+            self.line("} else {");
+            let k = self.child_len(3);
+            self.block(k, Tail::None);
+        }
+        self.line("}");
+    }
+
+    /// `if cond { ...; return/break/continue; }`
+    fn s_guarded(&mut self, tail: Tail) {
+        self.count(match tail {
+            Tail::Return => Construct::EarlyReturn,
+            Tail::Break => Construct::Break,
+            _ => Construct::Continue,
+        });
+        let c = self.cond();
+        self.line(format!("if {c} {{"));
+        let k = if self.chance(0.4) { 1 } else { 0 };
+        self.block(k, tail);
+        self.line("}");
+    }
+
+    fn s_match(&mut self) {
+        self.count(Construct::MatchStmt);
+        let (scrut, m) = self.scrutinee();
+        self.line(format!("match {scrut} {{"));
+        self.indent += 1;
+        let pats = self.arm_patterns(m);
+        for (a, pat) in pats.iter().enumerate() {
+            if a + 1 == pats.len() && self.chance(0.3) {
+                self.line(format!("{pat} => {{}}"));
+                continue;
+            }
+            self.line(format!("{pat} => {{"));
+            let k = self.child_len(2);
+            self.block(k, Tail::None);
+            self.line("}");
+        }
+        self.indent -= 1;
+        self.line("}");
+    }
+
+    /// Makes sure a loop has something outside it to update.
+    fn ensure_target(&mut self) {
+        let muts = self.visible(|v| v.ty == Ty::Float && v.mutable);
+        if muts.is_empty() && self.writable_vecs().is_empty() && self.on(Construct::LetMut) {
+            let name = self.fresh("s");
+            self.zero_init(&name);
+        }
+    }
+
+    /// Enters a loop body: one more level, `trips` more executions per execution of the loop.
+    fn enter_loop(&mut self, kind: LoopKind, trips: usize) {
+        if !self.loops.is_empty() {
+            self.count(Construct::ForNested);
+        }
+        self.loops.push(kind);
+        self.k_mult *= trips as f64;
+        self.indent += 1;
+        self.nest += 1;
+        self.push_scope();
+    }
+
+    /// Generates the statements of a loop body, ending (usually) with an update of an outer
+    /// variable so that the loop matters, and leaves the loop.
+    fn loop_body(&mut self, trips: usize, footer: &[String]) {
+        let mark = *self.scope_marks.last().expect("inside a loop scope");
+        let k = self.child_len(4);
+        for _ in 0..k {
+            self.stmt();
+        }
+        if self.chance(0.85) {
+            self.update(mark);
+        }
+        for l in footer {
+            self.line(l);
+        }
+        self.pop_scope();
+        self.nest -= 1;
+        self.indent -= 1;
+        self.k_mult /= trips as f64;
+        self.loops.pop();
+    }
+
+    /// Updates a variable declared before position `mark` (outside the current loop).
+    fn update(&mut self, mark: usize) {
+        self.budget -= 1;
+        let outer = |v: &Var| v.mutable && matches!(v.ty, Ty::Float | Ty::Vector);
+        let cands: Vec<usize> = self
+            .visible(outer)
+            .into_iter()
+            .filter(|&i| i < mark && !self.frozen.contains(&self.vars[i].name))
+            .collect();
+        if cands.is_empty() {
+            return;
+        }
+        let i = self.pick(&cands);
+        if self.vars[i].ty == Ty::Vector {
+            self.s_vec_write(i);
+        } else if self.chance(0.65)
+            && [Construct::AddAssign, Construct::SubAssign, Construct::MulAssign, Construct::DivAssign]
+                .iter()
+                .any(|&c| self.on(c))
+        {
+            self.s_compound(i);
+        } else if self.on(Construct::Assign) {
+            self.s_assign(i);
+        }
+    }
+
+    fn loop_name(&self) -> &'static str {
+        ["i", "j", "l"][self.loops.len().min(2)]
+    }
+
+    fn s_for(&mut self) {
+        self.count(Construct::ForRange);
+        self.ensure_target();
+        let i = self.loop_name();
+        let outer = self.index_vars();
+        // (header, trips, lo)
+        let mut forms: Vec<(String, usize, usize, Option<Construct>)> =
+            vec![("0..3".into(), 3, 0, None), ("0..2".into(), 2, 0, None)];
+        if let Some(len) = self.len {
+            forms.push((format!("0..{len}"), N_MAX, 0, None));
+            forms.push((format!("0..{len}"), N_MAX, 0, None));
+            forms.push((format!("1..{len}"), N_MAX - 1, 1, None));
+            if self.on(Construct::ForRev) {
+                forms.push((format!("(0..{len}).rev()"), N_MAX, 0, Some(Construct::ForRev)));
+                forms.push((format!("(1..{len}).rev()"), N_MAX - 1, 1, Some(Construct::ForRev)));
+            }
+            if self.on(Construct::ForStepBy) {
+                forms.push((format!("(0..{len}).step_by(2)"), N_MAX / 2, 0, Some(Construct::ForStepBy)));
+                forms.push((format!("(1..{len}).step_by(2)"), N_MAX / 2, 1, Some(Construct::ForStepBy)));
+            }
+            if let Some(&o) = outer.last() {
+                let on = self.vars[o].name.clone();
+                let Ty::Index { lo } = self.vars[o].ty else {
+                    unreachable!("index_vars returns indices")
+                };
+                forms.push((format!("0..{on}"), N_MAX - 1, 0, None));
+                forms.push((format!("{on}..{len}"), N_MAX, lo, None));
+                forms.push((format!("0..{on}"), N_MAX - 1, 0, None));
+            }
+        }
+        let (range, trips, lo, c) = self.pick(&forms);
+        if let Some(c) = c {
+            self.count(c);
+        }
+        self.line(format!("for {i} in {range} {{"));
+        self.enter_loop(LoopKind::ContinueOk, trips);
+        self.declare_index(i, lo);
+        self.loop_body(trips, &[]);
+        self.line("}");
+    }
+
+    fn s_for_iter(&mut self) {
+        self.ensure_target();
+        let mut srcs: Vec<(String, f64, Option<String>)> = Vec::new();
+        if let Some(s) = self.slice {
+            srcs.push((s.to_string(), self.slice_bound, None));
+        }
+        for w in self.visible(|v| v.ty == Ty::Vector) {
+            let v = &self.vars[w];
+            srcs.push((v.name.clone(), v.bound, Some(v.name.clone())));
+        }
+        let (src, bound, vec) = self.pick(&srcs);
+        let x = ["x", "y", "z"][self.loops.len().min(2)];
+        let enumerate = self.on(Construct::ForEnumerate)
+            && (!self.on(Construct::ForIter) || self.chance(0.4));
+        let i = self.loop_name();
+        let header = if enumerate {
+            self.count(Construct::ForEnumerate);
+            format!("for ({i}, &{x}) in {src}.iter().enumerate() {{")
+        } else {
+            self.count(Construct::ForIter);
+            let forms = if vec.is_some() {
+                vec![format!("&{src}"), format!("{src}.iter()")]
+            } else {
+                vec![src.clone(), format!("{src}.iter()")]
+            };
+            let it = self.pick(&forms);
+            format!("for &{x} in {it} {{")
+        };
+        self.line(header);
+        if let Some(w) = &vec {
+            self.frozen.push(w.clone());
+        }
+        self.enter_loop(LoopKind::ContinueOk, N_MAX);
+        self.declare(x.to_string(), Ty::Float, false, bound, 0.0);
+        if enumerate {
+            self.declare_index(i, 0);
+        }
+        self.loop_body(N_MAX, &[]);
+        if vec.is_some() {
+            self.frozen.pop();
+        }
+        self.line("}");
+    }
+
+    fn s_while(&mut self) {
+        self.count(Construct::While);
+        self.ensure_target();
+        let k = self.fresh("k");
+        let (lim, trips0) = match self.len {
+            Some(len) => (len, N_MAX),
+            None => ("3", 3),
+        };
+        let step = if self.chance(0.25) { 2 } else { 1 };
+        let trips = trips0.div_ceil(step);
+        let muts = self.visible(|v| v.ty == Ty::Float && v.mutable);
+        let mut cond = format!("{k} < {lim}");
+        if self.on(Construct::ActiveCond) && !muts.is_empty() && self.chance(0.3) {
+            self.count(Construct::ActiveCond);
+            let s = self.pick(&muts);
+            let e = self.read_var(s);
+            let c = self.pick(LITS);
+            cond = format!("{cond} && {} < {}", e.s, lit(c * e.b.max(1.0)));
+        }
+        self.line(format!("let mut {k} = 0;"));
+        self.line(format!("while {cond} {{"));
+        self.enter_loop(LoopKind::NoContinue, trips);
+        self.declare_index(&k, 0);
+        let footer = [format!("{k} += {step};")];
+        self.loop_body(trips, &footer);
+        self.line("}");
+    }
+
+    fn s_loop(&mut self) {
+        self.count(Construct::Loop);
+        self.ensure_target();
+        let k = self.fresh("k");
+        let (lim, trips) = match self.len {
+            Some(len) => (len, N_MAX),
+            None => ("3", 3),
+        };
+        self.line(format!("let mut {k} = 0;"));
+        self.line("loop {");
+        if self.chance(0.5) {
+            // Counter checked and incremented first: `continue` is safe.
+            let i = self.loop_name();
+            self.enter_loop(LoopKind::ContinueOk, trips);
+            self.line(format!("if {k} >= {lim} {{"));
+            self.line("    break;");
+            self.line("}");
+            self.line(format!("let {i} = {k};"));
+            self.line(format!("{k} += 1;"));
+            self.declare_index(i, 0);
+            self.loop_body(trips, &[]);
+        } else {
+            // Counter incremented and checked last (the body runs at least once, and N_MIN > 0).
+            self.enter_loop(LoopKind::NoContinue, trips);
+            self.declare_index(&k, 0);
+            let footer = [
+                format!("{k} += 1;"),
+                format!("if {k} >= {lim} {{"),
+                "    break;".to_string(),
+                "}".to_string(),
+            ];
+            self.loop_body(trips, &footer);
+        }
+        self.line("}");
+    }
+
+    fn s_let_if(&mut self) {
+        self.count(Construct::IfExpr);
+        let name = self.fresh("t");
+        let b = self.if_expr(&format!("let {name} = "), EXPR_CAP);
+        self.declare(name, Ty::Float, false, b, 0.0);
+    }
+
+    /// Emits `{prefix}if c { e } else if c { e } else { e };` with every branch under `cap`;
+    /// returns the bound of the value.
+    fn if_expr(&mut self, prefix: &str, cap: f64) -> f64 {
+        let c = self.cond();
+        self.line(format!("{prefix}if {c} {{"));
+        let mut b = self.branch_expr(cap);
+        let mut chain = 0;
+        while self.on(Construct::ElseIf) && chain < 1 && self.chance(0.25) {
+            self.count(Construct::ElseIf);
+            chain += 1;
+            let c = self.cond();
+            self.line(format!("}} else if {c} {{"));
+            b = b.max(self.branch_expr(cap));
+        }
+        self.line("} else {");
+        b = b.max(self.branch_expr(cap));
+        self.line("};");
+        b
+    }
+
+    /// The inside of a block expression: maybe a `let`, then the value.
+    fn branch_expr(&mut self, cap: f64) -> f64 {
+        self.indent += 1;
+        self.push_scope();
+        if self.chance(0.25) {
+            self.s_let(false);
+        }
+        let d = self.rng.gen_range(0..=2);
+        let e = self.expr_nc(d);
+        let e = self.squash(e, cap);
+        self.line(&e.s);
+        self.pop_scope();
+        self.indent -= 1;
+        e.b
+    }
+
+    fn s_let_match(&mut self) {
+        self.count(Construct::MatchExpr);
+        let name = self.fresh("t");
+        let (scrut, m) = self.scrutinee();
+        self.line(format!("let {name} = match {scrut} {{"));
+        self.indent += 1;
+        let mut b: f64 = 0.0;
+        for pat in self.arm_patterns(m) {
+            let d = self.rng.gen_range(0..=2);
+            let e = self.expr_nc(d);
+            b = b.max(e.b);
+            self.line(format!("{pat} => {},", e.s));
+        }
+        self.indent -= 1;
+        self.line("};");
+        self.declare(name, Ty::Float, false, b, 0.0);
+    }
+
+    // ---- return values ----------------------------------------------------------------------
+
+    /// The value to return, built from every variable written since last read (so that no
+    /// update is dead) and a random expression; `consume` marks them read. Returns the printed
+    /// value (of the output type) and updates the function's return bound.
+    fn ret_value(&mut self, consume: bool) -> (String, f64) {
+        let saved: Vec<bool> = self.vars.iter().map(|v| v.dirty).collect();
+        let mut terms = Vec::new();
+        let mut dirty = self.visible(|v| v.dirty && matches!(v.ty, Ty::Float | Ty::Vector));
+        dirty.shuffle(&mut self.rng);
+        dirty.truncate(6);
+        for i in dirty {
+            let e = if self.vars[i].ty == Ty::Vector {
+                self.vec_read_of(i)
+            } else {
+                self.read_var(i)
+            };
+            let e = if self.chance(0.35) {
+                let c = self.pick(LITS);
+                let c = Ex {
+                    s: lit(c),
+                    p: ATOM,
+                    b: c,
+                    konst: true,
+                };
+                self.product(c, e)
+            } else {
+                e
+            };
+            terms.push(e);
+        }
+        let parts = self.out.arity();
+        let mut outs: Vec<Vec<Ex>> = vec![Vec::new(); parts];
+        for t in terms {
+            let k = self.rng.gen_range(0..parts);
+            outs[k].push(t);
+        }
+        let mut printed = Vec::new();
+        let mut bound: f64 = 0.0;
+        for mut ts in outs {
+            if ts.is_empty() || self.chance(0.3) {
+                let d = self.rng.gen_range(1..=2);
+                let e = self.expr_nc(d);
+                ts.push(e);
+            }
+            let mut acc = ts.remove(0);
+            for t in ts {
+                let op = if self.chance(0.75) { "+" } else { "-" };
+                acc = self.sum(acc, op, t);
+            }
+            let acc = self.scale(acc, RET_CAP);
+            bound = bound.max(acc.b);
+            printed.push(acc.s);
+        }
+        if !consume {
+            for (v, d) in self.vars.iter_mut().zip(saved) {
+                v.dirty = d;
+            }
+        }
+        self.ret_bound = self.ret_bound.max(bound);
+        let s = match self.out {
+            OutKind::F64 => printed.remove(0),
+            OutKind::Tuple => format!("({})", printed.join(", ")),
+            OutKind::Array => format!("[{}]", printed.join(", ")),
+        };
+        (s, bound)
+    }
+
+    /// The end of the body: the returned value, plain, after `return`, or as an `if` expression.
+    fn tail(&mut self) {
+        if self.on(Construct::IfExpr) && self.can_cond() && self.chance(0.12) {
+            self.count(Construct::IfExpr);
+            let c = self.cond();
+            self.line(format!("if {c} {{"));
+            self.indent += 1;
+            let (a, _) = self.ret_value(false);
+            self.line(a);
+            self.indent -= 1;
+            self.line("} else {");
+            self.indent += 1;
+            let (b, _) = self.ret_value(true);
+            self.line(b);
+            self.indent -= 1;
+            self.line("}");
+        } else if self.chance(0.1) {
+            let (v, _) = self.ret_value(true);
+            self.line(format!("return {v};"));
+        } else {
+            let (v, _) = self.ret_value(true);
+            self.line(v);
+        }
+    }
+}
+
+fn param_name(p: &Param) -> String {
+    match p {
+        Param::Scalar(n) | Param::Slice(n) | Param::Len(n) => n.clone(),
+    }
+}
+
+// ---- the generated file -------------------------------------------------------------------
+
+fn emit_file(
+    cfg: &Config,
+    helpers: &[FnOut],
+    all: &[&FnOut],
+    counts: &[(Construct, usize)],
+) -> String {
+    let mut s = String::new();
+    s.push_str("// @generated by build.rs with tests/gen/mod.rs: do not edit.\n");
+    let disabled: Vec<&str> = cfg.disabled.iter().map(|c| c.name()).collect();
+    s.push_str(&format!(
+        "// seed {:#x}, {} programs, {} helpers, disabled: [{}]\n\n",
+        cfg.seed,
+        cfg.programs,
+        cfg.helpers,
+        disabled.join(", ")
+    ));
+    s.push_str(&format!("pub const SEED: u64 = {:#x};\n", cfg.seed));
+    s.push_str(&format!("pub const PRIMAL_ONLY: bool = {};\n", cfg.primal_only));
+    s.push_str("/// (construct, enabled, number of functions using it)\n");
+    s.push_str("pub const CONSTRUCTS: &[(&str, bool, usize)] = &[\n");
+    for (c, n) in counts {
+        s.push_str(&format!("    ({:?}, {}, {n}),\n", c.name(), cfg.enabled(*c)));
+    }
+    s.push_str("];\n\n");
+    for f in all {
+        s.push_str(&f.source);
+        s.push('\n');
+    }
+    s.push_str("pub fn cases() -> Vec<Case> {\n    vec![\n");
+    for f in all {
+        emit_case(&mut s, cfg, helpers, f);
+    }
+    s.push_str("    ]\n}\n");
+    s
+}
+
+/// Helpers `f` calls, directly or not, in definition order.
+fn called_helpers(helpers: &[FnOut], f: &FnOut) -> Vec<usize> {
+    let mut seen: BTreeSet<usize> = BTreeSet::new();
+    let mut todo: Vec<usize> = f.calls.iter().copied().collect();
+    while let Some(h) = todo.pop() {
+        if seen.insert(h) {
+            todo.extend(helpers[h].calls.iter().copied());
+        }
+    }
+    seen.into_iter().collect()
+}
+
+fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
+    let name = &f.name;
+    let scalars = f
+        .params
+        .iter()
+        .filter(|p| matches!(p, Param::Scalar(_)))
+        .count();
+    let mut args = Vec::new();
+    let mut tangents = Vec::new();
+    let mut adjoints = Vec::new();
+    let mut k = 0;
+    for p in &f.params {
+        match p {
+            Param::Scalar(_) => {
+                args.push(format!("s[{k}]"));
+                tangents.push(format!("ts[{k}]"));
+                adjoints.push(format!("&mut g{k}"));
+                k += 1;
+            }
+            Param::Slice(_) => {
+                args.push("v".to_string());
+                tangents.push("tv".to_string());
+                adjoints.push("gv".to_string());
+            }
+            Param::Len(_) => args.push("n".to_string()),
+        }
+    }
+    let args = args.join(", ");
+    let called: Vec<String> = called_helpers(helpers, f)
+        .into_iter()
+        .map(|h| format!("{:?}", helpers[h].name))
+        .collect();
+    let constructs: Vec<String> = f
+        .constructs()
+        .iter()
+        .map(|c| format!("{:?}", c.name()))
+        .collect();
+    s.push_str("        Case {\n");
+    s.push_str(&format!("            name: {name:?},\n"));
+    s.push_str(&format!("            index: {},\n", f.index));
+    s.push_str(&format!("            source: r#\"{}\"#,\n", f.source));
+    s.push_str(&format!("            helpers: &[{}],\n", called.join(", ")));
+    s.push_str(&format!("            constructs: &[{}],\n", constructs.join(", ")));
+    s.push_str(&format!("            scalars: {scalars},\n"));
+    s.push_str(&format!("            slice: {},\n", f.has_slice()));
+    s.push_str(&format!("            outputs: {},\n", f.out.arity()));
+    s.push_str(&format!(
+        "            primal: |s, v, n| Out::flat({name}({args})),\n"
+    ));
+    if cfg.primal_only {
+        s.push_str("            jvp: None,\n            vjp: None,\n");
+    } else {
+        s.push_str(&format!(
+            "            jvp: Some(|s, v, n, ts, tv| {{\n                let (y, t) = {name}_jvp({args}, {});\n                (Out::flat(y), Out::flat(t))\n            }}),\n",
+            tangents.join(", ")
+        ));
+        let loads: String = (0..scalars)
+            .map(|k| format!("                let mut g{k} = gs[{k}];\n"))
+            .collect();
+        let stores: String = (0..scalars)
+            .map(|k| format!("                gs[{k}] = g{k};\n"))
+            .collect();
+        s.push_str(&format!(
+            "            vjp: Some(|s, v, n, gs, gv, c| {{\n{loads}                let y = {name}_vjp({args}, {}, Out::unflat(c));\n{stores}                Out::flat(y)\n            }}),\n",
+            adjoints.join(", ")
+        ));
+    }
+    s.push_str("        },\n");
+}
