@@ -15,4 +15,10 @@ fn t() {
     let v = [1.0, 2.0, 3.0];
     let (y, dy) = f_jvp(0.5, &v, 3, 1.0, &[0.0; 3]);
     println!("{y} {dy}");
+    let mut dx = 0.0;
+    let mut dv = [0.0; 3];
+    let y2 = f_vjp(0.5, &v, 3, &mut dx, &mut dv, 1.0);
+    println!("{y2} {dx} {dv:?}");
+    let (_, g) = f_grad(0.5, &v, 3);
+    println!("{g:?}");
 }

@@ -454,7 +454,7 @@ impl<'a> Forward<'a> {
                 let b = self.stmts(b);
                 quote!({ #b })
             }
-            Stmt::Macro(m) => quote!(#m;),
+            Stmt::Macro(m, _) => quote!(#m;),
         };
         quote!(#(#pre)* #main)
     }

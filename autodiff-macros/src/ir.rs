@@ -263,7 +263,8 @@ pub enum Stmt {
     /// A nested block `{ ... }` executed once.
     Block(Block),
     /// `assert!`, `println!`...: kept verbatim in the primal computation, ignored by derivatives.
-    Macro(TokenStream),
+    /// Lists the variables in scope whose names the macro mentions.
+    Macro(TokenStream, Vec<VarId>),
 }
 
 /// How a function argument takes part in differentiation.
@@ -359,7 +360,7 @@ pub fn walk_stmt_exprs<'a>(s: &'a Stmt, f: &mut dyn FnMut(&'a Expr)) {
                 f(e)
             }
         }
-        Stmt::Break { .. } | Stmt::Continue { .. } | Stmt::Macro(_) => {}
+        Stmt::Break { .. } | Stmt::Continue { .. } | Stmt::Macro(..) => {}
     }
 }
 
@@ -430,6 +431,17 @@ impl Expr {
             | ExprKind::SubSlice { base: v, .. } => out.push(*v),
             _ => {}
         });
+    }
+
+    /// Whether the expression calls a function with derivative companions (costly to redo).
+    pub fn has_call_to_companion(&self) -> bool {
+        let mut found = false;
+        self.visit(&mut |e| {
+            if matches!(e.kind, ExprKind::Call { .. }) {
+                found = true
+            }
+        });
+        found
     }
 
     pub fn has_call(&self) -> bool {

@@ -580,7 +580,16 @@ impl Lowerer<'_> {
             "eprint",
         ];
         if PASS.contains(&name.as_str()) {
-            out.push(Stmt::Macro(mac.to_token_stream()));
+            let tokens = mac.to_token_stream();
+            let mut visible: Vec<VarId> = Vec::new();
+            for word in mentioned_names(&tokens) {
+                if let Some(v) = self.lookup(&word) {
+                    if !visible.contains(&v) {
+                        visible.push(v);
+                    }
+                }
+            }
+            out.push(Stmt::Macro(tokens, visible));
         } else {
             self.diag.unsupported(
                 mac.span(),
@@ -2218,4 +2227,26 @@ fn compound_op(op: &syn::BinOp) -> Option<Option<BinOp>> {
         | S::ShrAssign(_) => None,
         _ => return None,
     })
+}
+
+/// Identifiers in a macro's tokens, including names captured in format strings (`{x}`).
+fn mentioned_names(ts: &TokenStream) -> Vec<String> {
+    let mut out = Vec::new();
+    for t in ts.clone() {
+        match t {
+            proc_macro2::TokenTree::Ident(i) => out.push(i.to_string()),
+            proc_macro2::TokenTree::Group(g) => out.extend(mentioned_names(&g.stream())),
+            proc_macro2::TokenTree::Literal(l) => {
+                let s = l.to_string();
+                for part in s.split(['{', '}', ':']) {
+                    let p = part.trim();
+                    if !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                        out.push(p.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }

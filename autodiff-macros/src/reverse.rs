@@ -1,8 +1,1854 @@
-//! Reverse mode (being written).
-use crate::diag::Diag;
-use crate::ir::Function;
-use proc_macro2::TokenStream;
+//! Reverse mode: takes the analysed IR, gives the body of `<f>_vjp`: a forward sweep (the primal
+//! computation, saving what the reverse sweep will need) followed by a reverse sweep (statements
+//! in reverse order, adjoints propagated with the runtime's partial-derivative rules).
+//!
+//! Steps:
+//! 1. `normalize`: `return`/`break`/`continue` become assignments and flags, so that every block
+//!    runs to its end (the rest of a block after a conditional exit moves into the non-exiting
+//!    branches). Compound assignments become plain ones. Nested plain blocks are flattened (every
+//!    variable gets a unique name, so scopes do not matter).
+//! 2. `Emitter`: one recursive pass per block gives its forward code and its reverse code. A value
+//!    the reverse sweep needs is recomputed when everything it reads is still there (arguments,
+//!    top-level immutable `let`s, loop indices), and otherwise saved at its statement: as a local
+//!    at the top level, on a per-site stack (`Vec`) inside loops and branches. Each stack is
+//!    popped at the start of the reverse of the block that pushed it, so pushes and pops pair up.
+//!    The pass runs until the set of needed values stops growing.
 
-pub fn emit_body(_f: &Function, _diag: &mut Diag) -> Option<TokenStream> {
-    Some(quote::quote!(::core::unimplemented!()))
+use crate::activity::expr_active;
+use crate::diag::Diag;
+use crate::ir::*;
+use crate::lower::shape_of;
+use crate::methods::{self, Arity, Linearity};
+use crate::names;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use std::collections::{BTreeSet, HashMap};
+
+// =========================================================================== normalized IR
+
+#[derive(Clone, Debug)]
+enum R {
+    Let { pat: Pat, init: Option<Expr> },
+    Assign { place: Place, value: Expr },
+    Push { vec: VarId, value: Expr },
+    Eval(Expr),
+    Macro(TokenStream, Vec<VarId>),
+    If { cond: Expr, then: Vec<R>, els: Vec<R> },
+    Match { scrut: Expr, arms: Vec<(syn::Pat, Vec<R>)> },
+    /// `brk`: the flag the body sets to leave the loop (then the trip count is recorded).
+    For { var: VarId, range: Range, body: Vec<R>, brk: Option<VarId> },
+    While { cond: Option<Expr>, body: Vec<R>, brk: Option<VarId> },
+    Exit(Exit),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Exit {
+    Return,
+    /// Depth of the target loop (0 = outermost).
+    Break(usize),
+    Continue(usize),
+}
+
+struct LoopCx {
+    label: Option<String>,
+    brk: VarId,
+    brk_used: bool,
+}
+
+struct Norm<'a> {
+    vars: &'a mut Vec<Var>,
+    diag: &'a mut Diag,
+    ret: VarId,
+    returned: Option<VarId>,
+    loops: Vec<LoopCx>,
+    /// Flags for labelled exits that cross loops: (kind, flag var).
+    cross_flags: HashMap<(bool, usize), VarId>,
+}
+
+impl Norm<'_> {
+    fn flag(&mut self, what: &str) -> VarId {
+        let n = self.vars.len();
+        self.vars.push(Var {
+            name: format_ident!("__ad_{}{}", what, n, span = Span::mixed_site()),
+            mutable: true,
+            shape: Shape::Bool,
+            origin: VarOrigin::Synthetic,
+            ty: None,
+            active: false,
+        });
+        n
+    }
+
+    fn lit_bool(b: bool) -> Expr {
+        Expr::new(
+            ExprKind::Lit(syn::Lit::Bool(syn::LitBool::new(b, Span::call_site()))),
+            Span::call_site(),
+        )
+    }
+
+    fn set(var: VarId, b: bool) -> R {
+        R::Assign {
+            place: Place::Var(var),
+            value: Self::lit_bool(b),
+        }
+    }
+
+    fn target(&mut self, label: &Option<syn::Lifetime>, span: Span) -> Option<usize> {
+        match label {
+            None => {
+                if self.loops.is_empty() {
+                    self.diag.error(span, "`break`/`continue` outside a loop");
+                    None
+                } else {
+                    Some(self.loops.len() - 1)
+                }
+            }
+            Some(l) => {
+                let name = l.ident.to_string();
+                let found = self
+                    .loops
+                    .iter()
+                    .rposition(|c| c.label.as_deref() == Some(name.as_str()));
+                if found.is_none() {
+                    self.diag.error(l.span(), format!("no enclosing loop labelled `{l}`"));
+                }
+                found
+            }
+        }
+    }
+
+    fn block(&mut self, stmts: &[Stmt]) -> Vec<R> {
+        let mut out = Vec::new();
+        for (k, s) in stmts.iter().enumerate() {
+            self.stmt(s, &mut out);
+            if out.last().is_some_and(may_exit) {
+                let rest = self.block(&stmts[k + 1..]);
+                if let Some(last) = out.last_mut() {
+                    if !always_exits(last) {
+                        append_cont(last, rest);
+                    }
+                }
+                break;
+            }
+        }
+        out
+    }
+
+    fn stmt(&mut self, s: &Stmt, out: &mut Vec<R>) {
+        match s {
+            Stmt::Let { pat, init, .. } => out.push(R::Let {
+                pat: pat.clone(),
+                init: init.clone(),
+            }),
+            Stmt::Assign {
+                place, op, value, ..
+            } => {
+                let value = match op {
+                    None => value.clone(),
+                    Some(op) => {
+                        let cur = match place {
+                            Place::Var(v) => Expr::new(ExprKind::Var(*v), value.span),
+                            Place::Index(v, i) => Expr::new(
+                                ExprKind::Index {
+                                    base: *v,
+                                    index: i.clone(),
+                                },
+                                value.span,
+                            ),
+                        };
+                        Expr::new(
+                            ExprKind::Binary {
+                                op: *op,
+                                lhs: Box::new(cur),
+                                rhs: Box::new(value.clone()),
+                            },
+                            value.span,
+                        )
+                    }
+                };
+                out.push(R::Assign {
+                    place: place.clone(),
+                    value,
+                })
+            }
+            Stmt::Push { vec, value, .. } => out.push(R::Push {
+                vec: *vec,
+                value: value.clone(),
+            }),
+            Stmt::Eval(e) => out.push(R::Eval(e.clone())),
+            Stmt::Macro(m, vis) => out.push(R::Macro(m.clone(), vis.clone())),
+            Stmt::Block(b) => {
+                // Flattened: names are unique in the reverse-mode code.
+                let inner = self.block(&b.stmts);
+                out.extend(inner);
+            }
+            Stmt::If { cond, then, els } => {
+                let then = self.block(&then.stmts);
+                let els = els.as_ref().map(|b| self.block(&b.stmts)).unwrap_or_default();
+                out.push(R::If {
+                    cond: cond.clone(),
+                    then,
+                    els,
+                });
+            }
+            Stmt::Match { scrut, arms } => {
+                let arms = arms
+                    .iter()
+                    .map(|a| (a.pat.clone(), self.block(&a.body.stmts)))
+                    .collect();
+                out.push(R::Match {
+                    scrut: scrut.clone(),
+                    arms,
+                });
+            }
+            Stmt::Return { value, span } => {
+                if let Some(v) = value {
+                    out.push(R::Assign {
+                        place: Place::Var(self.ret),
+                        value: v.clone(),
+                    });
+                } else {
+                    let _ = span;
+                }
+                out.push(R::Exit(Exit::Return));
+            }
+            Stmt::Break { label, span } => {
+                if let Some(t) = self.target(label, *span) {
+                    out.push(R::Exit(Exit::Break(t)));
+                }
+            }
+            Stmt::Continue { label, span } => {
+                if let Some(t) = self.target(label, *span) {
+                    out.push(R::Exit(Exit::Continue(t)));
+                }
+            }
+            Stmt::For {
+                var,
+                range,
+                body,
+                label,
+            } => {
+                let (body, brk, after) = self.loop_body(&body.stmts, label);
+                out.push(R::Let {
+                    pat: Pat::Bind(brk),
+                    init: Some(Self::lit_bool(false)),
+                });
+                out.push(R::For {
+                    var: *var,
+                    range: range.clone(),
+                    body,
+                    brk: Some(brk),
+                });
+                out.extend(after);
+            }
+            Stmt::While { cond, body, label } => {
+                let (body, brk, after) = self.loop_body(&body.stmts, label);
+                out.push(R::Let {
+                    pat: Pat::Bind(brk),
+                    init: Some(Self::lit_bool(false)),
+                });
+                out.push(R::While {
+                    cond: Some(cond.clone()),
+                    body,
+                    brk: Some(brk),
+                });
+                out.extend(after);
+            }
+            Stmt::Loop { body, label } => {
+                let (body, brk, after) = self.loop_body(&body.stmts, label);
+                out.push(R::Let {
+                    pat: Pat::Bind(brk),
+                    init: Some(Self::lit_bool(false)),
+                });
+                out.push(R::While {
+                    cond: None,
+                    body,
+                    brk: Some(brk),
+                });
+                out.extend(after);
+            }
+        }
+    }
+
+    /// Normalizes a loop body; exits that leave the loop become flags, and the statements to put
+    /// after the loop re-raise exits that go further.
+    fn loop_body(
+        &mut self,
+        stmts: &[Stmt],
+        label: &Option<syn::Lifetime>,
+    ) -> (Vec<R>, VarId, Vec<R>) {
+        let brk = self.flag("brk");
+        let depth = self.loops.len();
+        self.loops.push(LoopCx {
+            label: label.as_ref().map(|l| l.ident.to_string()),
+            brk,
+            brk_used: false,
+        });
+        let mut body = self.block(stmts);
+        let mut after = Vec::new();
+        let mut raised: Vec<Exit> = Vec::new();
+        self.rewrite_exits(&mut body, depth, &mut raised);
+        for ex in raised {
+            let flag = match &ex {
+                Exit::Return => self.returned.unwrap_or(brk),
+                Exit::Break(t) => self.cross_flags[&(true, *t)],
+                Exit::Continue(t) => self.cross_flags[&(false, *t)],
+            };
+            let mut then = Vec::new();
+            if matches!(ex, Exit::Continue(_)) {
+                then.push(Self::set(flag, false));
+            }
+            then.push(R::Exit(ex));
+            after.push(R::If {
+                cond: Expr::new(ExprKind::Var(flag), Span::call_site()),
+                then,
+                els: Vec::new(),
+            });
+        }
+        let cx = self.loops.pop();
+        let _ = cx.map(|c| c.brk_used);
+        (body, brk, after)
+    }
+
+    /// Replaces exits at path ends inside a loop body at `depth`.
+    fn rewrite_exits(&mut self, body: &mut Vec<R>, depth: usize, raised: &mut Vec<Exit>) {
+        let brk = self.loops[depth].brk;
+        let mut i = 0;
+        while i < body.len() {
+            match &mut body[i] {
+                R::Exit(ex) => {
+                    let ex = ex.clone();
+                    let repl: Vec<R> = match &ex {
+                        Exit::Continue(t) if *t == depth => vec![],
+                        Exit::Break(t) if *t == depth => {
+                            self.loops[depth].brk_used = true;
+                            vec![Self::set(brk, true)]
+                        }
+                        Exit::Return => {
+                            let flag = match self.returned {
+                                Some(f) => f,
+                                None => {
+                                    let f = self.flag("returned");
+                                    self.returned = Some(f);
+                                    f
+                                }
+                            };
+                            if !raised.contains(&ex) {
+                                raised.push(ex.clone());
+                            }
+                            vec![Self::set(flag, true), Self::set(brk, true)]
+                        }
+                        Exit::Break(t) | Exit::Continue(t) => {
+                            let is_break = matches!(ex, Exit::Break(_));
+                            let key = (is_break, *t);
+                            let flag = match self.cross_flags.get(&key) {
+                                Some(f) => *f,
+                                None => {
+                                    let f = self.flag(if is_break { "brkto" } else { "contto" });
+                                    self.cross_flags.insert(key, f);
+                                    f
+                                }
+                            };
+                            if !raised.contains(&ex) {
+                                raised.push(ex.clone());
+                            }
+                            vec![Self::set(flag, true), Self::set(brk, true)]
+                        }
+                    };
+                    let n = repl.len();
+                    body.splice(i..i + 1, repl);
+                    i += n;
+                    continue;
+                }
+                R::If { then, els, .. } => {
+                    self.rewrite_exits(then, depth, raised);
+                    self.rewrite_exits(els, depth, raised);
+                }
+                R::Match { arms, .. } => {
+                    for (_, b) in arms.iter_mut() {
+                        self.rewrite_exits(b, depth, raised);
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+}
+
+fn may_exit(s: &R) -> bool {
+    match s {
+        R::Exit(_) => true,
+        R::If { then, els, .. } => then.iter().any(may_exit) || els.iter().any(may_exit),
+        R::Match { arms, .. } => arms.iter().any(|(_, b)| b.iter().any(may_exit)),
+        _ => false,
+    }
+}
+
+fn always_exits(s: &R) -> bool {
+    match s {
+        R::Exit(_) => true,
+        R::If { then, els, .. } => {
+            then.last().is_some_and(always_exits) && els.last().is_some_and(always_exits)
+        }
+        R::Match { arms, .. } => arms.iter().all(|(_, b)| b.last().is_some_and(always_exits)),
+        _ => false,
+    }
+}
+
+/// Puts `rest` at the end of every path through `s` that does not exit.
+fn append_cont(s: &mut R, rest: Vec<R>) {
+    let into = |b: &mut Vec<R>, rest: &Vec<R>| {
+        match b.last_mut() {
+            Some(last) if always_exits(last) => {}
+            Some(last) if may_exit(last) => append_cont(last, rest.clone()),
+            _ => b.extend(rest.iter().cloned()),
+        }
+    };
+    match s {
+        R::If { then, els, .. } => {
+            into(then, &rest);
+            into(els, &rest);
+        }
+        R::Match { arms, .. } => {
+            for (_, b) in arms.iter_mut() {
+                into(b, &rest);
+            }
+        }
+        _ => {}
+    }
+}
+
+// =========================================================================== emitter
+
+/// Where a saved value lives.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Top,
+    Nested,
+}
+
+struct BlockOut {
+    fwd: Vec<TokenStream>,
+    /// Reverse code of each statement, in forward order (reversed when assembled).
+    rev: Vec<TokenStream>,
+    /// Code to run at the start of this block's reverse: pops, recomputations, adjoint zeros.
+    pops: Vec<TokenStream>,
+}
+
+struct Emitter<'a> {
+    f: &'a Function,
+    vars: &'a [Var],
+    n: usize,
+    /// Stack sites: their tape names.
+    tapes: Vec<syn::Ident>,
+    /// Immutable non-top-level variables whose value the reverse sweep reads.
+    needed: BTreeSet<VarId>,
+    needed_now: BTreeSet<VarId>,
+    /// Variables whose adjoint is accumulated into somewhere.
+    acc: BTreeSet<VarId>,
+    acc_now: BTreeSet<VarId>,
+    /// Variables declared at the top level (not inside loops or branches).
+    top: BTreeSet<VarId>,
+    /// Loop indices of `for` loops without early exit (the reverse loop rebinds them).
+    rebound: BTreeSet<VarId>,
+    ret: VarId,
+    /// Set when a value was needed that `prepare` did not save: an internal error.
+    bug: bool,
+}
+
+pub fn emit_body(f: &Function, diag: &mut Diag) -> Option<TokenStream> {
+    let mut vars = f.vars.clone();
+    let ret = vars.len();
+    vars.push(Var {
+        name: format_ident!("__ad_ret", span = Span::mixed_site()),
+        mutable: true,
+        shape: f.output.shape.clone(),
+        origin: VarOrigin::Synthetic,
+        ty: Some(f.output.ty.clone()),
+        active: true,
+    });
+    let mut stmts = f.body.stmts.clone();
+    if let Some(t) = &f.tail {
+        stmts.push(Stmt::Return {
+            value: Some(t.clone()),
+            span: t.span,
+        });
+    }
+    let mut norm = Norm {
+        vars: &mut vars,
+        diag,
+        ret,
+        returned: None,
+        loops: Vec::new(),
+        cross_flags: HashMap::new(),
+    };
+    let mut body = norm.block(&stmts);
+    strip_top_exits(&mut body);
+    if diag.has_errors() {
+        return None;
+    }
+    let mut top = BTreeSet::new();
+    for p in &f.params {
+        top.insert(p.var);
+    }
+    top.insert(ret);
+    collect_top(&body, &mut top);
+
+    let mut needed = BTreeSet::new();
+    let mut acc = BTreeSet::new();
+    // Iterate until the sets of needed values and adjoint targets are stable.
+    for _ in 0..8 {
+        let mut em = Emitter {
+            f,
+            vars: &vars,
+            n: 0,
+            tapes: Vec::new(),
+            needed: needed.clone(),
+            needed_now: BTreeSet::new(),
+            acc: acc.clone(),
+            acc_now: BTreeSet::new(),
+            top: top.clone(),
+            rebound: BTreeSet::new(),
+            ret,
+            bug: false,
+        };
+        let code = em.function(&body);
+        if em.bug {
+            break;
+        }
+        let grown_needed: BTreeSet<VarId> = needed.union(&em.needed_now).copied().collect();
+        let grown_acc: BTreeSet<VarId> = acc.union(&em.acc_now).copied().collect();
+        if grown_needed == needed && grown_acc == acc {
+            return Some(code);
+        }
+        needed = grown_needed;
+        acc = grown_acc;
+    }
+    diag.error(
+        f.item.sig.ident.span(),
+        "internal error in #[differentiate]: the reverse-mode analysis failed on this \
+         function; please report it",
+    );
+    None
+}
+
+fn strip_top_exits(b: &mut Vec<R>) {
+    b.retain(|s| !matches!(s, R::Exit(_)));
+    for s in b.iter_mut() {
+        match s {
+            R::If { then, els, .. } => {
+                strip_top_exits(then);
+                strip_top_exits(els);
+            }
+            R::Match { arms, .. } => arms.iter_mut().for_each(|(_, b)| strip_top_exits(b)),
+            _ => {}
+        }
+    }
+}
+
+fn collect_top(b: &[R], top: &mut BTreeSet<VarId>) {
+    for s in b {
+        if let R::Let { pat, .. } = s {
+            let mut vs = Vec::new();
+            pat.vars(&mut vs);
+            top.extend(vs);
+        }
+    }
+}
+
+impl Emitter<'_> {
+    fn fresh(&mut self, what: &str) -> syn::Ident {
+        self.n += 1;
+        names::local(what, self.n)
+    }
+
+    /// The unique name of a variable in reverse-mode code.
+    fn uname(&self, v: VarId) -> syn::Ident {
+        let var = &self.vars[v];
+        if let VarOrigin::Param(_) = var.origin {
+            return var.name.clone();
+        }
+        if var.origin == VarOrigin::Synthetic {
+            return var.name.clone();
+        }
+        let s = var.name.to_string();
+        let s = s.strip_prefix("r#").unwrap_or(&s).to_string();
+        format_ident!("{}__{}", s, v, span = Span::mixed_site())
+    }
+
+    fn adj(&self, v: VarId) -> syn::Ident {
+        names::adjoint(&self.vars[v].name, v)
+    }
+
+    fn active(&self, e: &Expr) -> bool {
+        expr_active(self.vars, e)
+    }
+
+    fn shape(&self, e: &Expr) -> Shape {
+        shape_of(self.vars, e)
+    }
+
+    fn is_param(&self, v: VarId) -> bool {
+        matches!(self.vars[v].origin, VarOrigin::Param(_))
+    }
+
+    /// Whether the reverse sweep can name `v` and find the value it had at any read.
+    fn stable(&self, v: VarId) -> bool {
+        !self.vars[v].mutable
+            && (self.top.contains(&v) || self.rebound.contains(&v) || self.is_param(v))
+    }
+
+    // ------------------------------------------------------------------ sites
+
+    /// Saves `value` (forward-sweep code) for the reverse sweep of the current block: a local at
+    /// the top level, a stack otherwise. Returns the name the reverse sweep reads it by.
+    fn save(
+        &mut self,
+        value: TokenStream,
+        level: Level,
+        out: &mut BlockOut,
+        bind_as: Option<syn::Ident>,
+    ) -> syn::Ident {
+        let rt = names::rt();
+        match level {
+            Level::Top => {
+                let s = bind_as.unwrap_or_else(|| self.fresh("s"));
+                out.fwd.push(quote!(let #s = #value;));
+                s
+            }
+            Level::Nested => {
+                let t = self.fresh("t");
+                self.tapes.push(t.clone());
+                out.fwd.push(quote!(#t.push(#value);));
+                let s = bind_as.unwrap_or_else(|| self.fresh("s"));
+                out.pops.push(quote!(let #s = #rt::pop(&mut #t);));
+                s
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ printing
+
+    /// Forward-sweep printing: unique names, `Vec`s cloned where they would be moved.
+    fn fwd_expr(&self, e: &Expr) -> TokenStream {
+        let name = |v: VarId| {
+            let n = self.uname(v);
+            quote!(#n)
+        };
+        let p = crate::primal::Printer {
+            vars: self.vars,
+            name: &name,
+        };
+        match &e.kind {
+            ExprKind::Var(v) if matches!(self.vars[*v].shape, Shape::Seq(SeqKind::Vec)) => {
+                let n = self.uname(*v);
+                quote!(::core::clone::Clone::clone(&#n))
+            }
+            _ => p.expr(e),
+        }
+    }
+
+    fn fwd_range(&self, r: &Range) -> TokenStream {
+        let name = |v: VarId| {
+            let n = self.uname(v);
+            quote!(#n)
+        };
+        crate::primal::Printer {
+            vars: self.vars,
+            name: &name,
+        }
+        .range(r)
+    }
+
+    fn fwd_pat(&self, pat: &Pat) -> TokenStream {
+        match pat {
+            Pat::Wild => quote!(_),
+            Pat::Bind(v) => {
+                let n = self.uname(*v);
+                let m = self.vars[*v].mutable.then(|| quote!(mut));
+                quote!(#m #n)
+            }
+            Pat::Tuple(ps) => {
+                let items = ps.iter().map(|p| self.fwd_pat(p));
+                quote!((#(#items,)*))
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ whole function
+
+    fn function(&mut self, body: &[R]) -> TokenStream {
+        let rt = names::rt();
+        let f = self.f;
+        let mut prologue = Vec::new();
+        let mut epilogue = Vec::new();
+        let taken: Vec<String> = f.params.iter().map(|p| p.name.to_string()).collect();
+        for p in f.params.iter().filter(|p| p.active) {
+            let d = names::shadow_param(&p.name, &taken);
+            let b = self.adj(p.var);
+            let n = &p.name;
+            let mutable = self.vars[p.var].mutable;
+            match (&p.shape, mutable) {
+                (Shape::Seq(_), false) => prologue.push(quote!(let #b = #d;)),
+                (Shape::Seq(_), true) => {
+                    prologue.push(quote!(let mut #b = #rt::zeros_like_slice(&#n[..]);));
+                    epilogue.push(quote!(#rt::acc_slice(&mut #d[..], &#b[..]);));
+                }
+                _ => {
+                    prologue.push(quote!(let mut #b = #rt::zero_like(&#n);));
+                    epilogue.push(quote!(*#d = #rt::acc(*#d, #b);));
+                }
+            }
+        }
+        let seed = names::seed(&taken);
+        let ret = self.uname(self.ret);
+        let bret = self.adj(self.ret);
+        let (ret_init, seed_init) = match &f.output.shape {
+            Shape::Seq(SeqKind::Vec) => (
+                quote!(::std::vec::Vec::new()),
+                quote!(::std::borrow::ToOwned::to_owned(#seed)),
+            ),
+            Shape::Seq(SeqKind::Array(n)) => {
+                let n: TokenStream = n.parse().unwrap_or_else(|_| quote!(0));
+                (quote!([#rt::zero(); #n]), quote!(#seed))
+            }
+            Shape::Tuple(items) => {
+                let z = items.iter().map(|_| quote!(#rt::zero()));
+                (quote!((#(#z,)*)), quote!(#seed))
+            }
+            _ => (quote!(#rt::zero()), quote!(#seed)),
+        };
+        let out = self.block(body, Level::Top);
+        let fwd = &out.fwd;
+        let pops = &out.pops;
+        let rev = out.rev.iter().rev();
+        let tapes = &self.tapes;
+        let out_ty = &f.output.ty;
+        quote! {
+            #(let mut #tapes = ::std::vec::Vec::new();)*
+            let mut #ret: #out_ty = #ret_init;
+            #(#fwd)*
+            #(#prologue)*
+            let mut #bret = #seed_init;
+            #(#pops)*
+            #(#rev)*
+            #(#epilogue)*
+            #ret
+        }
+    }
+
+    // ------------------------------------------------------------------ blocks
+
+    fn block(&mut self, stmts: &[R], level: Level) -> BlockOut {
+        let mut out = BlockOut {
+            fwd: Vec::new(),
+            rev: Vec::new(),
+            pops: Vec::new(),
+        };
+        let mut declared = Vec::new();
+        for s in stmts {
+            if let R::Let { pat, .. } = s {
+                pat.vars(&mut declared);
+            }
+            self.stmt(s, level, &mut out);
+        }
+        // Adjoints of the active variables declared here, zero at the start of the reverse.
+        let rt = names::rt();
+        let mut zeros = Vec::new();
+        for v in declared {
+            if !self.vars[v].active || !self.acc.contains(&v) {
+                continue;
+            }
+            let b = self.adj(v);
+            let init = match &self.vars[v].shape {
+                Shape::Seq(SeqKind::Array(n)) => {
+                    let n: TokenStream = n.parse().unwrap_or_else(|_| quote!(0));
+                    quote!([#rt::zero(); #n])
+                }
+                Shape::Seq(_) => {
+                    // Shaped like the final value: recorded at the end of the forward block.
+                    let name = self.uname(v);
+                    let z = quote!(#rt::zeros_like_slice(&#name[..]));
+                    let s = self.save(z, level, &mut out, None);
+                    quote!(#s)
+                }
+                Shape::Tuple(items) => {
+                    let z = items.iter().map(|_| quote!(#rt::zero()));
+                    quote!((#(#z,)*))
+                }
+                _ => quote!(#rt::zero()),
+            };
+            zeros.push(quote!(let mut #b = #init;));
+        }
+        out.pops.extend(zeros);
+        out
+    }
+
+    fn stmt(&mut self, s: &R, level: Level, out: &mut BlockOut) {
+        match s {
+            R::Let { pat, init } => self.let_stmt(pat, init.as_ref(), level, out),
+            R::Assign { place, value } => self.assign(place, value, level, out),
+            R::Push { vec, value } => {
+                let name = self.uname(*vec);
+                let v = self.fwd_expr(value);
+                if self.vars[*vec].active {
+                    let pos = self.save(quote!(#name.len()), level, out, None);
+                    let mut rev = Vec::new();
+                    let mut cx = StmtCx::new(level);
+                    self.prepare(value, &mut cx, out);
+                    out.fwd.push(quote!(#name.push(#v);));
+                    let b = self.adj(*vec);
+                    self.acc_now.insert(*vec);
+                    let g = self.fresh("g");
+                    let rt = names::rt();
+                    rev.push(quote!(let #g = #b[#pos]; #b[#pos] = #rt::zero();));
+                    self.backprop(value, quote!(#g), &mut cx, &mut rev);
+                    out.rev.push(quote!({ #(#rev)* }));
+                } else {
+                    out.fwd.push(quote!(#name.push(#v);));
+                }
+            }
+            R::Eval(e) => {
+                let v = self.fwd_expr(e);
+                out.fwd.push(quote!(let _ = #v;));
+            }
+            R::Macro(m, visible) => {
+                // The macro names the user's variables; bind those names to the unique ones.
+                let words = idents_in(m);
+                let mut binds = Vec::new();
+                for &id in visible {
+                    let var = &self.vars[id];
+                    if !words.contains(&var.name.to_string()) {
+                        continue;
+                    }
+                    let (user, u) = (&var.name, self.uname(id));
+                    binds.push(match var.shape {
+                        Shape::Scalar | Shape::Int | Shape::Bool => quote!(let #user = #u;),
+                        _ => quote!(let #user = &#u;),
+                    });
+                }
+                out.fwd.push(quote!({ #(#binds)* #m; }));
+            }
+            R::If { cond, then, els } => {
+                let c = self.decision(cond, level, out);
+                let c_fwd = self.fwd_expr(cond);
+                let t = self.block(then, Level::Nested);
+                let e = self.block(els, Level::Nested);
+                let (tf, ef) = (&t.fwd, &e.fwd);
+                out.fwd.push(quote!(if #c_fwd { #(#tf)* } else { #(#ef)* }));
+                let (tp, ep) = (&t.pops, &e.pops);
+                let (tr, er) = (t.rev.iter().rev(), e.rev.iter().rev());
+                out.rev
+                    .push(quote!(if #c { #(#tp)* #(#tr)* } else { #(#ep)* #(#er)* }));
+            }
+            R::Match { scrut, arms } => {
+                let sc = self.decision(scrut, level, out);
+                let sc_fwd = self.fwd_expr(scrut);
+                let mut fa = Vec::new();
+                let mut ra = Vec::new();
+                for (pat, body) in arms {
+                    let b = self.block(body, Level::Nested);
+                    let bf = &b.fwd;
+                    fa.push(quote!(#pat => { #(#bf)* }));
+                    let bp = &b.pops;
+                    let br = b.rev.iter().rev();
+                    ra.push(quote!(#pat => { #(#bp)* #(#br)* }));
+                }
+                out.fwd.push(quote!(match #sc_fwd { #(#fa)* }));
+                out.rev.push(quote!(match #sc { #(#ra)* }));
+            }
+            R::For {
+                var,
+                range,
+                body,
+                brk,
+            } => self.for_loop(*var, range, body, *brk, level, out),
+            R::While { cond, body, brk } => {
+                let cnt = self.fresh("n");
+                let b = self.block(body, Level::Nested);
+                let bf = &b.fwd;
+                let check = brk.map(|f| {
+                    let f = self.uname(f);
+                    quote!(if #f { break; })
+                });
+                let head = match cond {
+                    Some(c) => {
+                        let c = self.fwd_expr(c);
+                        quote!(while #c)
+                    }
+                    None => quote!(loop),
+                };
+                out.fwd.push(quote! {
+                    let mut #cnt: usize = 0;
+                    #head { #cnt += 1; #(#bf)* #check }
+                });
+                let count = self.save(quote!(#cnt), level, out, None);
+                let bp = &b.pops;
+                let br = b.rev.iter().rev();
+                out.rev.push(quote!(for _ in 0..#count { #(#bp)* #(#br)* }));
+            }
+            R::Exit(_) => {}
+        }
+    }
+
+    fn for_loop(
+        &mut self,
+        var: VarId,
+        range: &Range,
+        body: &[R],
+        brk: Option<VarId>,
+        level: Level,
+        out: &mut BlockOut,
+    ) {
+        let Range::Bounds {
+            start,
+            end,
+            inclusive,
+            rev,
+            step,
+        } = range;
+        // Can the reverse sweep walk the same indices backwards?
+        let breaks = brk.is_some_and(|b| body_sets(body, b));
+        let simple = !breaks && !(*inclusive && step.is_some());
+        let i = self.uname(var);
+        if simple {
+            self.rebound.insert(var);
+            let s = self.decision(start, level, out);
+            let e = self.decision(end, level, out);
+            let st = step.as_ref().map(|st| self.decision(st, level, out));
+            let b = self.block(body, Level::Nested);
+            let r = self.fwd_range(range);
+            let bf = &b.fwd;
+            out.fwd.push(quote!(for #i in #r { #(#bf)* }));
+            let mut rr = if *inclusive {
+                quote!((#s..=#e))
+            } else {
+                quote!((#s..#e))
+            };
+            if *rev {
+                rr = quote!(#rr.rev());
+            }
+            if let Some(st) = st {
+                rr = quote!(#rr.step_by(#st));
+            }
+            let bp = &b.pops;
+            let br = b.rev.iter().rev();
+            out.rev.push(quote!(for #i in #rr.rev() { #(#bp)* #(#br)* }));
+        } else {
+            // Record the trip count; the index is saved per iteration if the reverse needs it.
+            let cnt = self.fresh("n");
+            let mut b = self.block(body, Level::Nested);
+            if self.needed.contains(&var) {
+                self.needed_now.insert(var);
+                let rt = names::rt();
+                let t = self.fresh("t");
+                self.tapes.push(t.clone());
+                b.fwd.insert(0, quote!(#t.push(#i);));
+                b.pops.insert(0, quote!(let #i = #rt::pop(&mut #t);));
+            }
+            let r = self.fwd_range(range);
+            let bf = &b.fwd;
+            let check = brk.map(|f| {
+                let f = self.uname(f);
+                quote!(if #f { break; })
+            });
+            out.fwd.push(quote! {
+                let mut #cnt: usize = 0;
+                for #i in #r { #cnt += 1; #(#bf)* #check }
+            });
+            let count = self.save(quote!(#cnt), level, out, None);
+            let bp = &b.pops;
+            let br = b.rev.iter().rev();
+            out.rev.push(quote!(for _ in 0..#count { #(#bp)* #(#br)* }));
+        }
+    }
+
+    /// A value the reverse sweep needs to steer control flow (a condition, a scrutinee, loop
+    /// bounds): recomputed when it only reads stable variables, saved otherwise.
+    fn decision(&mut self, e: &Expr, level: Level, out: &mut BlockOut) -> TokenStream {
+        let mut reads = Vec::new();
+        e.reads(&mut reads);
+        let recomputable = !e.has_call_to_companion() && reads.iter().all(|v| self.stable(*v));
+        if recomputable {
+            return self.fwd_expr(e);
+        }
+        let v = self.fwd_expr(e);
+        let s = self.save(v, level, out, None);
+        quote!(#s)
+    }
+
+    // ------------------------------------------------------------------ statements
+
+    fn let_stmt(&mut self, pat: &Pat, init: Option<&Expr>, level: Level, out: &mut BlockOut) {
+        let p = self.fwd_pat(pat);
+        let init = match init {
+            None => {
+                out.fwd.push(quote!(let #p;));
+                return;
+            }
+            Some(i) => i,
+        };
+        let mut cx = StmtCx::new(level);
+        let mut vs = Vec::new();
+        pat.vars(&mut vs);
+        let any_active = vs.iter().any(|v| self.vars[*v].active) && self.active(init);
+        if any_active {
+            self.prepare(init, &mut cx, out);
+        }
+        let v = self.fwd_expr(init);
+        out.fwd.push(quote!(let #p = #v;));
+        // A value defined in a loop or branch that the reverse sweep reads: recompute or save.
+        if level == Level::Nested {
+            if let Pat::Bind(var) = pat {
+                if self.needed.contains(var) && !self.vars[*var].mutable {
+                    let name = self.uname(*var);
+                    let mut reads = Vec::new();
+                    init.reads(&mut reads);
+                    let cheap = !init.has_call_to_companion()
+                        && reads.iter().all(|r| self.stable(*r) || (!self.vars[*r].mutable && self.needed_or_mark(*r)));
+                    if cheap {
+                        out.pops.push(quote!(let #name = #v;));
+                    } else {
+                        self.save(quote!(#name), level, out, Some(name.clone()));
+                    }
+                }
+            } else if let Pat::Tuple(_) = pat {
+                let mut vs2 = Vec::new();
+                pat.vars(&mut vs2);
+                for var in vs2 {
+                    if self.needed.contains(&var) && !self.vars[var].mutable {
+                        let name = self.uname(var);
+                        self.save(quote!(#name), level, out, Some(name.clone()));
+                    }
+                }
+            }
+        }
+        if !any_active {
+            return;
+        }
+        let mut rev = Vec::new();
+        let g = self.pattern_adjoint(pat);
+        let gname = self.fresh("g");
+        rev.push(quote!(let #gname = #g;));
+        self.backprop(init, quote!(#gname), &mut cx, &mut rev);
+        out.rev.push(quote!({ #(#rev)* }));
+    }
+
+    fn needed_or_mark(&mut self, v: VarId) -> bool {
+        self.needed_now.insert(v);
+        true
+    }
+
+    /// The adjoint of a pattern, as an expression (zero for `_` and inactive names).
+    fn pattern_adjoint(&mut self, pat: &Pat) -> TokenStream {
+        let rt = names::rt();
+        match pat {
+            Pat::Wild => quote!(#rt::zero()),
+            Pat::Bind(v) => {
+                if self.vars[*v].active && self.acc.contains(v) {
+                    let b = self.adj(*v);
+                    quote!(#b)
+                } else {
+                    match &self.vars[*v].shape {
+                        Shape::Tuple(items) => {
+                            let z = items.iter().map(|_| quote!(#rt::zero()));
+                            quote!((#(#z,)*))
+                        }
+                        _ => quote!(#rt::zero()),
+                    }
+                }
+            }
+            Pat::Tuple(ps) => {
+                let items: Vec<TokenStream> = ps.iter().map(|p| self.pattern_adjoint(p)).collect();
+                quote!((#(#items,)*))
+            }
+        }
+    }
+
+    fn assign(&mut self, place: &Place, value: &Expr, level: Level, out: &mut BlockOut) {
+        let v = place.var();
+        let name = self.uname(v);
+        let rt = names::rt();
+        let active = self.vars[v].active;
+        let mut cx = StmtCx::new(level);
+        let mut rev = Vec::new();
+        // The index of an element write is needed to find the element's adjoint.
+        let idx = match place {
+            Place::Index(_, i) if active => Some(self.val(i, &mut cx, out, &mut rev)),
+            _ => None,
+        };
+        if active && self.active(value) {
+            self.prepare(value, &mut cx, out);
+        }
+        let val = self.fwd_expr(value);
+        match place {
+            Place::Var(_) => out.fwd.push(quote!(#name = #val;)),
+            Place::Index(_, i) => {
+                let i = self.fwd_expr(i);
+                out.fwd.push(quote!(#name[#i] = #val;));
+            }
+        }
+        if !active {
+            return;
+        }
+        // The old value's adjoint is consumed: it flows into `value`, and the variable restarts
+        // from zero for the writes before this one.
+        let b = self.adj(v);
+        self.acc_now.insert(v);
+        let g = self.fresh("g");
+        match (place, &self.vars[v].shape) {
+            (Place::Index(..), _) => {
+                let i = idx.unwrap_or_default();
+                rev.push(quote!(let #g = #b[#i]; #b[#i] = #rt::zero();));
+            }
+            (Place::Var(_), Shape::Seq(SeqKind::Array(_))) => {
+                rev.push(quote!(let #g = #b; #b = #rt::zeros_like_array(&#g);));
+            }
+            (Place::Var(_), Shape::Seq(_)) => {
+                rev.push(quote!(let #g = ::core::mem::replace(&mut #b, #rt::zeros_like_slice(&#b[..]));));
+            }
+            (Place::Var(_), Shape::Tuple(items)) => {
+                let z = items.iter().map(|_| quote!(#rt::zero()));
+                rev.push(quote!(let #g = #b; #b = (#(#z,)*);));
+            }
+            _ => rev.push(quote!(let #g = #b; #b = #rt::zero();)),
+        }
+        if self.active(value) {
+            self.backprop(value, quote!(#g), &mut cx, &mut rev);
+        }
+        out.rev.push(quote!({ #(#rev)* }));
+    }
+
+    // ------------------------------------------------------------------ values in the reverse
+
+    /// Saves, before the statement, every read whose value may change later; the reverse code of
+    /// the statement then reads the saved copies (`cx.snap`).
+    fn prepare(&mut self, e: &Expr, cx: &mut StmtCx, out: &mut BlockOut) {
+        // Walk in the same order as `val` would: every leaf under a node whose value is needed.
+        self.mark(e, false, cx);
+        let mut snaps = Vec::new();
+        self.collect_snaps(e, cx, &mut snaps);
+        // One saved copy per distinct read (`s * s` saves `s` once).
+        let mut by_text: HashMap<String, TokenStream> = HashMap::new();
+        for (key, tokens) in snaps {
+            let text = tokens.to_string();
+            let name = match by_text.get(&text) {
+                Some(n) => n.clone(),
+                None => {
+                    let s = self.save(tokens, cx.level, out, None);
+                    by_text.insert(text, quote!(#s));
+                    quote!(#s)
+                }
+            };
+            cx.snap.insert(key, name);
+        }
+    }
+
+    /// Marks which nodes' values the reverse code of this expression computes: everything under
+    /// a node whose rule reads values, index expressions, call arguments.
+    fn mark(&self, e: &Expr, needed: bool, cx: &mut StmtCx) {
+        if needed {
+            e.visit(&mut |n| {
+                cx.needed.insert(n as *const Expr as usize);
+            });
+            return;
+        }
+        if !self.active(e) {
+            return;
+        }
+        match &e.kind {
+            ExprKind::Binary { op, lhs, rhs } => {
+                if matches!(op, BinOp::Add | BinOp::Sub) {
+                    self.mark(lhs, false, cx);
+                    self.mark(rhs, false, cx);
+                } else {
+                    self.mark(e, true, cx);
+                }
+            }
+            ExprKind::Unary { expr, .. } => self.mark(expr, false, cx),
+            ExprKind::Cast { expr, .. } => self.mark(expr, true, cx),
+            ExprKind::Method { recv, method, .. } => {
+                match methods::float_method(&method.to_string()).map(|r| r.linearity) {
+                    Some(Linearity::Linear) => self.mark(recv, false, cx),
+                    Some(Linearity::Zero) => {}
+                    _ => self.mark(e, true, cx),
+                }
+            }
+            ExprKind::Call { args, .. } => {
+                for a in args {
+                    self.mark(a, true, cx);
+                }
+            }
+            ExprKind::Index { index, .. } => self.mark(index, true, cx),
+            ExprKind::SubSlice { start, end, .. } => {
+                if let Some(s) = start {
+                    self.mark(s, true, cx)
+                }
+                if let Some(x) = end {
+                    self.mark(x, true, cx)
+                }
+            }
+            _ => {
+                let mut kids = Vec::new();
+                collect_children(e, &mut kids);
+                for k in kids {
+                    self.mark(k, false, cx);
+                }
+            }
+        }
+    }
+
+    /// Leaves under needed nodes whose value the reverse sweep cannot find by name.
+    fn collect_snaps(&mut self, e: &Expr, cx: &StmtCx, snaps: &mut Vec<(usize, TokenStream)>) {
+        let key = e as *const Expr as usize;
+        let needed = cx.needed.contains(&key);
+        match &e.kind {
+            ExprKind::Var(v) if needed => {
+                if !self.stable(*v) {
+                    if self.vars[*v].mutable {
+                        let t = self.fwd_expr(e);
+                        snaps.push((key, t));
+                    } else {
+                        self.needed_now.insert(*v);
+                    }
+                }
+            }
+            ExprKind::Index { base, index } if needed => {
+                if !self.stable(*base) {
+                    let t = self.fwd_expr(e);
+                    snaps.push((key, t));
+                    return;
+                }
+                self.collect_snaps(index, cx, snaps);
+            }
+            ExprKind::Len(v) if needed && !self.stable(*v) => {
+                let t = self.fwd_expr(e);
+                snaps.push((key, t));
+            }
+            ExprKind::Ref(inner) if needed => {
+                if let ExprKind::Var(v) = inner.kind {
+                    if !self.stable(v) {
+                        let n = self.uname(v);
+                        snaps.push((key, quote!(::std::borrow::ToOwned::to_owned(&#n[..]))));
+                        return;
+                    }
+                }
+                self.collect_snaps(inner, cx, snaps);
+            }
+            ExprKind::SubSlice { base, start, end, .. } if needed => {
+                if !self.stable(*base) {
+                    let t = self.fwd_expr(e);
+                    snaps.push((key, quote!(::std::borrow::ToOwned::to_owned(#t))));
+                    return;
+                }
+                if let Some(s) = start {
+                    self.collect_snaps(s, cx, snaps)
+                }
+                if let Some(x) = end {
+                    self.collect_snaps(x, cx, snaps)
+                }
+            }
+            ExprKind::CopySeq(v) if needed && !self.stable(*v) => {
+                let t = self.fwd_expr(e);
+                snaps.push((key, t));
+            }
+            _ => {
+                let mut kids: Vec<&Expr> = Vec::new();
+                collect_children(e, &mut kids);
+                for k in kids {
+                    self.collect_snaps(k, cx, snaps);
+                }
+            }
+        }
+    }
+
+    /// The value of `e` in the reverse sweep (children computed once, into locals).
+    fn val(
+        &mut self,
+        e: &Expr,
+        cx: &mut StmtCx,
+        out: &mut BlockOut,
+        code: &mut Vec<TokenStream>,
+    ) -> TokenStream {
+        let key = e as *const Expr as usize;
+        if let Some(t) = cx.snap.get(&key) {
+            return t.clone();
+        }
+        if let Some(t) = cx.vals.get(&key) {
+            return t.clone();
+        }
+        let span = e.span;
+        let t = match &e.kind {
+            ExprKind::Lit(l) => return l.to_token_stream(),
+            ExprKind::Opaque { tokens, .. } => return quote_spanned!(span=> (#tokens)),
+            ExprKind::Var(v) => {
+                if !self.stable(*v) {
+                    if self.vars[*v].mutable {
+                        // Index expressions and decisions reached without `prepare`.
+                        let s = self.save(self.fwd_expr(e), cx.level, out, None);
+                        cx.snap.insert(key, quote!(#s));
+                        return quote!(#s);
+                    }
+                    self.needed_now.insert(*v);
+                }
+                let n = self.uname(*v);
+                return quote!(#n);
+            }
+            ExprKind::Index { base, index } => {
+                if !self.stable(*base) {
+                    let s = self.save(self.fwd_expr(e), cx.level, out, None);
+                    cx.snap.insert(key, quote!(#s));
+                    return quote!(#s);
+                }
+                let i = self.val(index, cx, out, code);
+                let b = self.uname(*base);
+                quote_spanned!(span=> #b[#i])
+            }
+            ExprKind::Len(v) => {
+                if !self.stable(*v) {
+                    let s = self.save(self.fwd_expr(e), cx.level, out, None);
+                    cx.snap.insert(key, quote!(#s));
+                    return quote!(#s);
+                }
+                let b = self.uname(*v);
+                quote!(#b.len())
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (a, b) = (self.val(lhs, cx, out, code), self.val(rhs, cx, out, code));
+                let o = crate::primal::binop_tokens(*op);
+                quote_spanned!(span=> (#a #o #b))
+            }
+            ExprKind::Unary { op, expr } => {
+                let a = self.val(expr, cx, out, code);
+                match op {
+                    UnOp::Neg => quote_spanned!(span=> (-#a)),
+                    UnOp::Not => quote_spanned!(span=> (!#a)),
+                }
+            }
+            ExprKind::Cast { expr, ty } => {
+                let a = self.val(expr, cx, out, code);
+                quote_spanned!(span=> (#a as #ty))
+            }
+            ExprKind::Method { recv, method, args } => {
+                let r = self.val(recv, cx, out, code);
+                let a: Vec<TokenStream> = args.iter().map(|x| self.val(x, cx, out, code)).collect();
+                quote_spanned!(span=> #r.#method(#(#a),*))
+            }
+            ExprKind::PlainMethod {
+                recv,
+                method,
+                turbofish,
+                args,
+                ..
+            } => {
+                let r = self.val(recv, cx, out, code);
+                let a: Vec<TokenStream> = args.iter().map(|x| self.val(x, cx, out, code)).collect();
+                quote_spanned!(span=> #r.#method #turbofish (#(#a),*))
+            }
+            ExprKind::Call { func, args, .. } => {
+                let a: Vec<TokenStream> = args.iter().map(|x| self.val(x, cx, out, code)).collect();
+                quote_spanned!(span=> #func(#(#a),*))
+            }
+            ExprKind::PlainCall {
+                func, args, suffix, ..
+            } => {
+                let a: Vec<TokenStream> = args.iter().map(|x| self.val(x, cx, out, code)).collect();
+                quote_spanned!(span=> #func(#(#a),*) #suffix)
+            }
+            ExprKind::Tuple(items) => {
+                let a: Vec<TokenStream> = items.iter().map(|x| self.val(x, cx, out, code)).collect();
+                quote!((#(#a,)*))
+            }
+            ExprKind::Array(items) => {
+                let a: Vec<TokenStream> = items.iter().map(|x| self.val(x, cx, out, code)).collect();
+                quote!([#(#a),*])
+            }
+            ExprKind::VecList(items) => {
+                let a: Vec<TokenStream> = items.iter().map(|x| self.val(x, cx, out, code)).collect();
+                quote!(::std::vec![#(#a),*])
+            }
+            ExprKind::ArrayRepeat { elem, len } => {
+                let a = self.val(elem, cx, out, code);
+                quote!([#a; #len])
+            }
+            ExprKind::VecRepeat { elem, len } => {
+                let (a, n) = (self.val(elem, cx, out, code), self.val(len, cx, out, code));
+                quote!(::std::vec![#a; #n])
+            }
+            ExprKind::VecNew { .. } => quote!(::std::vec::Vec::new()),
+            ExprKind::CopySeq(v) => {
+                if !self.stable(*v) {
+                    let s = self.save(self.fwd_expr(e), cx.level, out, None);
+                    cx.snap.insert(key, quote!(#s));
+                    return quote!(#s);
+                }
+                let b = self.uname(*v);
+                quote!(::std::borrow::ToOwned::to_owned(&#b[..]))
+            }
+            ExprKind::Field { base, index } => {
+                let b = self.val(base, cx, out, code);
+                let i = syn::Index::from(*index as usize);
+                quote!(#b.#i)
+            }
+            ExprKind::Ref(inner) => {
+                let b = self.val(inner, cx, out, code);
+                quote!(&#b)
+            }
+            ExprKind::SubSlice {
+                base,
+                start,
+                end,
+                inclusive,
+            } => {
+                if !self.stable(*base) {
+                    let t = self.fwd_expr(e);
+                    let s = self.save(quote!(::std::borrow::ToOwned::to_owned(#t)), cx.level, out, None);
+                    cx.snap.insert(key, quote!(&#s[..]));
+                    return quote!(&#s[..]);
+                }
+                let b = self.uname(*base);
+                let s = start.as_ref().map(|s| self.val(s, cx, out, code));
+                let x = end.as_ref().map(|x| self.val(x, cx, out, code));
+                if *inclusive {
+                    quote!(&#b[#s..=#x])
+                } else {
+                    quote!(&#b[#s..#x])
+                }
+            }
+            ExprKind::Poison => quote!(()),
+        };
+        let name = self.fresh("v");
+        code.push(quote!(let #name = #t;));
+        cx.vals.insert(key, quote!(#name));
+        quote!(#name)
+    }
+
+    // ------------------------------------------------------------------ adjoint propagation
+
+    /// Adds the adjoint `g` of `e` into the adjoints of the active variables `e` reads.
+    fn backprop(&mut self, e: &Expr, g: TokenStream, cx: &mut StmtCx, code: &mut Vec<TokenStream>) {
+        if !self.active(e) {
+            return;
+        }
+        let rt = names::rt();
+        let mut dummy = BlockOut {
+            fwd: Vec::new(),
+            rev: Vec::new(),
+            pops: Vec::new(),
+        };
+        match &e.kind {
+            ExprKind::Var(v) => self.accumulate_var(*v, g, code),
+            ExprKind::Index { base, index } => {
+                let i = self.val(index, cx, &mut dummy, code);
+                self.flush_dummy(dummy, code);
+                let b = self.adj(*base);
+                self.acc_now.insert(*base);
+                code.push(quote!(#b[#i] = #rt::acc(#b[#i], #g);));
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let rule = rule_name(*op);
+                let (la, ra) = (self.active(lhs), self.active(rhs));
+                let lin = matches!(op, BinOp::Add | BinOp::Sub);
+                let g = self.bind(g, code);
+                let (a, b, y) = if lin {
+                    // Constant partials: evaluated at zero (of the adjoint's type).
+                    let z = quote!(#rt::zero_like(&#g));
+                    (z.clone(), z.clone(), z)
+                } else {
+                    let a = self.val(lhs, cx, &mut dummy, code);
+                    let b = self.val(rhs, cx, &mut dummy, code);
+                    let y = self.val(e, cx, &mut dummy, code);
+                    (a, b, y)
+                };
+                self.flush_dummy(dummy, code);
+                let (pa, pb) = (self.fresh("p"), self.fresh("p"));
+                code.push(quote!(let (#pa, #pb) = #rt::rules::#rule(#a, #b, #y);));
+                if la {
+                    self.backprop(lhs, quote!(#rt::scale(#g, #pa)), cx, code);
+                }
+                if ra {
+                    self.backprop(rhs, quote!(#rt::scale(#g, #pb)), cx, code);
+                }
+            }
+            ExprKind::Unary { expr, .. } => {
+                let p = self.fresh("p");
+                let g = self.bind(g, code);
+                code.push(quote!(let #p = #rt::rules::neg(#rt::zero_like(&#g), #rt::zero_like(&#g));));
+                self.backprop(expr, quote!(#rt::scale(#g, #p)), cx, code);
+            }
+            ExprKind::Cast { expr, .. } => {
+                let x = self.val(expr, cx, &mut dummy, code);
+                self.flush_dummy(dummy, code);
+                self.backprop(expr, quote!(#rt::cast_like(#g, &#x)), cx, code);
+            }
+            ExprKind::Method { recv, method, args } => {
+                self.backprop_method(e, recv, method, args, g, cx, code)
+            }
+            ExprKind::Call { func, args, shape } => {
+                self.backprop_call(func, args, shape, g, cx, code);
+            }
+            ExprKind::Tuple(items) => {
+                let g = self.bind(g, code);
+                for (k, item) in items.iter().enumerate() {
+                    let ix = syn::Index::from(k);
+                    self.backprop(item, quote!(#g.#ix), cx, code);
+                }
+            }
+            ExprKind::Array(items) | ExprKind::VecList(items) => {
+                let g = self.bind(g, code);
+                for (k, item) in items.iter().enumerate() {
+                    self.backprop(item, quote!(#g[#k]), cx, code);
+                }
+            }
+            ExprKind::ArrayRepeat { elem, .. } | ExprKind::VecRepeat { elem, .. } => {
+                self.backprop(elem, quote!(#rt::sum(&#g[..])), cx, code);
+            }
+            ExprKind::CopySeq(v) => self.accumulate_var(*v, g, code),
+            ExprKind::Field { base, index } => {
+                let ix = syn::Index::from(*index as usize);
+                if let ExprKind::Var(v) = base.kind {
+                    let b = self.adj(v);
+                    self.acc_now.insert(v);
+                    code.push(quote!(#b.#ix = #rt::acc(#b.#ix, #g);));
+                } else {
+                    let n = match self.shape(base) {
+                        Shape::Tuple(items) => items.len(),
+                        _ => 0,
+                    };
+                    let parts = (0..n).map(|k| {
+                        if k == *index as usize {
+                            g.clone()
+                        } else {
+                            quote!(#rt::zero())
+                        }
+                    });
+                    let gt = quote!((#(#parts,)*));
+                    self.backprop(base, gt, cx, code);
+                }
+            }
+            ExprKind::Ref(inner) => self.backprop(inner, g, cx, code),
+            ExprKind::SubSlice {
+                base,
+                start,
+                end,
+                inclusive,
+            } => {
+                let s = start.as_ref().map(|s| self.val(s, cx, &mut dummy, code));
+                let x = end.as_ref().map(|x| self.val(x, cx, &mut dummy, code));
+                self.flush_dummy(dummy, code);
+                let b = self.adj(*base);
+                self.acc_now.insert(*base);
+                let r = if *inclusive { quote!(#s..=#x) } else { quote!(#s..#x) };
+                code.push(quote!(#rt::acc_slice(&mut #b[#r], &#g[..]);));
+            }
+            _ => {}
+        }
+    }
+
+    /// Values computed through `val` inside `backprop` never need saving (their reads were
+    /// prepared); anything it did emit goes with the statement's code.
+    fn flush_dummy(&mut self, d: BlockOut, code: &mut Vec<TokenStream>) {
+        if !d.fwd.is_empty() {
+            self.bug = true;
+        }
+        code.extend(d.pops);
+    }
+
+    fn bind(&mut self, g: TokenStream, code: &mut Vec<TokenStream>) -> syn::Ident {
+        let n = self.fresh("g");
+        code.push(quote!(let #n = #g;));
+        n
+    }
+
+    fn accumulate_var(&mut self, v: VarId, g: TokenStream, code: &mut Vec<TokenStream>) {
+        if !self.vars[v].active {
+            return;
+        }
+        let rt = names::rt();
+        let b = self.adj(v);
+        self.acc_now.insert(v);
+        match &self.vars[v].shape {
+            Shape::Seq(_) => code.push(quote!(#rt::acc_slice(&mut #b[..], &#g[..]);)),
+            Shape::Tuple(items) => {
+                let g = self.bind(g, code);
+                for k in 0..items.len() {
+                    let ix = syn::Index::from(k);
+                    code.push(quote!(#b.#ix = #rt::acc(#b.#ix, #g.#ix);));
+                }
+            }
+            _ => code.push(quote!(#b = #rt::acc(#b, #g);)),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn backprop_method(
+        &mut self,
+        e: &Expr,
+        recv: &Expr,
+        method: &syn::Ident,
+        args: &[Expr],
+        g: TokenStream,
+        cx: &mut StmtCx,
+        code: &mut Vec<TokenStream>,
+    ) {
+        let rt = names::rt();
+        let rule = match methods::float_method(&method.to_string()) {
+            Some(r) => r,
+            None => return,
+        };
+        if rule.linearity == Linearity::Zero {
+            return;
+        }
+        let mut dummy = BlockOut {
+            fwd: Vec::new(),
+            rev: Vec::new(),
+            pops: Vec::new(),
+        };
+        let lin = rule.linearity == Linearity::Linear;
+        let g = self.bind(g, code);
+        let (x, y) = if lin {
+            (quote!(#rt::zero_like(&#g)), quote!(#rt::zero_like(&#g)))
+        } else {
+            (
+                self.val(recv, cx, &mut dummy, code),
+                self.val(e, cx, &mut dummy, code),
+            )
+        };
+        let a: Vec<TokenStream> = args
+            .iter()
+            .map(|a| self.val(a, cx, &mut dummy, code))
+            .collect();
+        self.flush_dummy(dummy, code);
+        match rule.arity {
+            Arity::Unary => {
+                let p = self.fresh("p");
+                code.push(quote!(let #p = #rt::rules::#method(#x, #y);));
+                self.backprop(recv, quote!(#rt::scale(#g, #p)), cx, code);
+            }
+            Arity::PowI => {
+                let p = self.fresh("p");
+                let n = &a[0];
+                code.push(quote!(let #p = #rt::rules::powi(#x, #n, #y);));
+                self.backprop(recv, quote!(#rt::scale(#g, #p)), cx, code);
+            }
+            Arity::Binary => {
+                let (p0, p1) = (self.fresh("p"), self.fresh("p"));
+                let a0 = &a[0];
+                code.push(quote!(let (#p0, #p1) = #rt::rules::#method(#x, #a0, #y);));
+                self.backprop(recv, quote!(#rt::scale(#g, #p0)), cx, code);
+                self.backprop(&args[0], quote!(#rt::scale(#g, #p1)), cx, code);
+            }
+            Arity::Ternary => {
+                let (p0, p1, p2) = (self.fresh("p"), self.fresh("p"), self.fresh("p"));
+                let (a0, a1) = (&a[0], &a[1]);
+                code.push(quote!(let (#p0, #p1, #p2) = #rt::rules::#method(#x, #a0, #a1, #y);));
+                self.backprop(recv, quote!(#rt::scale(#g, #p0)), cx, code);
+                self.backprop(&args[0], quote!(#rt::scale(#g, #p1)), cx, code);
+                self.backprop(&args[1], quote!(#rt::scale(#g, #p2)), cx, code);
+            }
+            Arity::SinCos => {
+                let (p0, p1) = (self.fresh("p"), self.fresh("p"));
+                code.push(quote!(let (#p0, #p1) = #rt::rules::sin_cos(#x, #y);));
+                self.backprop(recv, quote!(#rt::acc(#rt::scale(#g.0, #p0), #rt::scale(#g.1, #p1))), cx, code);
+            }
+            Arity::Predicate => {}
+        }
+    }
+
+    fn backprop_call(
+        &mut self,
+        func: &syn::Path,
+        args: &[Expr],
+        _shape: &Shape,
+        g: TokenStream,
+        cx: &mut StmtCx,
+        code: &mut Vec<TokenStream>,
+    ) {
+        let rt = names::rt();
+        let mut dummy = BlockOut {
+            fwd: Vec::new(),
+            rev: Vec::new(),
+            pops: Vec::new(),
+        };
+        let mut prims = Vec::new();
+        let mut adjs = Vec::new();
+        let mut after = Vec::new();
+        for a in args {
+            let v = self.val(a, cx, &mut dummy, code);
+            let shape = self.shape(a);
+            if !shape.is_float() {
+                prims.push(v);
+                continue;
+            }
+            prims.push(v.clone());
+            let active = self.active(a);
+            match (&a.kind, &shape) {
+                (ExprKind::Ref(inner), _) if active => {
+                    if let ExprKind::Var(w) = inner.kind {
+                        let b = self.adj(w);
+                        self.acc_now.insert(w);
+                        adjs.push(quote!(&mut #b[..]));
+                    } else {
+                        let t = self.fresh("a");
+                        code.push(quote!(let mut #t = #rt::zeros_like_slice(&#v[..]);));
+                        adjs.push(quote!(&mut #t[..]));
+                        after.push((a, quote!(#t)));
+                    }
+                }
+                (ExprKind::SubSlice { base, start, end, inclusive }, _) if active => {
+                    let s = start.as_ref().map(|s| self.val(s, cx, &mut dummy, code));
+                    let x = end.as_ref().map(|x| self.val(x, cx, &mut dummy, code));
+                    let b = self.adj(*base);
+                    self.acc_now.insert(*base);
+                    let r = if *inclusive { quote!(#s..=#x) } else { quote!(#s..#x) };
+                    adjs.push(quote!(&mut #b[#r]));
+                }
+                (_, Shape::Seq(SeqKind::Array(_))) => {
+                    let t = self.fresh("a");
+                    code.push(quote!(let mut #t = #rt::zeros_like_array(&#v);));
+                    adjs.push(quote!(&mut #t));
+                    if active {
+                        after.push((a, quote!(#t)));
+                    }
+                }
+                (_, Shape::Seq(_)) => {
+                    let t = self.fresh("a");
+                    code.push(quote!(let mut #t = #rt::zeros_like_slice(&#v[..]);));
+                    adjs.push(quote!(&mut #t[..]));
+                    if active {
+                        after.push((a, quote!(#t)));
+                    }
+                }
+                _ => {
+                    let t = self.fresh("a");
+                    code.push(quote!(let mut #t = #rt::zero_like(&#v);));
+                    adjs.push(quote!(&mut #t));
+                    if active {
+                        after.push((a, quote!(#t)));
+                    }
+                }
+            }
+        }
+        self.flush_dummy(dummy, code);
+        let vjp = crate::forward::companion_path(func, "vjp");
+        code.push(quote!(let _ = #vjp(#(#prims,)* #(#adjs,)* #g);));
+        for (a, t) in after {
+            self.backprop(a, t, cx, code);
+        }
+    }
+}
+
+/// Per-statement state: which nodes' values are needed, which were saved, which computed.
+struct StmtCx {
+    level: Level,
+    needed: BTreeSet<usize>,
+    snap: HashMap<usize, TokenStream>,
+    vals: HashMap<usize, TokenStream>,
+}
+
+impl StmtCx {
+    fn new(level: Level) -> Self {
+        StmtCx {
+            level,
+            needed: BTreeSet::new(),
+            snap: HashMap::new(),
+            vals: HashMap::new(),
+        }
+    }
+}
+
+fn collect_children<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match &e.kind {
+        ExprKind::Lit(_)
+        | ExprKind::Var(_)
+        | ExprKind::Opaque { .. }
+        | ExprKind::Len(_)
+        | ExprKind::CopySeq(_)
+        | ExprKind::Poison => {}
+        ExprKind::Index { index, .. } => out.push(index),
+        ExprKind::Binary { lhs, rhs, .. } => {
+            out.push(lhs);
+            out.push(rhs)
+        }
+        ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } | ExprKind::Ref(expr) => {
+            out.push(expr)
+        }
+        ExprKind::Field { base, .. } => out.push(base),
+        ExprKind::Method { recv, args, .. } | ExprKind::PlainMethod { recv, args, .. } => {
+            out.push(recv);
+            out.extend(args.iter())
+        }
+        ExprKind::Call { args, .. } | ExprKind::PlainCall { args, .. } => out.extend(args.iter()),
+        ExprKind::Tuple(items) | ExprKind::Array(items) | ExprKind::VecList(items) => {
+            out.extend(items.iter())
+        }
+        ExprKind::ArrayRepeat { elem, .. } => out.push(elem),
+        ExprKind::VecRepeat { elem, len } => {
+            out.push(elem);
+            out.push(len)
+        }
+        ExprKind::VecNew { capacity } => {
+            if let Some(c) = capacity {
+                out.push(c)
+            }
+        }
+        ExprKind::SubSlice { start, end, .. } => {
+            if let Some(s) = start {
+                out.push(s)
+            }
+            if let Some(x) = end {
+                out.push(x)
+            }
+        }
+    }
+}
+
+fn rule_name(op: BinOp) -> syn::Ident {
+    let s = match op {
+        BinOp::Add => "add",
+        BinOp::Sub => "sub",
+        BinOp::Mul => "mul",
+        BinOp::Div => "div",
+        BinOp::Rem => "rem",
+        _ => "add",
+    };
+    syn::Ident::new(s, Span::call_site())
+}
+
+/// Whether any statement in `body` assigns `flag` (the loop can stop early).
+fn body_sets(body: &[R], flag: VarId) -> bool {
+    body.iter().any(|s| match s {
+        R::Assign {
+            place: Place::Var(v),
+            ..
+        } => *v == flag,
+        R::If { then, els, .. } => body_sets(then, flag) || body_sets(els, flag),
+        R::Match { arms, .. } => arms.iter().any(|(_, b)| body_sets(b, flag)),
+        _ => false,
+    })
+}
+
+fn idents_in(ts: &TokenStream) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    fn walk(ts: &TokenStream, out: &mut BTreeSet<String>) {
+        for t in ts.clone() {
+            match t {
+                proc_macro2::TokenTree::Ident(i) => {
+                    out.insert(i.to_string());
+                }
+                proc_macro2::TokenTree::Group(g) => walk(&g.stream(), out),
+                proc_macro2::TokenTree::Literal(l) => {
+                    // Names captured inside format strings: `{x}`.
+                    let s = l.to_string();
+                    for part in s.split(['{', '}', ':']) {
+                        out.insert(part.trim().to_string());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    walk(ts, &mut out);
+    out
 }

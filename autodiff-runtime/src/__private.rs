@@ -35,3 +35,47 @@ pub fn zeros_like_array<T: Float, const N: usize>(_a: &[T; N]) -> [T; N] {
 pub fn one<T: Float>() -> T {
     T::one()
 }
+
+/// Pops a value saved by the forward sweep.
+#[inline(always)]
+pub fn pop<T>(tape: &mut Vec<T>) -> T {
+    match tape.pop() {
+        Some(v) => v,
+        None => panic!("#[differentiate]: reverse sweep read past its saved values (a bug in the macro, please report it)"),
+    }
+}
+
+/// `acc[i] += g[i]` for every element.
+#[inline]
+pub fn acc_slice<T: Float>(acc: &mut [T], g: &[T]) {
+    for (a, &b) in acc.iter_mut().zip(g) {
+        *a = *a + b;
+    }
+}
+
+/// Sum of the elements (adjoint of a broadcast such as `vec![x; n]`).
+#[inline]
+pub fn sum<T: Float>(g: &[T]) -> T {
+    g.iter().fold(T::zero(), |a, &b| a + b)
+}
+
+/// The adjoint `g` of a cast converted back to the type of the cast's operand.
+#[inline(always)]
+pub fn cast_like<S: Float, D: Float>(g: D, _like: &S) -> S {
+    match S::from(g) {
+        Some(v) => v,
+        None => S::nan(),
+    }
+}
+
+/// `a + g`, with both operands of one float type (keeps type inference simple in generated code).
+#[inline(always)]
+pub fn acc<T: Float>(a: T, g: T) -> T {
+    a + g
+}
+
+/// `g * p`: an adjoint times a partial derivative.
+#[inline(always)]
+pub fn scale<T: Float>(g: T, p: T) -> T {
+    g * p
+}

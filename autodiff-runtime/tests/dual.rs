@@ -495,7 +495,8 @@ fn sums_and_products() {
     assert_eq!((s.re, s.eps), (3.5, 5.0));
     // Product rule: d(abc) = a'bc + ab'c + abc'.
     let p: D64 = v.iter().product();
-    let want = 2.0 * 3.0 * -0.5 + 1.0 * (-1.0) * -0.5 + 1.0 * 3.0 * 4.0;
+    let (a, da, b, db, c, dc) = (1.0, 2.0, 3.0, -1.0, -0.5, 4.0);
+    let want = da * b * c + a * db * c + a * b * dc;
     assert_eq!((p.re, p.eps), (-1.5, want));
     let p: D64 = v.into_iter().product();
     assert_eq!(p.eps, want);

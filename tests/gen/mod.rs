@@ -31,7 +31,7 @@ pub const DEFAULT_SEED: u64 = 0x0AD0_2024_0003;
 /// Number of test programs when `AD_RANDOM_COUNT` is not set.
 pub const DEFAULT_PROGRAMS: usize = 220;
 /// Number of helper functions the programs may call.
-pub const DEFAULT_HELPERS: usize = 8;
+pub const DEFAULT_HELPERS: usize = 10;
 /// Environment variables read by [`Config::from_env`] (build.rs reruns when one changes).
 pub const ENV_VARS: &[&str] = &[
     "AD_RANDOM_SEED",
@@ -343,6 +343,9 @@ struct Ex {
     p: u8,
     b: f64,
     konst: bool,
+    /// For `c * e` made by scaling: `e` printed as an operand, and its bound (so that scaling
+    /// again replaces `c` instead of nesting factors).
+    scaled: Option<(String, f64)>,
 }
 
 impl Ex {
@@ -352,6 +355,17 @@ impl Ex {
             p: ATOM,
             b,
             konst: false,
+            scaled: None,
+        }
+    }
+
+    fn new(s: String, p: u8, b: f64, konst: bool) -> Ex {
+        Ex {
+            s,
+            p,
+            b,
+            konst,
+            scaled: None,
         }
     }
 
@@ -521,7 +535,8 @@ impl<'a> FnGen<'a> {
             .iter()
             .map(|n| Param::Scalar(n.to_string()))
             .collect();
-        if self.on(Construct::HelperSliceArg) && self.rng.gen_bool(0.35) {
+        let slice_wanted = k % 3 == 1 || self.rng.gen_bool(0.15);
+        if self.on(Construct::HelperSliceArg) && slice_wanted {
             params.push(Param::Slice("u".into()));
             self.count(Construct::HelperSliceArg);
             self.slice = Some("u");
@@ -713,7 +728,7 @@ impl<'a> FnGen<'a> {
             base,
             room,
             decl_k: self.k_mult,
-            dirty: ty != Ty::Vector || room > 0.0,
+            dirty: ty == Ty::Float,
         });
     }
 
@@ -728,16 +743,21 @@ impl<'a> FnGen<'a> {
         if e.b <= cap {
             return e;
         }
+        let (inner, b) = match &e.scaled {
+            Some((inner, b)) => (inner.clone(), *b),
+            None => (e.at(UNARY), e.b),
+        };
         let c = SCALES
             .iter()
             .copied()
-            .find(|c| c * e.b <= cap)
+            .find(|c| c * b <= cap)
             .unwrap_or(SCALES[SCALES.len() - 1]);
         Ex {
-            s: format!("{} * {}", lit(c), e.at(UNARY)),
+            s: format!("{} * {inner}", lit(c)),
             p: PROD,
-            b: c * e.b,
+            b: c * b,
             konst: e.konst,
+            scaled: Some((inner, b)),
         }
     }
 
@@ -792,9 +812,14 @@ impl<'a> FnGen<'a> {
         self.scale(e, EXPR_CAP)
     }
 
+    /// A float variable, recent ones (loop elements, fresh locals) more often.
     fn var_leaf(&mut self) -> Ex {
         let fs = self.floats();
-        let i = self.pick(&fs);
+        let i = if fs.len() > 3 && self.chance(0.5) {
+            self.pick(&fs[fs.len() - 3..])
+        } else {
+            self.pick(&fs)
+        };
         self.read_var(i)
     }
 
@@ -802,19 +827,9 @@ impl<'a> FnGen<'a> {
         let x = self.pick(LITS);
         if self.on(Construct::Neg) && self.chance(0.25) {
             self.count(Construct::Neg);
-            Ex {
-                s: format!("-{}", lit(x)),
-                p: UNARY,
-                b: x,
-                konst: true,
-            }
+            Ex::new(format!("-{}", lit(x)), UNARY, x, true)
         } else {
-            Ex {
-                s: lit(x),
-                p: ATOM,
-                b: x,
-                konst: true,
-            }
+            Ex::new(lit(x), ATOM, x, true)
         }
     }
 
@@ -929,7 +944,7 @@ impl<'a> FnGen<'a> {
             }
         }
         if !self.callable().is_empty() {
-            ops.push((Op::Call, 1.0));
+            ops.push((Op::Call, if self.is_helper { 3.0 } else { 1.0 }));
         }
         let d = depth - 1;
         match self.pick_weighted(&ops) {
@@ -949,22 +964,12 @@ impl<'a> FnGen<'a> {
                 self.count(Construct::Div);
                 let l = self.expr(d);
                 let (den, lo) = self.pos(d, true, false);
-                Ex {
-                    s: format!("{} / {}", l.at(PROD), den.at(ATOM)),
-                    p: PROD,
-                    b: l.b / lo,
-                    konst: l.konst && den.konst,
-                }
+                Ex::new(format!("{} / {}", l.at(PROD), den.at(ATOM)), PROD, l.b / lo, l.konst && den.konst)
             }
             Op::Neg => {
                 self.count(Construct::Neg);
                 let e = self.expr(d);
-                Ex {
-                    s: format!("-{}", e.at(ATOM)),
-                    p: UNARY,
-                    b: e.b,
-                    konst: e.konst,
-                }
+                Ex::new(format!("-{}", e.at(ATOM)), UNARY, e.b, e.konst)
             }
             Op::Unary(c) => {
                 self.count(c);
@@ -1012,12 +1017,7 @@ impl<'a> FnGen<'a> {
     }
 
     fn sum(&mut self, l: Ex, op: &str, r: Ex) -> Ex {
-        Ex {
-            s: format!("{} {op} {}", l.at(SUM), r.at(PROD)),
-            p: SUM,
-            b: l.b + r.b,
-            konst: l.konst && r.konst,
-        }
+        Ex::new(format!("{} {op} {}", l.at(SUM), r.at(PROD)), SUM, l.b + r.b, l.konst && r.konst)
     }
 
     fn product(&mut self, l: Ex, r: Ex) -> Ex {
@@ -1026,12 +1026,7 @@ impl<'a> FnGen<'a> {
         } else {
             r
         };
-        Ex {
-            s: format!("{} * {}", l.at(PROD), r.at(UNARY)),
-            p: PROD,
-            b: l.b * r.b,
-            konst: l.konst && r.konst,
-        }
+        Ex::new(format!("{} * {}", l.at(PROD), r.at(UNARY)), PROD, l.b * r.b, l.konst && r.konst)
     }
 
     /// A binary combination of two expressions.
@@ -1050,11 +1045,12 @@ impl<'a> FnGen<'a> {
         if self.on(Construct::Powi) {
             forms.push(1);
         }
-        if self.on(Construct::Sin) || self.on(Construct::Cos) {
+        let shifted: Vec<Construct> = [Construct::Sin, Construct::Cos, Construct::Tanh]
+            .into_iter()
+            .filter(|&c| self.on(c))
+            .collect();
+        if !shifted.is_empty() {
             forms.push(2);
-        }
-        if self.on(Construct::Tanh) {
-            forms.push(3);
         }
         if self.on(Construct::Exp) && !ge1 {
             forms.push(4);
@@ -1076,52 +1072,22 @@ impl<'a> FnGen<'a> {
                 let a = self.var_leaf();
                 let a = self.scale(a, 4.0);
                 let c = self.pick(&shift(ge1, &[0.5, 1.0, 2.0]));
-                let e = Ex {
-                    s: format!("{} * {} + {}", a.at(PROD), a.at(UNARY), lit(c)),
-                    p: SUM,
-                    b: a.b * a.b + c,
-                    konst: false,
-                };
+                let e = Ex::new(format!("{} * {} + {}", a.at(PROD), a.at(UNARY), lit(c)), SUM, a.b * a.b + c, false);
                 (e, c)
             }
             1 => {
                 self.count(Construct::Powi);
                 let a = self.arg(depth, 4.0);
                 let c = self.pick(&shift(ge1, &[0.5, 1.0, 2.0]));
-                let e = Ex {
-                    s: format!("{}.powi(2) + {}", a.at(ATOM), lit(c)),
-                    p: SUM,
-                    b: a.b * a.b + c,
-                    konst: false,
-                };
+                let e = Ex::new(format!("{}.powi(2) + {}", a.at(ATOM), lit(c)), SUM, a.b * a.b + c, false);
                 (e, c)
             }
-            2 | 3 => {
-                let f = if forms.contains(&3) && !forms.contains(&2) {
-                    Construct::Tanh
-                } else if !forms.contains(&3) {
-                    let fs: Vec<Construct> = [Construct::Sin, Construct::Cos]
-                        .into_iter()
-                        .filter(|&c| self.on(c))
-                        .collect();
-                    self.pick(&fs)
-                } else {
-                    let fs: Vec<Construct> = [Construct::Sin, Construct::Cos, Construct::Tanh]
-                        .into_iter()
-                        .filter(|&c| self.on(c))
-                        .collect();
-                    self.pick(&fs)
-                };
+            2 => {
+                let f = self.pick(&shifted);
                 self.count(f);
                 let a = self.arg(depth, ARG_CAP);
                 let c = self.pick(&shift(ge1, &[1.5, 2.0]));
-                let c = if ge1 { 2.0 } else { c };
-                let e = Ex {
-                    s: format!("{} + {}.{}()", lit(c), a.at(ATOM), f.name()),
-                    p: SUM,
-                    b: c + 1.0,
-                    konst: false,
-                };
+                let e = Ex::new(format!("{} + {}.{}()", lit(c), a.at(ATOM), f.name()), SUM, c + 1.0, false);
                 (e, c - 1.0)
             }
             4 => {
@@ -1140,12 +1106,7 @@ impl<'a> FnGen<'a> {
             6 => {
                 let c = self.pick(&shift(ge1, &[1.5, 2.0, 3.0, 4.0]));
                 (
-                    Ex {
-                        s: lit(c),
-                        p: ATOM,
-                        b: c,
-                        konst: true,
-                    },
+                    Ex::new(lit(c), ATOM, c, true),
                     c,
                 )
             }
@@ -1261,7 +1222,7 @@ impl<'a> FnGen<'a> {
 
     fn int_cond(&mut self) -> String {
         let idx = self.index_vars();
-        if idx.is_empty() || self.chance(0.15) {
+        if idx.is_empty() || (self.len.is_some() && self.chance(0.15)) {
             let len = self.len.expect("an integer condition needs a length or an index");
             return self.pick(&[format!("{len} > 4"), format!("{len} % 2 == 0")]);
         }
@@ -1289,7 +1250,7 @@ impl<'a> FnGen<'a> {
     /// A `match` scrutinee and the number of distinct arms it calls for.
     fn scrutinee(&mut self) -> (String, usize) {
         let idx = self.index_vars();
-        if idx.is_empty() || self.chance(0.15) {
+        if idx.is_empty() || (self.len.is_some() && self.chance(0.15)) {
             let len = self.len.expect("a scrutinee needs a length or an index");
             return (format!("{len} % 3"), 3);
         }
@@ -1400,7 +1361,7 @@ impl<'a> FnGen<'a> {
             }
         }
         if !self.callable().is_empty() {
-            opts.push((St::LetCall, 0.8));
+            opts.push((St::LetCall, if self.is_helper { 3.0 } else { 0.8 }));
         }
         match self.pick_weighted(&opts) {
             St::Let => self.s_let(false),
@@ -1456,6 +1417,9 @@ impl<'a> FnGen<'a> {
             Tail::Break => self.line("break;"),
             Tail::Continue => self.line("continue;"),
         }
+        if tail == Tail::None {
+            self.absorb_locals();
+        }
         self.pop_scope();
         self.nest -= 1;
         self.indent -= 1;
@@ -1492,7 +1456,7 @@ impl<'a> FnGen<'a> {
         if mutable {
             self.count(Construct::LetMut);
             let base = e.b.max(self.pick(&[1.0, 2.0, 4.0]));
-            let room = self.pick(&[0.0, 2.0, 8.0, 16.0]);
+            let room: f64 = self.pick(&[0.0, 2.0, 8.0, 16.0]);
             self.line(format!("let mut {name} = {};", e.s));
             self.declare(name, Ty::Float, true, base, room);
         } else {
@@ -1504,7 +1468,7 @@ impl<'a> FnGen<'a> {
     /// `let mut s: f64 = 0.0;`, an accumulator with room for sums.
     fn zero_init(&mut self, name: &str) {
         self.count(Construct::LetMut);
-        let c = self.pick(&[0.0, 0.0, 1.0, 0.5]);
+        let c: f64 = self.pick(&[0.0, 0.0, 1.0, 0.5]);
         if self.on(Construct::TypedLet) {
             self.count(Construct::TypedLet);
             self.line(format!("let mut {name}: f64 = {};", lit(c)));
@@ -1512,8 +1476,8 @@ impl<'a> FnGen<'a> {
             let v = self.var_leaf();
             self.line(format!("let mut {name} = {} * {};", v.at(PROD), lit(c)));
         }
-        let base = self.pick(&[1.0, 2.0]);
-        let room = self.pick(&[8.0, 16.0, 40.0]);
+        let base: f64 = self.pick(&[1.0, 2.0]);
+        let room: f64 = self.pick(&[8.0, 16.0, 40.0]);
         self.declare(name.to_string(), Ty::Float, true, base, room);
     }
 
@@ -1538,7 +1502,7 @@ impl<'a> FnGen<'a> {
             self.count(Construct::IfExpr);
             self.if_expr(&format!("{name} = "), base);
         } else {
-            let e = if self.chance(0.6) {
+            let e = if self.chance(0.8) {
                 let me = self.read_var(i);
                 let d = self.rng.gen_range(0..=2);
                 let other = self.expr(d);
@@ -1562,9 +1526,15 @@ impl<'a> FnGen<'a> {
     /// The right-hand side of `+=`/`-=` on variable `i`, charged to its room; `None` if the
     /// room is used up.
     fn increment(&mut self, i: usize) -> Option<Ex> {
-        let rel = self.rel_k(i);
         let d = self.rng.gen_range(0..=2);
         let e = self.expr(d);
+        self.charge(i, e)
+    }
+
+    /// `e`, scaled if needed, as the right-hand side of `+=`/`-=` on variable `i`, charged to
+    /// its room; `None` if the room is used up.
+    fn charge(&mut self, i: usize, e: Ex) -> Option<Ex> {
+        let rel = self.rel_k(i);
         let room = self.vars[i].room;
         let e = if rel * e.b > room {
             self.scale(e, room / rel)
@@ -1640,10 +1610,10 @@ impl<'a> FnGen<'a> {
         self.vec_count += 1;
         let name = self.fresh("w");
         let len = self.len.expect("a local vector needs a length");
-        let base0 = self.pick(&[1.0, 2.0, 4.0]);
-        let room = self.pick(&[2.0, 8.0, 16.0, 40.0]);
+        let base0: f64 = self.pick(&[1.0, 2.0, 4.0]);
+        let room: f64 = self.pick(&[2.0, 8.0, 16.0, 40.0]);
         let base = if self.chance(0.6) {
-            let c = self.pick(&[0.0, 0.0, 1.0, 0.5]);
+            let c: f64 = self.pick(&[0.0, 0.0, 1.0, 0.5]);
             if self.on(Construct::TypedLet) {
                 self.count(Construct::TypedLet);
                 self.line(format!("let mut {name}: Vec<f64> = vec![{}; {len}];", lit(c)));
@@ -1711,6 +1681,9 @@ impl<'a> FnGen<'a> {
 
     fn s_if(&mut self) {
         self.count(Construct::IfStmt);
+        if self.chance(0.7) {
+            self.ensure_target();
+        }
         let c = self.cond();
         self.line(format!("if {c} {{"));
         let k = self.child_len(4);
@@ -1754,6 +1727,9 @@ impl<'a> FnGen<'a> {
 
     fn s_match(&mut self) {
         self.count(Construct::MatchStmt);
+        if self.chance(0.7) {
+            self.ensure_target();
+        }
         let (scrut, m) = self.scrutinee();
         self.line(format!("match {scrut} {{"));
         self.indent += 1;
@@ -1801,6 +1777,7 @@ impl<'a> FnGen<'a> {
         for _ in 0..k {
             self.stmt();
         }
+        self.absorb_locals();
         if self.chance(0.85) {
             self.update(mark);
         }
@@ -1838,6 +1815,86 @@ impl<'a> FnGen<'a> {
         } else if self.on(Construct::Assign) {
             self.s_assign(i);
         }
+    }
+
+    /// Folds values computed in the current block and not read since into variables outside
+    /// it, so that little of what a block computes is dead.
+    fn absorb_locals(&mut self) {
+        let mark = *self.scope_marks.last().expect("inside a scope");
+        let locals: Vec<usize> = self
+            .visible(|v| v.dirty && matches!(v.ty, Ty::Float | Ty::Vector))
+            .into_iter()
+            .filter(|&i| i >= mark)
+            .collect();
+        for i in locals.into_iter().rev().take(2) {
+            if self.chance(0.8) {
+                self.absorb(i, mark);
+            }
+        }
+    }
+
+    /// Updates a variable declared before position `mark` with the value of variable `i`.
+    fn absorb(&mut self, i: usize, mark: usize) {
+        let cands: Vec<usize> = self
+            .visible(|v| v.mutable && matches!(v.ty, Ty::Float | Ty::Vector))
+            .into_iter()
+            .filter(|&t| t < mark && !self.frozen.contains(&self.vars[t].name))
+            .collect();
+        if cands.is_empty() {
+            return;
+        }
+        let t = self.pick(&cands);
+        let name = self.vars[t].name.clone();
+        if self.vars[t].ty == Ty::Vector {
+            self.write_target = Some(name.clone());
+        }
+        let me = if self.vars[i].ty == Ty::Vector {
+            self.vec_read_of(i)
+        } else {
+            self.read_var(i)
+        };
+        let place = if self.vars[t].ty == Ty::Vector {
+            let ix = self.index();
+            format!("{name}[{ix}]")
+        } else {
+            name
+        };
+        let compound = if self.vars[t].ty == Ty::Vector {
+            Construct::VecCompound
+        } else {
+            Construct::AddAssign
+        };
+        let mut done = false;
+        if self.on(compound) && self.chance(0.5) {
+            if let Some(e) = self.charge(t, me.clone()) {
+                self.count(compound);
+                self.line(format!("{place} += {};", e.s));
+                done = true;
+            }
+        }
+        if !done && self.vars[t].ty == Ty::Float && self.on(Construct::MulAssign) && self.chance(0.3) {
+            self.count(Construct::MulAssign);
+            let f = self.squash(me.clone(), 1.0);
+            self.line(format!("{place} *= {};", f.s));
+            done = true;
+        }
+        if !done && (self.vars[t].ty == Ty::Vector || self.on(Construct::Assign)) {
+            if self.vars[t].ty == Ty::Float {
+                self.count(Construct::Assign);
+            }
+            let old = if self.vars[t].ty == Ty::Vector {
+                self.vec_read_of(t)
+            } else {
+                self.read_var(t)
+            };
+            let e = self.combine(old, me);
+            let e = self.self_wrap(e);
+            let base = self.vars[t].base;
+            let e = self.squash(e, base);
+            self.line(format!("{place} = {};", e.s));
+        }
+        self.write_target = None;
+        self.vars[t].dirty = true;
     }
 
     fn loop_name(&self) -> &'static str {
@@ -1886,7 +1943,6 @@ impl<'a> FnGen<'a> {
     }
 
     fn s_for_iter(&mut self) {
-        self.ensure_target();
         let mut srcs: Vec<(String, f64, Option<String>)> = Vec::new();
         if let Some(s) = self.slice {
             srcs.push((s.to_string(), self.slice_bound, None));
@@ -1896,6 +1952,10 @@ impl<'a> FnGen<'a> {
             srcs.push((v.name.clone(), v.bound, Some(v.name.clone())));
         }
         let (src, bound, vec) = self.pick(&srcs);
+        if let Some(w) = &vec {
+            self.frozen.push(w.clone());
+        }
+        self.ensure_target();
         let x = ["x", "y", "z"][self.loops.len().min(2)];
         let enumerate = self.on(Construct::ForEnumerate)
             && (!self.on(Construct::ForIter) || self.chance(0.4));
@@ -1914,9 +1974,6 @@ impl<'a> FnGen<'a> {
             format!("for &{x} in {it} {{")
         };
         self.line(header);
-        if let Some(w) = &vec {
-            self.frozen.push(w.clone());
-        }
         self.enter_loop(LoopKind::ContinueOk, N_MAX);
         self.declare(x.to_string(), Ty::Float, false, bound, 0.0);
         if enumerate {
@@ -2064,7 +2121,7 @@ impl<'a> FnGen<'a> {
         let mut terms = Vec::new();
         let mut dirty = self.visible(|v| v.dirty && matches!(v.ty, Ty::Float | Ty::Vector));
         dirty.shuffle(&mut self.rng);
-        dirty.truncate(6);
+        dirty.truncate(8);
         for i in dirty {
             let e = if self.vars[i].ty == Ty::Vector {
                 self.vec_read_of(i)
@@ -2073,12 +2130,7 @@ impl<'a> FnGen<'a> {
             };
             let e = if self.chance(0.35) {
                 let c = self.pick(LITS);
-                let c = Ex {
-                    s: lit(c),
-                    p: ATOM,
-                    b: c,
-                    konst: true,
-                };
+                let c = Ex::new(lit(c), ATOM, c, true);
                 self.product(c, e)
             } else {
                 e
@@ -2095,8 +2147,10 @@ impl<'a> FnGen<'a> {
         let mut bound: f64 = 0.0;
         for mut ts in outs {
             if ts.is_empty() || self.chance(0.3) {
-                let d = self.rng.gen_range(1..=2);
-                let e = self.expr_nc(d);
+                let d = self.rng.gen_range(0..=2);
+                let other = self.expr(d);
+                let x = self.var_leaf();
+                let e = self.combine(x, other);
                 ts.push(e);
             }
             let mut acc = ts.remove(0);
@@ -2174,6 +2228,9 @@ fn emit_file(
     ));
     s.push_str(&format!("pub const SEED: u64 = {:#x};\n", cfg.seed));
     s.push_str(&format!("pub const PRIMAL_ONLY: bool = {};\n", cfg.primal_only));
+    let full = cfg.only.is_none() && cfg.programs >= DEFAULT_PROGRAMS;
+    s.push_str("/// Whether the run is large enough to contain every enabled construct.\n");
+    s.push_str(&format!("pub const FULL_RUN: bool = {full};\n"));
     s.push_str("/// (construct, enabled, number of functions using it)\n");
     s.push_str("pub const CONSTRUCTS: &[(&str, bool, usize)] = &[\n");
     for (c, n) in counts {
