@@ -594,14 +594,14 @@ impl<'a> Forward<'a> {
     ) -> TokenStream {
         let v = place.var();
         let name = self.f.vars[v].name.clone();
-        let o = op.map(binop_tokens);
+        let o = op.map(compound_tokens).unwrap_or_else(|| quote!(=));
         if !self.var_active(v) {
             let p = self.primal(value);
             return match place {
-                Place::Var(_) => quote!(#name #o= #p;),
+                Place::Var(_) => quote!(#name #o #p;),
                 Place::Index(_, idx) => {
                     let i = self.primal(idx);
-                    quote!(#name[#i] #o= #p;)
+                    quote!(#name[#i] #o #p;)
                 }
             };
         }
@@ -646,6 +646,18 @@ impl<'a> Forward<'a> {
         let v = self.expr(e, &mut pre);
         let (p, t) = self.pair_of(v, &shape, &mut pre);
         quote!({ #(#pre)* (#p, #t) })
+    }
+}
+
+/// `=` or `+=`, `-=`...
+fn compound_tokens(op: BinOp) -> TokenStream {
+    match op {
+        BinOp::Add => quote!(+=),
+        BinOp::Sub => quote!(-=),
+        BinOp::Mul => quote!(*=),
+        BinOp::Div => quote!(/=),
+        BinOp::Rem => quote!(%=),
+        _ => quote!(=),
     }
 }
 

@@ -295,7 +295,7 @@ impl Norm<'_> {
                 Exit::Continue(t) => self.cross_flags[&(false, *t)],
             };
             let mut then = Vec::new();
-            if matches!(ex, Exit::Continue(_)) {
+            if !matches!(ex, Exit::Return) {
                 then.push(Self::set(flag, false));
             }
             then.push(R::Exit(ex));
@@ -485,6 +485,19 @@ pub fn emit_body(f: &Function, diag: &mut Diag) -> Option<TokenStream> {
     };
     let mut body = norm.block(&stmts);
     strip_top_exits(&mut body);
+    // Exit flags start false, declared once at the top.
+    let mut flags: Vec<VarId> = norm.cross_flags.values().copied().collect();
+    flags.extend(norm.returned);
+    flags.sort();
+    for fl in flags.into_iter().rev() {
+        body.insert(
+            0,
+            R::Let {
+                pat: Pat::Bind(fl),
+                init: Some(Norm::lit_bool(false)),
+            },
+        );
+    }
     if diag.has_errors() {
         return None;
     }
@@ -1218,8 +1231,8 @@ impl Emitter<'_> {
                 if !self.stable(*base) {
                     let t = self.fwd_expr(e);
                     snaps.push((key, t));
-                    return;
                 }
+                // The index also locates the element's adjoint.
                 self.collect_snaps(index, cx, snaps);
             }
             ExprKind::Len(v) if needed && !self.stable(*v) => {
@@ -1240,7 +1253,6 @@ impl Emitter<'_> {
                 if !self.stable(*base) {
                     let t = self.fwd_expr(e);
                     snaps.push((key, quote!(::std::borrow::ToOwned::to_owned(#t))));
-                    return;
                 }
                 if let Some(s) = start {
                     self.collect_snaps(s, cx, snaps)
