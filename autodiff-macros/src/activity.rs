@@ -15,9 +15,7 @@ pub fn analyze(f: &mut Function, diag: &mut Diag) {
         let mut newly = Vec::new();
         visit_stmts(&f.body, &mut |s| match s {
             Stmt::Let {
-                pat,
-                init: Some(e),
-                ..
+                pat, init: Some(e), ..
             } => {
                 if expr_active(&f.vars, e) {
                     let mut vs = Vec::new();
@@ -102,9 +100,9 @@ fn check(f: &Function, diag: &mut Diag) {
                     ),
                 );
             }
-            ExprKind::PlainMethod { recv, args, method, .. }
-                if expr_active(vars, recv) || args.iter().any(|a| expr_active(vars, a)) =>
-            {
+            ExprKind::PlainMethod {
+                recv, args, method, ..
+            } if expr_active(vars, recv) || args.iter().any(|a| expr_active(vars, a)) => {
                 diag.error(
                     method.span(),
                     format!("no derivative rule for the method `{method}` on an active value"),
@@ -116,7 +114,10 @@ fn check(f: &Function, diag: &mut Diag) {
                     BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr
                 ) && (expr_active(vars, lhs) || expr_active(vars, rhs)) =>
             {
-                diag.error(n.span, "bitwise operators cannot be applied to active floats");
+                diag.error(
+                    n.span,
+                    "bitwise operators cannot be applied to active floats",
+                );
             }
             ExprKind::Cast { expr, .. }
                 if expr_active(vars, expr) && crate::lower::shape_of(vars, n) == Shape::Other =>

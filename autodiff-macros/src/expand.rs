@@ -151,7 +151,13 @@ impl<'a> Signatures<'a> {
     }
 
     fn inputs(&self) -> Vec<TokenStream> {
-        self.f.item.sig.inputs.iter().map(|i| i.to_token_stream()).collect()
+        self.f
+            .item
+            .sig
+            .inputs
+            .iter()
+            .map(|i| i.to_token_stream())
+            .collect()
     }
 
     fn shadow_args(&self, ty: fn(&Param) -> TokenStream) -> Vec<TokenStream> {

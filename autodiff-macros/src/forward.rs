@@ -201,7 +201,8 @@ impl<'a> Forward<'a> {
                 let mut a = Vec::new();
                 for (k, arg) in args.iter().enumerate() {
                     let v = self.expr(arg, pre);
-                    let int_arg = matches!(rule.as_ref().map(|r| r.arity), Some(Arity::PowI)) && k == 0;
+                    let int_arg =
+                        matches!(rule.as_ref().map(|r| r.arity), Some(Arity::PowI)) && k == 0;
                     a.push(if int_arg {
                         match v {
                             Val::Plain(p) => p,
@@ -214,10 +215,7 @@ impl<'a> Forward<'a> {
                 if matches!(rule.map(|r| r.arity), Some(Arity::SinCos)) {
                     let t = self.fresh("sc");
                     pre.push(quote_spanned!(span=> let #t = #r.#method();));
-                    return Val::Tuple(vec![
-                        Val::Dual(quote!(#t.0)),
-                        Val::Dual(quote!(#t.1)),
-                    ]);
+                    return Val::Tuple(vec![Val::Dual(quote!(#t.0)), Val::Dual(quote!(#t.1))]);
                 }
                 Val::Dual(quote_spanned!(span=> #r.#method(#(#a),*)))
             }

@@ -146,7 +146,10 @@ pub enum BinOp {
 
 impl BinOp {
     pub fn is_arith(self) -> bool {
-        matches!(self, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem)
+        matches!(
+            self,
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem
+        )
     }
     pub fn is_comparison(self) -> bool {
         matches!(
@@ -189,39 +192,85 @@ pub enum ExprKind {
     Var(VarId),
     /// An expression that names no local variable (paths such as `f64::consts::PI`,
     /// `T::zero()`, `T::from_f64(2.5).unwrap()`): emitted verbatim, never active.
-    Opaque { tokens: TokenStream, shape: Shape },
+    Opaque {
+        tokens: TokenStream,
+        shape: Shape,
+    },
     /// `base[index]` where `base` is a sequence variable.
-    Index { base: VarId, index: Box<Expr> },
-    Binary { op: BinOp, lhs: Box<Expr>, rhs: Box<Expr> },
-    Unary { op: UnOp, expr: Box<Expr> },
-    Cast { expr: Box<Expr>, ty: Box<syn::Type> },
+    Index {
+        base: VarId,
+        index: Box<Expr>,
+    },
+    Binary {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    Unary {
+        op: UnOp,
+        expr: Box<Expr>,
+    },
+    Cast {
+        expr: Box<Expr>,
+        ty: Box<syn::Type>,
+    },
     /// A float method with a derivative rule (`x.sin()`, `x.powi(2)`, `a.max(b)`).
-    Method { recv: Box<Expr>, method: Ident, args: Vec<Expr> },
+    Method {
+        recv: Box<Expr>,
+        method: Ident,
+        args: Vec<Expr>,
+    },
     /// `v.len()`.
     Len(VarId),
     /// A call of a function that has `_jvp`/`_vjp` companions (another `#[differentiate]`
     /// function, or a user function with hand-written rules).
     /// `shape` is the assumed shape of the result (scalar unless a `let` annotation says more).
-    Call { func: syn::Path, args: Vec<Expr>, shape: Shape },
+    Call {
+        func: syn::Path,
+        args: Vec<Expr>,
+        shape: Shape,
+    },
     /// A call none of whose arguments is float-valued, or a conversion such as
     /// `T::from(i).unwrap()` (`suffix` holds `.unwrap()`): emitted as a plain call; never active.
-    PlainCall { func: TokenStream, args: Vec<Expr>, shape: Shape, suffix: TokenStream },
+    PlainCall {
+        func: TokenStream,
+        args: Vec<Expr>,
+        shape: Shape,
+        suffix: TokenStream,
+    },
     /// A method of an integer or bool receiver (`i.min(j)`, `n.pow(2)`): never active.
-    PlainMethod { recv: Box<Expr>, method: Ident, turbofish: TokenStream, args: Vec<Expr>, shape: Shape },
+    PlainMethod {
+        recv: Box<Expr>,
+        method: Ident,
+        turbofish: TokenStream,
+        args: Vec<Expr>,
+        shape: Shape,
+    },
     Tuple(Vec<Expr>),
     Array(Vec<Expr>),
     /// `[elem; len]`
-    ArrayRepeat { elem: Box<Expr>, len: TokenStream },
+    ArrayRepeat {
+        elem: Box<Expr>,
+        len: TokenStream,
+    },
     /// `vec![elem; len]`
-    VecRepeat { elem: Box<Expr>, len: Box<Expr> },
+    VecRepeat {
+        elem: Box<Expr>,
+        len: Box<Expr>,
+    },
     /// `vec![a, b, c]`
     VecList(Vec<Expr>),
     /// `Vec::new()` or `Vec::with_capacity(n)`
-    VecNew { capacity: Option<Box<Expr>> },
+    VecNew {
+        capacity: Option<Box<Expr>>,
+    },
     /// `v.to_vec()`, `v.clone()`, `*v` of an array: a copy of a whole sequence.
     CopySeq(VarId),
     /// `tuple.0`
-    Field { base: Box<Expr>, index: u32 },
+    Field {
+        base: Box<Expr>,
+        index: u32,
+    },
     /// `&expr`: only meaningful for sequence arguments of calls.
     Ref(Box<Expr>),
     /// `&v[a..b]`: a sub-slice argument.
@@ -245,21 +294,62 @@ pub struct Arm {
 #[derive(Clone, Debug)]
 pub enum Stmt {
     /// `let pat (: ty)? (= init)?;`
-    Let { pat: Pat, init: Option<Expr>, span: Span },
+    Let {
+        pat: Pat,
+        init: Option<Expr>,
+        span: Span,
+    },
     /// `place = value` or `place op= value`.
-    Assign { place: Place, op: Option<BinOp>, value: Expr, span: Span },
+    Assign {
+        place: Place,
+        op: Option<BinOp>,
+        value: Expr,
+        span: Span,
+    },
     /// `v.push(value)`.
-    Push { vec: VarId, value: Expr, span: Span },
+    Push {
+        vec: VarId,
+        value: Expr,
+        span: Span,
+    },
     /// An expression evaluated for its side effects (a call whose value is dropped).
     Eval(Expr),
-    If { cond: Expr, then: Block, els: Option<Block> },
-    Match { scrut: Expr, arms: Vec<Arm> },
-    For { var: VarId, range: Range, body: Block, label: Option<syn::Lifetime> },
-    While { cond: Expr, body: Block, label: Option<syn::Lifetime> },
-    Loop { body: Block, label: Option<syn::Lifetime> },
-    Break { label: Option<syn::Lifetime>, span: Span },
-    Continue { label: Option<syn::Lifetime>, span: Span },
-    Return { value: Option<Expr>, span: Span },
+    If {
+        cond: Expr,
+        then: Block,
+        els: Option<Block>,
+    },
+    Match {
+        scrut: Expr,
+        arms: Vec<Arm>,
+    },
+    For {
+        var: VarId,
+        range: Range,
+        body: Block,
+        label: Option<syn::Lifetime>,
+    },
+    While {
+        cond: Expr,
+        body: Block,
+        label: Option<syn::Lifetime>,
+    },
+    Loop {
+        body: Block,
+        label: Option<syn::Lifetime>,
+    },
+    Break {
+        label: Option<syn::Lifetime>,
+        span: Span,
+    },
+    Continue {
+        label: Option<syn::Lifetime>,
+        span: Span,
+    },
+    Return {
+        value: Option<Expr>,
+        span: Span,
+    },
     /// A nested block `{ ... }` executed once.
     Block(Block),
     /// `assert!`, `println!`...: kept verbatim in the primal computation, ignored by derivatives.
@@ -342,7 +432,9 @@ pub fn walk_stmt_exprs<'a>(s: &'a Stmt, f: &mut dyn FnMut(&'a Expr)) {
             }
         }
         Stmt::For { range, body, .. } => {
-            let Range::Bounds { start, end, step, .. } = range;
+            let Range::Bounds {
+                start, end, step, ..
+            } = range;
             f(start);
             f(end);
             if let Some(s) = step {
@@ -396,7 +488,9 @@ impl Expr {
                 f(recv);
                 args.iter().for_each(f)
             }
-            ExprKind::Call { args, .. } | ExprKind::PlainCall { args, .. } => args.iter().for_each(f),
+            ExprKind::Call { args, .. } | ExprKind::PlainCall { args, .. } => {
+                args.iter().for_each(f)
+            }
             ExprKind::Tuple(items) | ExprKind::Array(items) | ExprKind::VecList(items) => {
                 items.iter().for_each(f)
             }

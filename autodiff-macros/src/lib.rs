@@ -9,6 +9,7 @@
 
 mod activity;
 mod attr;
+mod chains;
 mod diag;
 mod expand;
 mod forward;

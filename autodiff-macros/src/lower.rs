@@ -11,6 +11,7 @@ use crate::methods::{self, Arity};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use syn::spanned::Spanned;
+use std::collections::HashMap;
 use syn::visit::Visit;
 
 pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Function> {
@@ -21,6 +22,8 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         float_generics: float_generics(&item.sig.generics),
         tmp: 0,
         loop_results: Vec::new(),
+        closures: HashMap::new(),
+        views: HashMap::new(),
     };
     cx.check_signature(&item.sig);
     let params = cx.params(&item.sig, attr);
@@ -72,14 +75,27 @@ fn float_generics(g: &syn::Generics) -> Vec<String> {
     out
 }
 
-struct Lowerer<'a> {
-    diag: &'a mut Diag,
-    vars: Vec<Var>,
-    scopes: Vec<Vec<(String, VarId)>>,
-    float_generics: Vec<String>,
-    tmp: usize,
+pub(crate) struct Lowerer<'a> {
+    pub(crate) diag: &'a mut Diag,
+    pub(crate) vars: Vec<Var>,
+    pub(crate) scopes: Vec<Vec<(String, VarId)>>,
+    pub(crate) float_generics: Vec<String>,
+    pub(crate) tmp: usize,
     /// For each enclosing `loop` used as an expression: the variable its `break value` sets.
-    loop_results: Vec<(Option<String>, Option<VarId>)>,
+    pub(crate) loop_results: Vec<(Option<String>, Option<VarId>)>,
+    /// Local closures (`let sq = |a| a * a;`), inlined where called: the closure and the scopes
+    /// it captured.
+    pub(crate) closures: HashMap<VarId, (syn::ExprClosure, Vec<Vec<(String, VarId)>>)>,
+    /// Names bound to a window of a sequence (`windows`, `chunks`): `w[j]` reads `base[offset + j]`.
+    pub(crate) views: HashMap<VarId, View>,
+}
+
+/// A borrowed window `base[offset .. offset + len]`.
+#[derive(Clone)]
+pub(crate) struct View {
+    pub base: VarId,
+    pub offset: Expr,
+    pub len: Expr,
 }
 
 /// What a type is to the macro.
@@ -255,7 +271,10 @@ impl Lowerer<'_> {
                     continue;
                 }
             };
-            let selected = attr.wrt.as_ref().is_none_or(|w| w.iter().any(|n| *n == name));
+            let selected = attr
+                .wrt
+                .as_ref()
+                .is_none_or(|w| w.iter().any(|n| *n == name));
             let ty = (*pt.ty).clone();
             let (shape, elem_ty) = self.param_shape(&ty, selected, &name);
             let active = selected && shape.is_float();
@@ -431,7 +450,7 @@ impl Lowerer<'_> {
 
     // ----------------------------------------------------------------- variables and scopes
 
-    fn new_var(
+    pub(crate) fn new_var(
         &mut self,
         name: syn::Ident,
         mutable: bool,
@@ -450,20 +469,20 @@ impl Lowerer<'_> {
         self.vars.len() - 1
     }
 
-    fn synthetic(&mut self, what: &str, shape: Shape, span: Span) -> VarId {
+    pub(crate) fn synthetic(&mut self, what: &str, shape: Shape, span: Span) -> VarId {
         self.tmp += 1;
         let name = format_ident!("__ad_{}{}", what, self.tmp, span = Span::mixed_site());
         let _ = span;
         self.new_var(name, true, shape, VarOrigin::Synthetic, None)
     }
 
-    fn bind(&mut self, name: &syn::Ident, var: VarId) {
+    pub(crate) fn bind(&mut self, name: &syn::Ident, var: VarId) {
         if let Some(s) = self.scopes.last_mut() {
             s.push((name.to_string(), var));
         }
     }
 
-    fn lookup(&self, name: &str) -> Option<VarId> {
+    pub(crate) fn lookup(&self, name: &str) -> Option<VarId> {
         self.scopes
             .iter()
             .rev()
@@ -472,7 +491,7 @@ impl Lowerer<'_> {
             .map(|(_, v)| *v)
     }
 
-    fn with_scope<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+    pub(crate) fn with_scope<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
         self.scopes.push(Vec::new());
         let r = f(self);
         self.scopes.pop();
@@ -514,7 +533,7 @@ impl Lowerer<'_> {
     // ----------------------------------------------------------------- statements
 
     /// Lowers the statements of `b` into `out` (in a new scope) and returns its tail expression.
-    fn block_into(&mut self, b: &syn::Block, out: &mut Vec<Stmt>) -> Option<Expr> {
+    pub(crate) fn block_into(&mut self, b: &syn::Block, out: &mut Vec<Stmt>) -> Option<Expr> {
         self.with_scope(|cx| {
             let n = b.stmts.len();
             let mut tail = None;
@@ -537,7 +556,7 @@ impl Lowerer<'_> {
     }
 
     /// A block whose value is unused (statement position).
-    fn unit_block(&mut self, b: &syn::Block) -> Block {
+    pub(crate) fn unit_block(&mut self, b: &syn::Block) -> Block {
         let (mut blk, tail) = self.block(b);
         if let Some(t) = tail {
             push_eval(&mut blk.stmts, t);
@@ -620,7 +639,9 @@ impl Lowerer<'_> {
         };
         // `let (a, b) = (e1, e2);` splits into one binding per component.
         if let (syn::Pat::Tuple(pt), Some(syn::Expr::Tuple(et)), None) = (pat, init, &ty) {
-            if pt.elems.len() == et.elems.len() && !pt.elems.iter().any(|p| matches!(p, syn::Pat::Rest(_))) {
+            if pt.elems.len() == et.elems.len()
+                && !pt.elems.iter().any(|p| matches!(p, syn::Pat::Rest(_)))
+            {
                 let temps: Vec<(VarId, Expr)> = et
                     .elems
                     .iter()
@@ -650,6 +671,11 @@ impl Lowerer<'_> {
                 }
                 return;
             }
+        }
+        // `let f = |a| ...;`: inlined at each call.
+        if let (syn::Pat::Ident(pi), Some(syn::Expr::Closure(c))) = (pat, init) {
+            self.bind_closure(&pi.ident, c);
+            return;
         }
         // `let [a, b] = *arr;` / `let [a, b, ..] = v[..]`: one indexed read per name.
         if let syn::Pat::Slice(ps) = pat {
@@ -794,7 +820,7 @@ impl Lowerer<'_> {
         }
     }
 
-    fn expr_stmt(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) {
+    pub(crate) fn expr_stmt(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) {
         match e {
             syn::Expr::Assign(a) => {
                 let value = self.expr(&a.right, out);
@@ -854,7 +880,8 @@ impl Lowerer<'_> {
                         "compute the condition in a variable updated at the end of the loop",
                     );
                 }
-                self.loop_results.push((w.label.as_ref().map(|l| l.name.ident.to_string()), None));
+                self.loop_results
+                    .push((w.label.as_ref().map(|l| l.name.ident.to_string()), None));
                 let body = self.unit_block(&w.body);
                 self.loop_results.pop();
                 out.push(Stmt::While {
@@ -887,8 +914,7 @@ impl Lowerer<'_> {
                         let value = self.expr(&m.args[0], out);
                         self.vars[v].mutable = true;
                         if !matches!(self.vars[v].shape, Shape::Seq(_)) {
-                            self.vars[v].shape = Shape::Seq(SeqKind::Vec)
-                                .join(&self.vars[v].shape);
+                            self.vars[v].shape = Shape::Seq(SeqKind::Vec).join(&self.vars[v].shape);
                         }
                         out.push(Stmt::Push {
                             vec: v,
@@ -1095,11 +1121,12 @@ impl Lowerer<'_> {
         }
     }
 
-    fn var_of_path(&self, e: &syn::Expr) -> Option<VarId> {
+    pub(crate) fn var_of_path(&self, e: &syn::Expr) -> Option<VarId> {
         match e {
-            syn::Expr::Path(p) if p.qself.is_none() => {
-                p.path.get_ident().and_then(|id| self.lookup(&id.to_string()))
-            }
+            syn::Expr::Path(p) if p.qself.is_none() => p
+                .path
+                .get_ident()
+                .and_then(|id| self.lookup(&id.to_string())),
             syn::Expr::Paren(p) => self.var_of_path(&p.expr),
             syn::Expr::Reference(r) if r.mutability.is_none() => self.var_of_path(&r.expr),
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.var_of_path(&u.expr),
@@ -1142,7 +1169,8 @@ impl Lowerer<'_> {
                         return;
                     }
                 };
-                cx.loop_results.push((label.as_ref().map(|l| l.ident.to_string()), None));
+                cx.loop_results
+                    .push((label.as_ref().map(|l| l.ident.to_string()), None));
                 let body = cx.unit_block(&f.body);
                 cx.loop_results.pop();
                 out.push(Stmt::For {
@@ -1154,80 +1182,9 @@ impl Lowerer<'_> {
             });
             return;
         }
-        // Sequences: `v.iter()`, `&v`, `v.iter().enumerate()`, `v.iter().rev()`, ...
-        match self.seq_iter(&f.expr) {
-            Some((seq, enumerate, rev)) => self.with_scope(|cx| {
-                let idx = cx.synthetic("k", Shape::Int, span);
-                cx.vars[idx].origin = VarOrigin::LoopIndex;
-                cx.vars[idx].mutable = false;
-                let len = Expr::new(ExprKind::Len(seq), span);
-                let zero = Expr::new(
-                    ExprKind::Lit(syn::Lit::Int(syn::LitInt::new("0usize", span))),
-                    span,
-                );
-                let range = Range::Bounds {
-                    start: Box::new(zero),
-                    end: Box::new(len),
-                    inclusive: false,
-                    rev,
-                    step: None,
-                };
-                let mut prefix = Vec::new();
-                let read = Expr::new(
-                    ExprKind::Index {
-                        base: seq,
-                        index: Box::new(Expr::new(ExprKind::Var(idx), span)),
-                    },
-                    span,
-                );
-                let elem_pat = if enumerate {
-                    match &*f.pat {
-                        syn::Pat::Tuple(t) if t.elems.len() == 2 => {
-                            let ipat = cx.pattern(&t.elems[0], &Shape::Int, None);
-                            prefix.push(Stmt::Let {
-                                pat: ipat,
-                                init: Some(Expr::new(ExprKind::Var(idx), span)),
-                                span,
-                            });
-                            Some(&t.elems[1])
-                        }
-                        other => {
-                            cx.diag.unsupported(
-                                other.span(),
-                                "this pattern for `enumerate()`",
-                                "write `for (i, x) in v.iter().enumerate()` or `(i, &x)`",
-                            );
-                            None
-                        }
-                    }
-                } else {
-                    Some(&*f.pat)
-                };
-                if let Some(p) = elem_pat {
-                    let pat = cx.pattern(p, &Shape::Scalar, None);
-                    prefix.push(Stmt::Let {
-                        pat,
-                        init: Some(read),
-                        span,
-                    });
-                }
-                cx.loop_results.push((label.as_ref().map(|l| l.ident.to_string()), None));
-                let mut body = cx.unit_block(&f.body);
-                cx.loop_results.pop();
-                prefix.append(&mut body.stmts);
-                out.push(Stmt::For {
-                    var: idx,
-                    range,
-                    body: Block { stmts: prefix },
-                    label: label.clone(),
-                });
-            }),
-            None => self.diag.unsupported(
-                f.expr.span(),
-                "this kind of `for` loop",
-                "loop over a range (`for i in 0..n`, `.rev()`, `.step_by(k)`) or over a float \
-                 sequence (`for &x in v.iter()`, `for x in &v`, `for (i, &x) in v.iter().enumerate()`)",
-            ),
+        // Sequences and iterator chains: `v.iter()`, `&v`, `a.iter().zip(&b)`, `v.windows(2)`...
+        if let Some(seq) = self.parse_seq(&f.expr, out) {
+            self.for_chain(f, seq, out);
         }
     }
 
@@ -1293,7 +1250,8 @@ impl Lowerer<'_> {
             }
             syn::Expr::Path(_) => {
                 let v = self.var_of_path(e)?;
-                matches!(self.vars[v].shape, Shape::Seq(SeqKind::Slice)).then_some((v, false, false))
+                matches!(self.vars[v].shape, Shape::Seq(SeqKind::Slice))
+                    .then_some((v, false, false))
             }
             syn::Expr::MethodCall(m) if m.args.is_empty() => {
                 let name = m.method.to_string();
@@ -1322,15 +1280,18 @@ impl Lowerer<'_> {
     // ----------------------------------------------------------------- expressions
 
     fn lit_int(&self, s: &str, span: Span) -> Expr {
-        Expr::new(ExprKind::Lit(syn::Lit::Int(syn::LitInt::new(s, span))), span)
+        Expr::new(
+            ExprKind::Lit(syn::Lit::Int(syn::LitInt::new(s, span))),
+            span,
+        )
     }
 
-    fn poison(&mut self, span: Span, what: &str, instead: &str) -> Expr {
+    pub(crate) fn poison(&mut self, span: Span, what: &str, instead: &str) -> Expr {
         self.diag.unsupported(span, what, instead);
         Expr::new(ExprKind::Poison, span)
     }
 
-    fn expr(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) -> Expr {
+    pub(crate) fn expr(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) -> Expr {
         let span = e.span();
         if is_const_syntax(e) && !self.refs_locals(e) {
             let shape = self.opaque_shape(e);
@@ -1349,6 +1310,32 @@ impl Lowerer<'_> {
             syn::Expr::Path(p) => {
                 if let Some(id) = p.path.get_ident() {
                     if let Some(v) = self.lookup(&id.to_string()) {
+                        if let Some(view) = self.views.get(&v) {
+                            let end = Expr::new(
+                                ExprKind::Binary {
+                                    op: BinOp::Add,
+                                    lhs: Box::new(view.offset.clone()),
+                                    rhs: Box::new(view.len.clone()),
+                                },
+                                span,
+                            );
+                            return Expr::new(
+                                ExprKind::SubSlice {
+                                    base: view.base,
+                                    start: Some(Box::new(view.offset.clone())),
+                                    end: Some(Box::new(end)),
+                                    inclusive: false,
+                                },
+                                span,
+                            );
+                        }
+                        if self.closures.contains_key(&v) {
+                            return self.poison(
+                                span,
+                                "closures used as values",
+                                "call the closure directly, e.g. `f(x)`",
+                            );
+                        }
                         return Expr::new(ExprKind::Var(v), span);
                     }
                 }
@@ -1427,7 +1414,19 @@ impl Lowerer<'_> {
                 }
                 match self.var_of_path(&ix.expr) {
                     Some(base) => {
-                        let index = self.expr(&ix.index, out);
+                        let mut index = self.expr(&ix.index, out);
+                        let mut base = base;
+                        if let Some(view) = self.views.get(&base) {
+                            index = Expr::new(
+                                ExprKind::Binary {
+                                    op: BinOp::Add,
+                                    lhs: Box::new(view.offset.clone()),
+                                    rhs: Box::new(index),
+                                },
+                                span,
+                            );
+                            base = view.base;
+                        }
                         Expr::new(
                             ExprKind::Index {
                                 base,
@@ -1679,12 +1678,23 @@ impl Lowerer<'_> {
     fn method_call(&mut self, m: &syn::ExprMethodCall, out: &mut Vec<Stmt>) -> Expr {
         let span = m.span();
         let name = m.method.to_string();
-        if is_iterator_chain(&m.receiver) && ITER_CONSUMERS.iter().chain(["iter", "enumerate", "skip", "take", "rev", "copied", "cloned", "step_by", "windows", "chunks", "chain"].iter()).any(|c| *c == name) {
+        if self.is_chain_consumer(m) {
+            return self.chain_consumer(m, out);
+        }
+        if self.looks_like_chain(&m.receiver) {
             return self.poison(
                 span,
-                "iterator chains (yet)",
-                "write the computation as a `for` loop over indices or over `v.iter()`",
+                &format!("the iterator method `{name}` here"),
+                "end the chain with sum/product/fold/max_by/min_by/reduce/count/any/all/\
+                 for_each/collect, or loop over it with `for`",
             );
+        }
+        if let Some(v) = self.var_of_path(&m.receiver) {
+            if let Some(view) = self.views.get(&v) {
+                if name == "len" && m.args.is_empty() {
+                    return view.len.clone();
+                }
+            }
         }
         let recv_var = self.var_of_path(&m.receiver);
         let recv_is_seq = recv_var.is_some_and(|v| matches!(self.vars[v].shape, Shape::Seq(_)));
@@ -1700,7 +1710,10 @@ impl Lowerer<'_> {
                 if let syn::Expr::Call(c) = &*m.receiver {
                     if let syn::Expr::Path(p) = &*c.func {
                         let last = p.path.segments.last().map(|s| s.ident.to_string());
-                        if last.as_deref().is_some_and(|l| l == "from" || l.starts_with("from_")) {
+                        if last
+                            .as_deref()
+                            .is_some_and(|l| l == "from" || l.starts_with("from_"))
+                        {
                             let args = c.args.iter().map(|a| self.expr(a, out)).collect();
                             let suffix = {
                                 let dot = &m.dot_token;
@@ -1783,6 +1796,13 @@ impl Lowerer<'_> {
                 )
             }
         };
+        if let Some(id) = path.get_ident() {
+            if let Some(v) = self.lookup(&id.to_string()) {
+                if self.closures.contains_key(&v) {
+                    return self.call_closure(v, &c.args, span, out);
+                }
+            }
+        }
         let last = match path.segments.last() {
             Some(s) => s.ident.to_string(),
             None => return Expr::new(ExprKind::Poison, span),
@@ -1803,7 +1823,10 @@ impl Lowerer<'_> {
                     }
                     let mut args: Vec<Expr> = c.args.iter().map(|a| self.expr(a, out)).collect();
                     let recv = args.remove(0);
-                    let method = syn::Ident::new(&last, path.segments.last().map_or(span, |s| s.ident.span()));
+                    let method = syn::Ident::new(
+                        &last,
+                        path.segments.last().map_or(span, |s| s.ident.span()),
+                    );
                     return Expr::new(
                         ExprKind::Method {
                             recv: Box::new(recv),
@@ -1864,7 +1887,9 @@ impl Lowerer<'_> {
                 TypeClass::Seq(_) => Shape::Seq(SeqKind::Slice),
                 _ => Shape::Other,
             },
-            syn::Type::Tuple(t) => Shape::Tuple(t.elems.iter().map(|e| self.shape_of_type(e)).collect()),
+            syn::Type::Tuple(t) => {
+                Shape::Tuple(t.elems.iter().map(|e| self.shape_of_type(e)).collect())
+            }
             _ => match self.classify(ty) {
                 TypeClass::Float => Shape::Scalar,
                 TypeClass::Seq(k) => Shape::Seq(k),
@@ -1878,7 +1903,10 @@ impl Lowerer<'_> {
     /// The shape of a path-headed constant expression (`f64::consts::PI`, `T::zero()`).
     fn path_shape(&self, p: &syn::Path) -> Shape {
         let names: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
-        if names.iter().any(|n| self.is_float_name(n) || n == "Float" || n == "FloatConst") {
+        if names
+            .iter()
+            .any(|n| self.is_float_name(n) || n == "Float" || n == "FloatConst")
+        {
             Shape::Scalar
         } else if names.iter().any(|n| INT_TYPES.contains(&n.as_str())) {
             Shape::Int
@@ -1919,9 +1947,9 @@ impl Lowerer<'_> {
             syn::Expr::Group(g) => self.opaque_shape(&g.expr),
             syn::Expr::Unary(u) => self.opaque_shape(&u.expr),
             syn::Expr::Binary(b) => match bin_op(&b.op) {
-                Some(op) if op.is_arith() => {
-                    self.opaque_shape(&b.left).join(&self.opaque_shape(&b.right))
-                }
+                Some(op) if op.is_arith() => self
+                    .opaque_shape(&b.left)
+                    .join(&self.opaque_shape(&b.right)),
                 Some(_) => Shape::Bool,
                 None => Shape::Other,
             },
@@ -1930,7 +1958,7 @@ impl Lowerer<'_> {
         }
     }
 
-    pub fn shape_of(&self, e: &Expr) -> Shape {
+    pub(crate) fn shape_of(&self, e: &Expr) -> Shape {
         shape_of(&self.vars, e)
     }
 
@@ -1992,17 +2020,31 @@ pub fn shape_of(vars: &[Var], e: &Expr) -> Shape {
                 } else {
                     a.join(&b)
                 }
-            } else if matches!(op, BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr) {
+            } else if matches!(
+                op,
+                BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr
+            ) {
                 shape_of(vars, lhs)
             } else {
                 Shape::Bool
             }
         }
-        ExprKind::Unary { op: UnOp::Neg, expr } => shape_of(vars, expr),
-        ExprKind::Unary { op: UnOp::Not, expr } => shape_of(vars, expr),
+        ExprKind::Unary {
+            op: UnOp::Neg,
+            expr,
+        } => shape_of(vars, expr),
+        ExprKind::Unary {
+            op: UnOp::Not,
+            expr,
+        } => shape_of(vars, expr),
         ExprKind::Cast { ty, .. } => match &**ty {
             syn::Type::Path(p) => {
-                let n = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                let n = p
+                    .path
+                    .segments
+                    .last()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default();
                 if n == "f32" || n == "f64" {
                     Shape::Scalar
                 } else if INT_TYPES.contains(&n.as_str()) {
@@ -2118,7 +2160,7 @@ fn seq_elem(ty: &syn::Type) -> Option<syn::Type> {
 }
 
 /// Expressions whose statement form has no value (`if` without else, loops, assignments...).
-fn is_unit_stmt_expr(e: &syn::Expr) -> bool {
+pub(crate) fn is_unit_stmt_expr(e: &syn::Expr) -> bool {
     match e {
         syn::Expr::ForLoop(_) | syn::Expr::While(_) | syn::Expr::Assign(_) => true,
         syn::Expr::Binary(b) => compound_op(&b.op).is_some(),
@@ -2164,9 +2206,22 @@ fn is_iterator_chain(e: &syn::Expr) -> bool {
             let n = m.method.to_string();
             matches!(
                 n.as_str(),
-                "iter" | "into_iter" | "iter_mut" | "windows" | "chunks" | "zip" | "map"
-                    | "filter" | "enumerate" | "skip" | "take" | "step_by" | "chain" | "copied"
-                    | "cloned" | "rev"
+                "iter"
+                    | "into_iter"
+                    | "iter_mut"
+                    | "windows"
+                    | "chunks"
+                    | "zip"
+                    | "map"
+                    | "filter"
+                    | "enumerate"
+                    | "skip"
+                    | "take"
+                    | "step_by"
+                    | "chain"
+                    | "copied"
+                    | "cloned"
+                    | "rev"
             ) || is_iterator_chain(&m.receiver)
         }
         syn::Expr::Paren(p) => is_iterator_chain(&p.expr),
@@ -2223,7 +2278,10 @@ fn compound_op(op: &syn::BinOp) -> Option<Option<BinOp>> {
         S::MulAssign(_) => Some(BinOp::Mul),
         S::DivAssign(_) => Some(BinOp::Div),
         S::RemAssign(_) => Some(BinOp::Rem),
-        S::BitAndAssign(_) | S::BitOrAssign(_) | S::BitXorAssign(_) | S::ShlAssign(_)
+        S::BitAndAssign(_)
+        | S::BitOrAssign(_)
+        | S::BitXorAssign(_)
+        | S::ShlAssign(_)
         | S::ShrAssign(_) => None,
         _ => return None,
     })

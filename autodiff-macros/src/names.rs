@@ -22,7 +22,12 @@ pub fn tangent(name: &Ident) -> Ident {
 
 /// The adjoint (reverse mode) of variable number `id`: unique per binding.
 pub fn adjoint(name: &Ident, id: usize) -> Ident {
-    format_ident!("__ad_b{}_{}", id, strip_raw(name), span = Span::mixed_site())
+    format_ident!(
+        "__ad_b{}_{}",
+        id,
+        strip_raw(name),
+        span = Span::mixed_site()
+    )
 }
 
 /// The public name of the tangent or adjoint argument of `arg`: `d<arg>`, or `__d<arg>` when a

@@ -28,16 +28,41 @@ use std::collections::{BTreeSet, HashMap};
 
 #[derive(Clone, Debug)]
 enum R {
-    Let { pat: Pat, init: Option<Expr> },
-    Assign { place: Place, value: Expr },
-    Push { vec: VarId, value: Expr },
+    Let {
+        pat: Pat,
+        init: Option<Expr>,
+    },
+    Assign {
+        place: Place,
+        value: Expr,
+    },
+    Push {
+        vec: VarId,
+        value: Expr,
+    },
     Eval(Expr),
     Macro(TokenStream, Vec<VarId>),
-    If { cond: Expr, then: Vec<R>, els: Vec<R> },
-    Match { scrut: Expr, arms: Vec<(syn::Pat, Vec<R>)> },
+    If {
+        cond: Expr,
+        then: Vec<R>,
+        els: Vec<R>,
+    },
+    Match {
+        scrut: Expr,
+        arms: Vec<(syn::Pat, Vec<R>)>,
+    },
     /// `brk`: the flag the body sets to leave the loop (then the trip count is recorded).
-    For { var: VarId, range: Range, body: Vec<R>, brk: Option<VarId> },
-    While { cond: Option<Expr>, body: Vec<R>, brk: Option<VarId> },
+    For {
+        var: VarId,
+        range: Range,
+        body: Vec<R>,
+        brk: Option<VarId>,
+    },
+    While {
+        cond: Option<Expr>,
+        body: Vec<R>,
+        brk: Option<VarId>,
+    },
     Exit(Exit),
 }
 
@@ -110,7 +135,8 @@ impl Norm<'_> {
                     .iter()
                     .rposition(|c| c.label.as_deref() == Some(name.as_str()));
                 if found.is_none() {
-                    self.diag.error(l.span(), format!("no enclosing loop labelled `{l}`"));
+                    self.diag
+                        .error(l.span(), format!("no enclosing loop labelled `{l}`"));
                 }
                 found
             }
@@ -184,7 +210,10 @@ impl Norm<'_> {
             }
             Stmt::If { cond, then, els } => {
                 let then = self.block(&then.stmts);
-                let els = els.as_ref().map(|b| self.block(&b.stmts)).unwrap_or_default();
+                let els = els
+                    .as_ref()
+                    .map(|b| self.block(&b.stmts))
+                    .unwrap_or_default();
                 out.push(R::If {
                     cond: cond.clone(),
                     then,
@@ -398,12 +427,10 @@ fn always_exits(s: &R) -> bool {
 
 /// Puts `rest` at the end of every path through `s` that does not exit.
 fn append_cont(s: &mut R, rest: Vec<R>) {
-    let into = |b: &mut Vec<R>, rest: &Vec<R>| {
-        match b.last_mut() {
-            Some(last) if always_exits(last) => {}
-            Some(last) if may_exit(last) => append_cont(last, rest.clone()),
-            _ => b.extend(rest.iter().cloned()),
-        }
+    let into = |b: &mut Vec<R>, rest: &Vec<R>| match b.last_mut() {
+        Some(last) if always_exits(last) => {}
+        Some(last) if may_exit(last) => append_cont(last, rest.clone()),
+        _ => b.extend(rest.iter().cloned()),
     };
     match s {
         R::If { then, els, .. } => {
@@ -947,7 +974,8 @@ impl Emitter<'_> {
             }
             let bp = &b.pops;
             let br = b.rev.iter().rev();
-            out.rev.push(quote!(for #i in #rr.rev() { #(#bp)* #(#br)* }));
+            out.rev
+                .push(quote!(for #i in #rr.rev() { #(#bp)* #(#br)* }));
         } else {
             // Record the trip count; the index is saved per iteration if the reverse needs it.
             let cnt = self.fresh("n");
@@ -1019,7 +1047,9 @@ impl Emitter<'_> {
                     let mut reads = Vec::new();
                     init.reads(&mut reads);
                     let cheap = !init.has_call_to_companion()
-                        && reads.iter().all(|r| self.stable(*r) || (!self.vars[*r].mutable && self.needed_or_mark(*r)));
+                        && reads.iter().all(|r| {
+                            self.stable(*r) || (!self.vars[*r].mutable && self.needed_or_mark(*r))
+                        });
                     if cheap {
                         out.pops.push(quote!(let #name = #v;));
                     } else {
@@ -1119,7 +1149,9 @@ impl Emitter<'_> {
                 rev.push(quote!(let #g = #b; #b = #rt::zeros_like_array(&#g);));
             }
             (Place::Var(_), Shape::Seq(_)) => {
-                rev.push(quote!(let #g = ::core::mem::replace(&mut #b, #rt::zeros_like_slice(&#b[..]));));
+                rev.push(
+                    quote!(let #g = #rt::zeros_like_slice(&#b[..]); let #g = ::core::mem::replace(&mut #b, #g);),
+                );
             }
             (Place::Var(_), Shape::Tuple(items)) => {
                 let z = items.iter().map(|_| quote!(#rt::zero()));
@@ -1249,7 +1281,9 @@ impl Emitter<'_> {
                 }
                 self.collect_snaps(inner, cx, snaps);
             }
-            ExprKind::SubSlice { base, start, end, .. } if needed => {
+            ExprKind::SubSlice {
+                base, start, end, ..
+            } if needed => {
                 if !self.stable(*base) {
                     let t = self.fwd_expr(e);
                     snaps.push((key, quote!(::std::borrow::ToOwned::to_owned(#t))));
@@ -1369,15 +1403,18 @@ impl Emitter<'_> {
                 quote_spanned!(span=> #func(#(#a),*) #suffix)
             }
             ExprKind::Tuple(items) => {
-                let a: Vec<TokenStream> = items.iter().map(|x| self.val(x, cx, out, code)).collect();
+                let a: Vec<TokenStream> =
+                    items.iter().map(|x| self.val(x, cx, out, code)).collect();
                 quote!((#(#a,)*))
             }
             ExprKind::Array(items) => {
-                let a: Vec<TokenStream> = items.iter().map(|x| self.val(x, cx, out, code)).collect();
+                let a: Vec<TokenStream> =
+                    items.iter().map(|x| self.val(x, cx, out, code)).collect();
                 quote!([#(#a),*])
             }
             ExprKind::VecList(items) => {
-                let a: Vec<TokenStream> = items.iter().map(|x| self.val(x, cx, out, code)).collect();
+                let a: Vec<TokenStream> =
+                    items.iter().map(|x| self.val(x, cx, out, code)).collect();
                 quote!(::std::vec![#(#a),*])
             }
             ExprKind::ArrayRepeat { elem, len } => {
@@ -1415,7 +1452,12 @@ impl Emitter<'_> {
             } => {
                 if !self.stable(*base) {
                     let t = self.fwd_expr(e);
-                    let s = self.save(quote!(::std::borrow::ToOwned::to_owned(#t)), cx.level, out, None);
+                    let s = self.save(
+                        quote!(::std::borrow::ToOwned::to_owned(#t)),
+                        cx.level,
+                        out,
+                        None,
+                    );
                     cx.snap.insert(key, quote!(&#s[..]));
                     return quote!(&#s[..]);
                 }
@@ -1486,7 +1528,9 @@ impl Emitter<'_> {
             ExprKind::Unary { expr, .. } => {
                 let p = self.fresh("p");
                 let g = self.bind(g, code);
-                code.push(quote!(let #p = #rt::rules::neg(#rt::zero_like(&#g), #rt::zero_like(&#g));));
+                code.push(
+                    quote!(let #p = #rt::rules::neg(#rt::zero_like(&#g), #rt::zero_like(&#g));),
+                );
                 self.backprop(expr, quote!(#rt::scale(#g, #p)), cx, code);
             }
             ExprKind::Cast { expr, .. } => {
@@ -1551,7 +1595,11 @@ impl Emitter<'_> {
                 self.flush_dummy(dummy, code);
                 let b = self.adj(*base);
                 self.acc_now.insert(*base);
-                let r = if *inclusive { quote!(#s..=#x) } else { quote!(#s..#x) };
+                let r = if *inclusive {
+                    quote!(#s..=#x)
+                } else {
+                    quote!(#s..#x)
+                };
                 code.push(quote!(#rt::acc_slice(&mut #b[#r], &#g[..]);));
             }
             _ => {}
@@ -1662,7 +1710,12 @@ impl Emitter<'_> {
             Arity::SinCos => {
                 let (p0, p1) = (self.fresh("p"), self.fresh("p"));
                 code.push(quote!(let (#p0, #p1) = #rt::rules::sin_cos(#x, #y);));
-                self.backprop(recv, quote!(#rt::acc(#rt::scale(#g.0, #p0), #rt::scale(#g.1, #p1))), cx, code);
+                self.backprop(
+                    recv,
+                    quote!(#rt::acc(#rt::scale(#g.0, #p0), #rt::scale(#g.1, #p1))),
+                    cx,
+                    code,
+                );
             }
             Arity::Predicate => {}
         }
@@ -1708,12 +1761,24 @@ impl Emitter<'_> {
                         after.push((a, quote!(#t)));
                     }
                 }
-                (ExprKind::SubSlice { base, start, end, inclusive }, _) if active => {
+                (
+                    ExprKind::SubSlice {
+                        base,
+                        start,
+                        end,
+                        inclusive,
+                    },
+                    _,
+                ) if active => {
                     let s = start.as_ref().map(|s| self.val(s, cx, &mut dummy, code));
                     let x = end.as_ref().map(|x| self.val(x, cx, &mut dummy, code));
                     let b = self.adj(*base);
                     self.acc_now.insert(*base);
-                    let r = if *inclusive { quote!(#s..=#x) } else { quote!(#s..#x) };
+                    let r = if *inclusive {
+                        quote!(#s..=#x)
+                    } else {
+                        quote!(#s..#x)
+                    };
                     adjs.push(quote!(&mut #b[#r]));
                 }
                 (_, Shape::Seq(SeqKind::Array(_))) => {
