@@ -1,20 +1,54 @@
 use autodiff_runtime::differentiate;
 
 #[differentiate]
-fn mixed_a(x: f64) -> f64 {
-    let (m, k) = (x, 3usize);
-    m * (k as f64)
+fn bv_a(x: f64) -> f64 {
+    let mut i = 0;
+    let r = loop {
+        i += 1;
+        if i == 3 {
+            break x * 2.0;
+        }
+    };
+    r
 }
 
 #[differentiate]
-fn mixed_b(x: f64) -> f64 {
-    let t = (x, 3usize);
-    t.0 * (t.1 as f64)
+fn bv_b(x: f64) -> f64 {
+    let mut i = 0;
+    loop {
+        i += 1;
+        if i == 3 {
+            break x * 2.0;
+        }
+    }
 }
 
 #[differentiate]
-fn mixed_c(x: f64) -> f64 {
-    let t = (x, 3usize);
-    let (m, k) = t;
-    m * (k as f64)
+fn bv_c(x: f64) -> f64 {
+    let r = 'outer: loop {
+        loop {
+            break 'outer x * 2.0;
+        }
+    };
+    r
+}
+
+#[differentiate]
+fn bv_d(x: f64) -> f64 {
+    let mut s = x;
+    let r = loop {
+        s = s * 0.5;
+        if s < 0.1 {
+            break s;
+        }
+    };
+    r
+}
+
+#[differentiate]
+fn bv_e(x: f64) -> f64 {
+    let r: f64 = loop {
+        break x * 2.0;
+    };
+    r
 }

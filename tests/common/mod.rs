@@ -125,7 +125,7 @@ impl<'a> Harness<'a> {
                 vjp(x, &c, &mut g2);
                 for (a, b) in g2.iter().zip(&g) {
                     assert!(
-                        (a - 2.0 * b).abs() <= 1e-12 * (1.0 + b.abs()),
+                        (a - 2.0 * b).abs() <= self.dot_rtol * (1.0 + b.abs()),
                         "vjp does not accumulate into its adjoint buffers: {g2:?} vs 2 x {g:?}"
                     );
                 }
