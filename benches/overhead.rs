@@ -23,9 +23,6 @@
 //! hand-written ones: the table read 0.99 to 1.01 where criterion's short runs disagreed by 30 %.
 //! The table is skipped when criterion runs as a test (`cargo test --benches`) or lists its
 //! benchmarks.
-//!
-//! The generated variants are behind `#[cfg(any())]` until the macro handles these bodies: see
-//! the `TODO(lead)` markers here and in `problems/mod.rs`.
 
 mod problems;
 
@@ -83,8 +80,6 @@ impl RosenbrockInputs {
                 }),
             ),
         ];
-        // TODO(lead): enable when the macro supports this (delete the `#[cfg(any())]` line).
-        #[cfg(any())]
         {
             let mut dx = vec![0.0; n];
             variants.push((
@@ -158,8 +153,6 @@ impl SpringChainInputs {
                 }),
             ),
         ];
-        // TODO(lead): enable when the macro supports this (delete the `#[cfg(any())]` line).
-        #[cfg(any())]
         {
             let (mut dk, mut dx0, mut dv0) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
             variants.push((
@@ -269,8 +262,6 @@ impl TwoLayerInputs {
                 }),
             ),
         ];
-        // TODO(lead): enable when the macro supports this (delete the `#[cfg(any())]` line).
-        #[cfg(any())]
         {
             let (mut dw1, mut db1) = (vec![0.0; h * d], vec![0.0; h]);
             let (mut dw2, mut db2) = (vec![0.0; o * h], vec![0.0; o]);

@@ -250,8 +250,6 @@ fn generated_copies_have_the_primal_bodies() {
 }
 
 /// The generated gradients against the hand-written ones at benchmark sizes.
-// TODO(lead): enable when the macro supports this (delete the `#[cfg(any())]` line).
-#[cfg(any())]
 #[test]
 fn generated_gradients_match_hand_written() {
     use problems::generated;

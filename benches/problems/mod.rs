@@ -20,8 +20,6 @@
 // The primal bodies index on purpose: loops over indices are what `#[differentiate]` reads.
 #![allow(clippy::needless_range_loop, clippy::manual_memcpy)]
 
-// TODO(lead): enable when the macro supports this (delete the `#[cfg(any())]` line).
-#[cfg(any())]
 pub mod generated;
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,11 @@
+use autodiff_runtime::differentiate;
+
+type Real = f64;
+
+#[differentiate]
+fn f(x: f64) -> f64 {
+    let y = x as Real;
+    y * y
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use autodiff_runtime::differentiate;
+
+#[differentiate]
+fn f(x: f64) {
+    println!("{}", x * x);
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use autodiff_runtime::differentiate;
+
+#[differentiate(foo)]
+fn f(x: f64) -> f64 {
+    x * x
+}
+
+fn main() {}
