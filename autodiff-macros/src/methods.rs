@@ -64,3 +64,19 @@ pub fn arg_count(arity: Arity) -> usize {
         Arity::Ternary => 2,
     }
 }
+
+/// Which primal values `(a, b, y)` the partial derivative of a binary operator with respect to
+/// each operand reads, as `rules.rs` computes them (`mul`: d/da = b, d/db = a; `div`: d/da = 1/b,
+/// d/db = -y/b; `rem`: d/da = 1, d/db from a, b, y). The reverse sweep keeps only these values;
+/// the others are passed as zeros. Must match `autodiff_runtime::rules`: the dot-product tests
+/// fail otherwise.
+pub fn binop_reads(op: crate::ir::BinOp) -> ([bool; 3], [bool; 3]) {
+    use crate::ir::BinOp::*;
+    match op {
+        Add | Sub => ([false; 3], [false; 3]),
+        Mul => ([false, true, false], [true, false, false]),
+        Div => ([false, true, false], [false, true, true]),
+        Rem => ([false; 3], [true, true, true]),
+        _ => ([true; 3], [true; 3]),
+    }
+}

@@ -1204,11 +1204,12 @@ impl Emitter<'_> {
         }
         match &e.kind {
             ExprKind::Binary { op, lhs, rhs } => {
-                if matches!(op, BinOp::Add | BinOp::Sub) {
-                    self.mark(lhs, false, cx);
-                    self.mark(rhs, false, cx);
-                } else {
+                let [a, b, y] = self.binop_needs(*op, lhs, rhs);
+                if y {
                     self.mark(e, true, cx);
+                } else {
+                    self.mark(lhs, a, cx);
+                    self.mark(rhs, b, cx);
                 }
             }
             ExprKind::Unary { expr, .. } => self.mark(expr, false, cx),
@@ -1242,6 +1243,17 @@ impl Emitter<'_> {
                 }
             }
         }
+    }
+
+    /// Which of `(lhs, rhs, result)` the partials of the active operands read.
+    fn binop_needs(&self, op: BinOp, lhs: &Expr, rhs: &Expr) -> [bool; 3] {
+        let (da, db) = methods::binop_reads(op);
+        let (la, ra) = (self.active(lhs), self.active(rhs));
+        let mut need = [false; 3];
+        for k in 0..3 {
+            need[k] = (la && da[k]) || (ra && db[k]);
+        }
+        need
     }
 
     /// Leaves under needed nodes whose value the reverse sweep cannot find by name.
@@ -1503,18 +1515,14 @@ impl Emitter<'_> {
             ExprKind::Binary { op, lhs, rhs } => {
                 let rule = rule_name(*op);
                 let (la, ra) = (self.active(lhs), self.active(rhs));
-                let lin = matches!(op, BinOp::Add | BinOp::Sub);
                 let g = self.bind(g, code);
-                let (a, b, y) = if lin {
-                    // Constant partials: evaluated at zero (of the adjoint's type).
-                    let z = quote!(#rt::zero_like(&#g));
-                    (z.clone(), z.clone(), z)
-                } else {
-                    let a = self.val(lhs, cx, &mut dummy, code);
-                    let b = self.val(rhs, cx, &mut dummy, code);
-                    let y = self.val(e, cx, &mut dummy, code);
-                    (a, b, y)
-                };
+                // Only the values the needed partials read; zeros (of the adjoint's type) stand
+                // in for the rest.
+                let [na, nb, ny] = self.binop_needs(*op, lhs, rhs);
+                let z = quote!(#rt::zero_like(&#g));
+                let a = if na { self.val(lhs, cx, &mut dummy, code) } else { z.clone() };
+                let b = if nb { self.val(rhs, cx, &mut dummy, code) } else { z.clone() };
+                let y = if ny { self.val(e, cx, &mut dummy, code) } else { z };
                 self.flush_dummy(dummy, code);
                 let (pa, pb) = (self.fresh("p"), self.fresh("p"));
                 code.push(quote!(let (#pa, #pb) = #rt::rules::#rule(#a, #b, #y);));

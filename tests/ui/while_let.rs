@@ -1,11 +1,12 @@
 use autodiff_runtime::differentiate;
 
 #[differentiate]
-fn f(x: f64, v: &[f64]) -> f64 {
+fn f(x: f64, n: usize) -> f64 {
     let mut s = x;
-    let mut it = v.iter();
-    while let Some(a) = it.next() {
-        s = s * a;
+    let mut k = n;
+    while let Some(j) = k.checked_sub(1) {
+        s = s * x;
+        k = j;
     }
     s
 }
