@@ -18,7 +18,10 @@ pub(crate) enum ISeq {
         len: Option<Expr>,
     },
     /// Integers `start + k`, `k < len`.
-    Range { start: Expr, len: Expr },
+    Range {
+        start: Expr,
+        len: Expr,
+    },
     Zip(Box<ISeq>, Box<ISeq>),
     Chain(Box<ISeq>, Box<ISeq>),
     Enumerate(Box<ISeq>),
@@ -26,8 +29,14 @@ pub(crate) enum ISeq {
     Take(Box<ISeq>, Expr),
     StepBy(Box<ISeq>, Expr),
     Rev(Box<ISeq>),
-    Windows { var: VarId, width: Expr },
-    Chunks { var: VarId, size: Expr },
+    Windows {
+        var: VarId,
+        width: Expr,
+    },
+    Chunks {
+        var: VarId,
+        size: Expr,
+    },
     Map(Box<ISeq>, Closure),
     Filter(Box<ISeq>, Closure),
 }
@@ -166,7 +175,10 @@ impl Lowerer<'_> {
 
     /// Binds `e` to a fresh synthetic variable (so it is evaluated once) unless it is trivial.
     fn once(&mut self, e: Expr, out: &mut Vec<Stmt>) -> Expr {
-        if matches!(e.kind, ExprKind::Lit(_) | ExprKind::Var(_) | ExprKind::Opaque { .. }) {
+        if matches!(
+            e.kind,
+            ExprKind::Lit(_) | ExprKind::Var(_) | ExprKind::Opaque { .. }
+        ) {
             return e;
         }
         let span = e.span;
@@ -234,8 +246,7 @@ impl Lowerer<'_> {
                     end = bin(BinOp::Add, end, int_lit(1, r.span()));
                     // `1usize` would fix the type; use an untyped 1.
                     if let ExprKind::Binary { rhs, .. } = &mut end.kind {
-                        rhs.kind =
-                            ExprKind::Lit(syn::Lit::Int(syn::LitInt::new("1", r.span())));
+                        rhs.kind = ExprKind::Lit(syn::Lit::Int(syn::LitInt::new("1", r.span())));
                     }
                 }
                 let len = bin(BinOp::Sub, end, start.clone());
@@ -381,24 +392,28 @@ impl Lowerer<'_> {
                 None => Expr::new(ExprKind::Len(*v), span),
             },
             ISeq::Range { len, .. } => len.clone(),
-            ISeq::Zip(a, b) => int_method(self.seq_len(a, span), "min", vec![self.seq_len(b, span)]),
+            ISeq::Zip(a, b) => {
+                int_method(self.seq_len(a, span), "min", vec![self.seq_len(b, span)])
+            }
             ISeq::Chain(a, b) => bin(BinOp::Add, self.seq_len(a, span), self.seq_len(b, span)),
             ISeq::Enumerate(a) | ISeq::Map(a, _) | ISeq::Filter(a, _) | ISeq::Rev(a) => {
                 self.seq_len(a, span)
             }
-            ISeq::Skip(a, n) => int_method(self.seq_len(a, span), "saturating_sub", vec![n.clone()]),
+            ISeq::Skip(a, n) => {
+                int_method(self.seq_len(a, span), "saturating_sub", vec![n.clone()])
+            }
             ISeq::Take(a, n) => int_method(self.seq_len(a, span), "min", vec![n.clone()]),
             ISeq::StepBy(a, s) => {
                 let l = self.seq_len(a, span);
-                let up = bin(
-                    BinOp::Sub,
-                    bin(BinOp::Add, l, s.clone()),
-                    int_lit(1, span),
-                );
+                let up = bin(BinOp::Sub, bin(BinOp::Add, l, s.clone()), int_lit(1, span));
                 bin(BinOp::Div, up, s.clone())
             }
             ISeq::Windows { var: v, width } => int_method(
-                bin(BinOp::Add, Expr::new(ExprKind::Len(*v), span), int_lit(1, span)),
+                bin(
+                    BinOp::Add,
+                    Expr::new(ExprKind::Len(*v), span),
+                    int_lit(1, span),
+                ),
                 "saturating_sub",
                 vec![width.clone()],
             ),
@@ -536,7 +551,11 @@ impl Lowerer<'_> {
                 for a in args {
                     vals.push(self.item_expr(a, span)?);
                 }
-                let last = p.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                let last = p
+                    .segments
+                    .last()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default();
                 if crate::methods::float_method(&last).is_some() && !vals.is_empty() {
                     let recv = vals.remove(0);
                     return Some(Expr::new(
@@ -707,7 +726,9 @@ impl Lowerer<'_> {
     /// The element type of the first sequence variable a chain reads, if it is written down.
     fn elem_type(&self, s: &ISeq) -> Option<syn::Type> {
         match s {
-            ISeq::Slice { var: v, .. } | ISeq::Windows { var: v, .. } | ISeq::Chunks { var: v, .. } => {
+            ISeq::Slice { var: v, .. }
+            | ISeq::Windows { var: v, .. }
+            | ISeq::Chunks { var: v, .. } => {
                 let ty = self.vars[*v].ty.as_ref()?;
                 seq_elem_ty(ty)
             }
@@ -928,7 +949,11 @@ impl Lowerer<'_> {
             match name.as_str() {
                 "sum" | "product" => {
                     if let (Some(x), Some(a)) = (cx.item_expr(item, span), av) {
-                        let op = if name == "sum" { BinOp::Add } else { BinOp::Mul };
+                        let op = if name == "sum" {
+                            BinOp::Add
+                        } else {
+                            BinOp::Mul
+                        };
                         body.stmts().push(set(bin(op, a, x)));
                     }
                 }
@@ -975,7 +1000,11 @@ impl Lowerer<'_> {
                         let x = cx.once(x, body.stmts());
                         // max_by keeps the last of equal maxima, min_by the first of equal minima.
                         let op = if want_max == (name == "max_by") {
-                            if want_max { BinOp::Ge } else { BinOp::Lt }
+                            if want_max {
+                                BinOp::Ge
+                            } else {
+                                BinOp::Lt
+                            }
                         } else if want_max {
                             BinOp::Gt
                         } else {
@@ -1063,7 +1092,13 @@ impl Lowerer<'_> {
                 "drop `move`: the closure is inlined where it is called",
             );
         }
-        let v = self.new_var(name.clone(), false, Shape::Other, VarOrigin::Synthetic, None);
+        let v = self.new_var(
+            name.clone(),
+            false,
+            Shape::Other,
+            VarOrigin::Synthetic,
+            None,
+        );
         self.closures.insert(v, (c.clone(), self.scopes.clone()));
         self.bind(name, v);
     }
@@ -1083,7 +1118,11 @@ impl Lowerer<'_> {
         if c.inputs.len() != args.len() {
             return self.poison(
                 span,
-                &format!("calling a closure of {} arguments with {}", c.inputs.len(), args.len()),
+                &format!(
+                    "calling a closure of {} arguments with {}",
+                    c.inputs.len(),
+                    args.len()
+                ),
                 "pass one value per closure parameter",
             );
         }
@@ -1177,4 +1216,3 @@ fn comparator_order(cl: &syn::ExprClosure) -> Option<bool> {
         None
     }
 }
-

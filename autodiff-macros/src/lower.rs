@@ -10,8 +10,8 @@ use crate::ir::*;
 use crate::methods::{self, Arity};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
-use syn::spanned::Spanned;
 use std::collections::HashMap;
+use syn::spanned::Spanned;
 use syn::visit::Visit;
 
 pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Function> {

@@ -482,6 +482,13 @@ struct Emitter<'a> {
     ret: VarId,
     /// Set when a value was needed that `prepare` did not save: an internal error.
     bug: bool,
+    /// Mutable top-level sequences kept up to date in the reverse sweep by restoring each
+    /// overwritten element (Tapenade's strategy), instead of saving every read.
+    restore: BTreeSet<VarId>,
+    /// Loop-depth-weighted counts of saved reads and of writes per variable (this pass).
+    reads_w: HashMap<VarId, f64>,
+    writes_w: HashMap<VarId, f64>,
+    depth: i32,
 }
 
 pub fn emit_body(f: &Function, diag: &mut Diag) -> Option<TokenStream> {
@@ -537,6 +544,7 @@ pub fn emit_body(f: &Function, diag: &mut Diag) -> Option<TokenStream> {
 
     let mut needed = BTreeSet::new();
     let mut acc = BTreeSet::new();
+    let mut restore = BTreeSet::new();
     // Iterate until the sets of needed values and adjoint targets are stable.
     for _ in 0..8 {
         let mut em = Emitter {
@@ -552,6 +560,10 @@ pub fn emit_body(f: &Function, diag: &mut Diag) -> Option<TokenStream> {
             rebound: BTreeSet::new(),
             ret,
             bug: false,
+            restore: restore.clone(),
+            reads_w: HashMap::new(),
+            writes_w: HashMap::new(),
+            depth: 0,
         };
         let code = em.function(&body);
         if em.bug {
@@ -559,11 +571,26 @@ pub fn emit_body(f: &Function, diag: &mut Diag) -> Option<TokenStream> {
         }
         let grown_needed: BTreeSet<VarId> = needed.union(&em.needed_now).copied().collect();
         let grown_acc: BTreeSet<VarId> = acc.union(&em.acc_now).copied().collect();
-        if grown_needed == needed && grown_acc == acc {
+        // Restoring a sequence costs one save per write; saving its reads one per read.
+        let mut grown_restore = restore.clone();
+        for (v, r) in &em.reads_w {
+            let w = em.writes_w.get(v).copied().unwrap_or(0.0);
+            let var = &vars[*v];
+            if top.contains(v)
+                && var.mutable
+                && matches!(var.shape, Shape::Seq(SeqKind::Vec))
+                && !matches!(var.origin, VarOrigin::Param(_))
+                && w <= *r
+            {
+                grown_restore.insert(*v);
+            }
+        }
+        if grown_needed == needed && grown_acc == acc && grown_restore == restore {
             return Some(code);
         }
         needed = grown_needed;
         acc = grown_acc;
+        restore = grown_restore;
     }
     diag.error(
         f.item.sig.ident.span(),
@@ -634,6 +661,21 @@ impl Emitter<'_> {
     }
 
     /// Whether the reverse sweep can name `v` and find the value it had at any read.
+    /// Whether the reverse of a statement can read `v` by name and find the value it had when the
+    /// statement ran: stable variables, and restored sequences.
+    fn stable_at_stmt(&self, v: VarId) -> bool {
+        self.stable(v) || self.restore.contains(&v)
+    }
+
+    fn weight(&self) -> f64 {
+        8f64.powi(self.depth)
+    }
+
+    fn count_read(&mut self, v: VarId) {
+        let w = self.weight();
+        *self.reads_w.entry(v).or_insert(0.0) += w;
+    }
+
     fn stable(&self, v: VarId) -> bool {
         !self.vars[v].mutable
             && (self.top.contains(&v) || self.rebound.contains(&v) || self.is_param(v))
@@ -832,8 +874,18 @@ impl Emitter<'_> {
             R::Push { vec, value } => {
                 let name = self.uname(*vec);
                 let v = self.fwd_expr(value);
-                if self.vars[*vec].active {
-                    let pos = self.save(quote!(#name.len()), level, out, None);
+                let wt = self.weight();
+                *self.writes_w.entry(*vec).or_insert(0.0) += wt;
+                let restored = self.restore.contains(vec);
+                if restored && !self.vars[*vec].active {
+                    out.fwd.push(quote!(#name.push(#v);));
+                    out.rev.push(quote!(#name.pop();));
+                } else if self.vars[*vec].active {
+                    let pos = if restored {
+                        self.fresh("s")
+                    } else {
+                        self.save(quote!(#name.len()), level, out, None)
+                    };
                     let mut rev = Vec::new();
                     let mut cx = StmtCx::new(level);
                     self.prepare(value, &mut cx, out);
@@ -842,6 +894,9 @@ impl Emitter<'_> {
                     self.acc_now.insert(*vec);
                     let g = self.fresh("g");
                     let rt = names::rt();
+                    if restored {
+                        rev.push(quote!(#name.pop(); let #pos = #name.len();));
+                    }
                     rev.push(quote!(let #g = #b[#pos]; #b[#pos] = #rt::zero();));
                     self.backprop(value, quote!(#g), &mut cx, &mut rev);
                     out.rev.push(quote!({ #(#rev)* }));
@@ -906,7 +961,7 @@ impl Emitter<'_> {
             } => self.for_loop(*var, range, body, *brk, level, out),
             R::While { cond, body, brk } => {
                 let cnt = self.fresh("n");
-                let b = self.block(body, Level::Nested);
+                let b = self.loop_body(body);
                 let bf = &b.fwd;
                 let check = brk.map(|f| {
                     let f = self.uname(f);
@@ -930,6 +985,13 @@ impl Emitter<'_> {
             }
             R::Exit(_) => {}
         }
+    }
+
+    fn loop_body(&mut self, body: &[R]) -> BlockOut {
+        self.depth += 1;
+        let b = self.block(body, Level::Nested);
+        self.depth -= 1;
+        b
     }
 
     fn for_loop(
@@ -957,7 +1019,7 @@ impl Emitter<'_> {
             let s = self.decision(start, level, out);
             let e = self.decision(end, level, out);
             let st = step.as_ref().map(|st| self.decision(st, level, out));
-            let b = self.block(body, Level::Nested);
+            let b = self.loop_body(body);
             let r = self.fwd_range(range);
             let bf = &b.fwd;
             out.fwd.push(quote!(for #i in #r { #(#bf)* }));
@@ -979,7 +1041,7 @@ impl Emitter<'_> {
         } else {
             // Record the trip count; the index is saved per iteration if the reverse needs it.
             let cnt = self.fresh("n");
-            let mut b = self.block(body, Level::Nested);
+            let mut b = self.loop_body(body);
             if self.needed.contains(&var) {
                 self.needed_now.insert(var);
                 let rt = names::rt();
@@ -1116,15 +1178,37 @@ impl Emitter<'_> {
         let active = self.vars[v].active;
         let mut cx = StmtCx::new(level);
         let mut rev = Vec::new();
-        // The index of an element write is needed to find the element's adjoint.
+        let restored = self.restore.contains(&v);
+        let wt = self.weight();
+        *self.writes_w.entry(v).or_insert(0.0) += wt;
+        // The index of an element write locates the element's adjoint (and the restored value).
         let idx = match place {
-            Place::Index(_, i) if active => Some(self.val(i, &mut cx, out, &mut rev)),
+            Place::Index(_, i) if active || restored => Some(self.val(i, &mut cx, out, &mut rev)),
             _ => None,
         };
         if active && self.active(value) {
             self.prepare(value, &mut cx, out);
         }
         let val = self.fwd_expr(value);
+        // A restored sequence: save the element about to be overwritten, put it back in reverse.
+        let mut restore_code = None;
+        if restored {
+            let t = self.fresh("t");
+            self.tapes.push(t.clone());
+            match place {
+                Place::Var(_) => {
+                    out.fwd
+                        .push(quote!(#t.push(::core::clone::Clone::clone(&#name));));
+                    restore_code = Some(quote!(#name = #rt::pop(&mut #t);));
+                }
+                Place::Index(_, i) => {
+                    let fi = self.fwd_expr(i);
+                    out.fwd.push(quote!(#t.push(#name[#fi]);));
+                    let ri = idx.clone().unwrap_or_default();
+                    restore_code = Some(quote!(#name[#ri] = #rt::pop(&mut #t);));
+                }
+            }
+        }
         match place {
             Place::Var(_) => out.fwd.push(quote!(#name = #val;)),
             Place::Index(_, i) => {
@@ -1133,6 +1217,10 @@ impl Emitter<'_> {
             }
         }
         if !active {
+            if let Some(r) = restore_code {
+                rev.push(r);
+                out.rev.push(quote!({ #(#rev)* }));
+            }
             return;
         }
         // The old value's adjoint is consumed: it flows into `value`, and the variable restarts
@@ -1158,6 +1246,10 @@ impl Emitter<'_> {
                 rev.push(quote!(let #g = #b; #b = (#(#z,)*);));
             }
             _ => rev.push(quote!(let #g = #b; #b = #rt::zero();)),
+        }
+        // The value is recomputed from the state before the write.
+        if let Some(r) = restore_code {
+            rev.push(r);
         }
         if self.active(value) {
             self.backprop(value, quote!(#g), &mut cx, &mut rev);
@@ -1262,9 +1354,10 @@ impl Emitter<'_> {
         let needed = cx.needed.contains(&key);
         match &e.kind {
             ExprKind::Var(v) if needed => {
-                if !self.stable(*v) {
+                if !self.stable_at_stmt(*v) {
                     if self.vars[*v].mutable {
                         let t = self.fwd_expr(e);
+                        self.count_read(*v);
                         snaps.push((key, t));
                     } else {
                         self.needed_now.insert(*v);
@@ -1272,20 +1365,21 @@ impl Emitter<'_> {
                 }
             }
             ExprKind::Index { base, index } if needed => {
-                if !self.stable(*base) {
+                if !self.stable_at_stmt(*base) {
                     let t = self.fwd_expr(e);
+                    self.count_read(*base);
                     snaps.push((key, t));
                 }
                 // The index also locates the element's adjoint.
                 self.collect_snaps(index, cx, snaps);
             }
-            ExprKind::Len(v) if needed && !self.stable(*v) => {
+            ExprKind::Len(v) if needed && !self.stable_at_stmt(*v) => {
                 let t = self.fwd_expr(e);
                 snaps.push((key, t));
             }
             ExprKind::Ref(inner) if needed => {
                 if let ExprKind::Var(v) = inner.kind {
-                    if !self.stable(v) {
+                    if !self.stable_at_stmt(v) {
                         let n = self.uname(v);
                         snaps.push((key, quote!(::std::borrow::ToOwned::to_owned(&#n[..]))));
                         return;
@@ -1296,7 +1390,7 @@ impl Emitter<'_> {
             ExprKind::SubSlice {
                 base, start, end, ..
             } if needed => {
-                if !self.stable(*base) {
+                if !self.stable_at_stmt(*base) {
                     let t = self.fwd_expr(e);
                     snaps.push((key, quote!(::std::borrow::ToOwned::to_owned(#t))));
                 }
@@ -1307,7 +1401,7 @@ impl Emitter<'_> {
                     self.collect_snaps(x, cx, snaps)
                 }
             }
-            ExprKind::CopySeq(v) if needed && !self.stable(*v) => {
+            ExprKind::CopySeq(v) if needed && !self.stable_at_stmt(*v) => {
                 let t = self.fwd_expr(e);
                 snaps.push((key, t));
             }
@@ -1341,7 +1435,7 @@ impl Emitter<'_> {
             ExprKind::Lit(l) => return l.to_token_stream(),
             ExprKind::Opaque { tokens, .. } => return quote_spanned!(span=> (#tokens)),
             ExprKind::Var(v) => {
-                if !self.stable(*v) {
+                if !self.stable_at_stmt(*v) {
                     if self.vars[*v].mutable {
                         // Index expressions and decisions reached without `prepare`.
                         let s = self.save(self.fwd_expr(e), cx.level, out, None);
@@ -1354,7 +1448,7 @@ impl Emitter<'_> {
                 return quote!(#n);
             }
             ExprKind::Index { base, index } => {
-                if !self.stable(*base) {
+                if !self.stable_at_stmt(*base) {
                     let s = self.save(self.fwd_expr(e), cx.level, out, None);
                     cx.snap.insert(key, quote!(#s));
                     return quote!(#s);
@@ -1364,7 +1458,7 @@ impl Emitter<'_> {
                 quote_spanned!(span=> #b[#i])
             }
             ExprKind::Len(v) => {
-                if !self.stable(*v) {
+                if !self.stable_at_stmt(*v) {
                     let s = self.save(self.fwd_expr(e), cx.level, out, None);
                     cx.snap.insert(key, quote!(#s));
                     return quote!(#s);
@@ -1439,7 +1533,7 @@ impl Emitter<'_> {
             }
             ExprKind::VecNew { .. } => quote!(::std::vec::Vec::new()),
             ExprKind::CopySeq(v) => {
-                if !self.stable(*v) {
+                if !self.stable_at_stmt(*v) {
                     let s = self.save(self.fwd_expr(e), cx.level, out, None);
                     cx.snap.insert(key, quote!(#s));
                     return quote!(#s);
@@ -1462,7 +1556,7 @@ impl Emitter<'_> {
                 end,
                 inclusive,
             } => {
-                if !self.stable(*base) {
+                if !self.stable_at_stmt(*base) {
                     let t = self.fwd_expr(e);
                     let s = self.save(
                         quote!(::std::borrow::ToOwned::to_owned(#t)),
@@ -1520,9 +1614,21 @@ impl Emitter<'_> {
                 // in for the rest.
                 let [na, nb, ny] = self.binop_needs(*op, lhs, rhs);
                 let z = quote!(#rt::zero_like(&#g));
-                let a = if na { self.val(lhs, cx, &mut dummy, code) } else { z.clone() };
-                let b = if nb { self.val(rhs, cx, &mut dummy, code) } else { z.clone() };
-                let y = if ny { self.val(e, cx, &mut dummy, code) } else { z };
+                let a = if na {
+                    self.val(lhs, cx, &mut dummy, code)
+                } else {
+                    z.clone()
+                };
+                let b = if nb {
+                    self.val(rhs, cx, &mut dummy, code)
+                } else {
+                    z.clone()
+                };
+                let y = if ny {
+                    self.val(e, cx, &mut dummy, code)
+                } else {
+                    z
+                };
                 self.flush_dummy(dummy, code);
                 let (pa, pb) = (self.fresh("p"), self.fresh("p"));
                 code.push(quote!(let (#pa, #pb) = #rt::rules::#rule(#a, #b, #y);));
