@@ -94,9 +94,10 @@ fn check(f: &Function, diag: &mut Diag) {
                 diag.error(
                     n.span,
                     format!(
-                        "#[differentiate] cannot differentiate through `{func}` applied to a \
+                        "#[differentiate] cannot differentiate through `{}` applied to a \
                          value that depends on the active arguments; convert only constants \
-                         and integers this way, and keep active values in one float type"
+                         and integers this way, and keep active values in one float type",
+                        func.to_string().replace(' ', "")
                     ),
                 );
             }

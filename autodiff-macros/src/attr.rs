@@ -21,6 +21,12 @@ impl Parse for Attr {
                     if attr.wrt.is_some() {
                         return Err(syn::Error::new(key.span(), "`wrt` given twice"));
                     }
+                    if !input.peek(syn::token::Paren) {
+                        return Err(syn::Error::new(
+                            key.span(),
+                            "`wrt` takes the active arguments in parentheses: `wrt(x, v)`",
+                        ));
+                    }
                     let content;
                     syn::parenthesized!(content in input);
                     let names = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?;

@@ -46,6 +46,8 @@ pub(crate) enum ISeq {
 pub(crate) enum Closure {
     Lambda(syn::ExprClosure),
     Path(syn::Path),
+    /// A closure bound with `let` earlier in the function.
+    Local(VarId),
 }
 
 /// An item flowing through a chain.
@@ -151,6 +153,15 @@ impl Lowerer<'_> {
         match e {
             syn::Expr::Paren(p) => self.looks_like_chain(&p.expr),
             syn::Expr::Range(_) => true,
+            // Any adaptor (known or not) on top of a chain: the unknown ones are reported by
+            // `parse_seq` at their own name.
+            syn::Expr::MethodCall(m)
+                if !CONSUMERS.contains(&m.method.to_string().as_str())
+                    && m.method != "unwrap"
+                    && self.looks_like_chain(&m.receiver) =>
+            {
+                true
+            }
             syn::Expr::MethodCall(m) => matches!(
                 m.method.to_string().as_str(),
                 "iter"
@@ -197,19 +208,34 @@ impl Lowerer<'_> {
         match e {
             syn::Expr::Closure(c) => {
                 if c.capture.is_some() {
-                    self.diag.unsupported(
-                        c.span(),
+                    self.diag.unsupported_at(
+                        &c,
                         "`move` closures",
                         "drop `move`: the closure is inlined where it is used",
                     );
                 }
                 Some(Closure::Lambda(c.clone()))
             }
-            syn::Expr::Path(p) if p.qself.is_none() => Some(Closure::Path(p.path.clone())),
+            syn::Expr::Path(p) if p.qself.is_none() => {
+                if let Some(id) = p.path.get_ident() {
+                    if let Some(v) = self.lookup(&id.to_string()) {
+                        if self.closures.contains_key(&v) {
+                            return Some(Closure::Local(v));
+                        }
+                        self.diag.unsupported_at(
+                            p,
+                            &format!("passing `{id}`, a function value, to an iterator adaptor"),
+                            "pass a closure `|x| ...`, a closure bound with `let`, or a function path",
+                        );
+                        return None;
+                    }
+                }
+                Some(Closure::Path(p.path.clone()))
+            }
             syn::Expr::Paren(p) => self.closure_of(&p.expr),
             other => {
-                self.diag.unsupported(
-                    other.span(),
+                self.diag.unsupported_at(
+                    &other,
                     "this function argument to an iterator adaptor",
                     "pass a closure `|x| ...` or a function path such as `f64::max`",
                 );
@@ -231,8 +257,8 @@ impl Lowerer<'_> {
                 let (s, en) = match (&r.start, &r.end) {
                     (Some(s), Some(en)) => (s, en),
                     _ => {
-                        self.diag.unsupported(
-                            r.span(),
+                        self.diag.unsupported_at(
+                            &r,
                             "open ranges in iterator chains",
                             "give both bounds: `(a..b)`",
                         );
@@ -273,8 +299,8 @@ impl Lowerer<'_> {
                         let v = match self.var_of_path(&m.receiver) {
                             Some(v) => v,
                             None => {
-                                self.diag.unsupported(
-                                    m.receiver.span(),
+                                self.diag.unsupported_at(
+                                    &m.receiver,
                                     "`windows`/`chunks` of this expression",
                                     "call them on a sequence variable",
                                 );
@@ -360,8 +386,8 @@ impl Lowerer<'_> {
                 }
             }
             other => {
-                self.diag.unsupported(
-                    other.span(),
+                self.diag.unsupported_at(
+                    &other,
                     "iterating over this expression",
                     "iterate over a sequence variable, a range or an iterator chain of them",
                 );
@@ -576,10 +602,33 @@ impl Lowerer<'_> {
                     span,
                 ))
             }
+            Closure::Local(v) => {
+                let (cl, captured) = self.closures.get(v)?.clone();
+                if cl.inputs.len() != args.len() {
+                    self.diag.error_at(
+                        &cl.inputs,
+                        format!(
+                            "this closure takes {} arguments but the adaptor gives {}",
+                            cl.inputs.len(),
+                            args.len()
+                        ),
+                    );
+                    return None;
+                }
+                let saved = std::mem::replace(&mut self.scopes, captured);
+                let r = self.with_scope(|cx| {
+                    for (p, item) in cl.inputs.iter().zip(args) {
+                        cx.bind_item(p, item, body.stmts());
+                    }
+                    cx.closure_body(&cl.body, body.stmts())
+                });
+                self.scopes = saved;
+                r
+            }
             Closure::Lambda(cl) => {
                 if cl.inputs.len() != args.len() {
-                    self.diag.error(
-                        cl.span(),
+                    self.diag.error_at(
+                        &cl,
                         format!(
                             "this closure takes {} arguments but is given {}",
                             cl.inputs.len(),
@@ -599,18 +648,20 @@ impl Lowerer<'_> {
     }
 
     fn closure_body(&mut self, b: &syn::Expr, out: &mut Vec<Stmt>) -> Option<Expr> {
-        let mut bad = false;
-        struct Finder<'f>(&'f mut bool);
+        let mut bad: Option<syn::ExprReturn> = None;
+        struct Finder<'f>(&'f mut Option<syn::ExprReturn>);
         impl<'ast> syn::visit::Visit<'ast> for Finder<'_> {
-            fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
-                *self.0 = true;
+            fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
+                if self.0.is_none() {
+                    *self.0 = Some(r.clone());
+                }
             }
             fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
         }
         syn::visit::Visit::visit_expr(&mut Finder(&mut bad), b);
-        if bad {
-            self.diag.unsupported(
-                b.span(),
+        if let Some(r) = bad {
+            self.diag.unsupported_at(
+                &r,
                 "`return` inside a closure",
                 "make the closure's value its last expression",
             );
@@ -689,8 +740,8 @@ impl Lowerer<'_> {
                 self.bind(&pi.ident, v);
             }
             (other, _) => {
-                self.diag.unsupported(
-                    other.span(),
+                self.diag.unsupported_at(
+                    &other,
                     "this pattern for an iterator item",
                     "bind names, `&x`, or tuples of them (`|(i, &x)|`)",
                 );
@@ -798,7 +849,7 @@ impl Lowerer<'_> {
         let name = m.method.to_string();
         if matches!(name.as_str(), "max_by" | "min_by" | "reduce") && !unwrapped {
             return self.poison(
-                span,
+                &m,
                 &format!("`{name}` whose `Option` result is used as is"),
                 &format!("write `.{name}(..).unwrap()` (or fold with an initial value)"),
             );
@@ -894,7 +945,7 @@ impl Lowerer<'_> {
                     Some(Item::Val(x)) => x,
                     _ => {
                         return self.poison(
-                            span,
+                            &m,
                             &format!("`{name}` over tuples or windows"),
                             "map the items to values first",
                         )
@@ -905,7 +956,7 @@ impl Lowerer<'_> {
                 let stmts = first.finish();
                 if stmts.iter().any(|s| matches!(s, Stmt::If { .. })) {
                     return self.poison(
-                        span,
+                        &m,
                         &format!("`{name}` after `filter`"),
                         "use `fold` with an initial value",
                     );
@@ -986,8 +1037,8 @@ impl Lowerer<'_> {
                     let swap = match swap {
                         Some(s) => s,
                         None => {
-                            cx.diag.unsupported(
-                                m.args.first().map_or(span, |a| a.span()),
+                            cx.diag.unsupported_at(
+                                &m.args,
                                 "this comparator",
                                 "compare the two arguments directly: \
                                  `|a, b| a.partial_cmp(b).unwrap()` or `|a, b| a.total_cmp(b)`",
@@ -1086,8 +1137,8 @@ impl Lowerer<'_> {
     /// `let f = |a| ...;`: remembered with the names it can see, inlined at each call.
     pub(crate) fn bind_closure(&mut self, name: &syn::Ident, c: &syn::ExprClosure) {
         if c.capture.is_some() {
-            self.diag.unsupported(
-                c.span(),
+            self.diag.unsupported_at(
+                &c,
                 "`move` closures",
                 "drop `move`: the closure is inlined where it is called",
             );
@@ -1117,7 +1168,7 @@ impl Lowerer<'_> {
         };
         if c.inputs.len() != args.len() {
             return self.poison(
-                span,
+                &args,
                 &format!(
                     "calling a closure of {} arguments with {}",
                     c.inputs.len(),

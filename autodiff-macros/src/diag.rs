@@ -22,6 +22,19 @@ impl Diag {
         );
     }
 
+    /// An error covering all of `tokens` (on stable Rust a node's `span()` is its first token only).
+    pub fn error_at(&mut self, tokens: &dyn quote::ToTokens, msg: impl Display) {
+        self.errors.push(syn::Error::new_spanned(tokens, msg));
+    }
+
+    /// `unsupported`, covering all of `tokens`.
+    pub fn unsupported_at(&mut self, tokens: &dyn quote::ToTokens, what: &str, instead: &str) {
+        self.error_at(
+            tokens,
+            format!("#[differentiate] does not support {what}; {instead}"),
+        );
+    }
+
     pub fn push(&mut self, e: syn::Error) {
         self.errors.push(e);
     }

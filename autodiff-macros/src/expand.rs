@@ -11,25 +11,32 @@ use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut diag = Diag::default();
+    // A bad option is reported together with the body's errors (the body is still checked).
     let attr: Attr = match syn::parse2(attr) {
         Ok(a) => a,
         Err(e) => {
-            let err = e.to_compile_error();
-            return quote!(#err #item);
+            diag.push(e);
+            Attr::default()
         }
     };
     let func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(_) => {
-            let err = syn::Error::new(
-                proc_macro2::Span::call_site(),
-                "#[differentiate] applies to free functions (`fn name(args) -> output { ... }`)",
+            let err = syn::Error::new_spanned(
+                first_line(&item),
+                "#[differentiate] applies to free functions with a body \
+                 (`fn name(args) -> output { ... }`)",
             )
             .to_compile_error();
             return quote!(#err #item);
         }
     };
-    let mut diag = Diag::default();
+    let has_receiver = func
+        .sig
+        .inputs
+        .iter()
+        .any(|a| matches!(a, syn::FnArg::Receiver(_)));
     let lowered = lower::lower(&func, &attr, &mut diag);
     let mut f = match lowered {
         Some(f) => f,
@@ -50,7 +57,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     match diag.finish() {
         Err(e) => {
             let err = e.to_compile_error();
-            let stubs = sigs.stubs();
+            // Stubs keep call sites quiet, but not inside an `impl` (where a struct cannot go).
+            let stubs = if has_receiver { quote!() } else { sigs.stubs() };
             quote!(#err #func #stubs)
         }
         Ok(()) => {
@@ -61,6 +69,15 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             all
         }
     }
+}
+
+/// The tokens of an item up to its body (its header), for an error that should not underline the
+/// whole item.
+fn first_line(item: &TokenStream) -> TokenStream {
+    item.clone()
+        .into_iter()
+        .take_while(|t| !matches!(t, proc_macro2::TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Brace))
+        .collect()
 }
 
 /// Writes the generated companions to `$AUTODIFF_EXPAND_DIR/<fn>.rs` when that variable is set.

@@ -655,6 +655,11 @@ fn compound_tokens(op: BinOp) -> TokenStream {
         BinOp::Mul => quote!(*=),
         BinOp::Div => quote!(/=),
         BinOp::Rem => quote!(%=),
+        BinOp::BitAnd => quote!(&=),
+        BinOp::BitOr => quote!(|=),
+        BinOp::BitXor => quote!(^=),
+        BinOp::Shl => quote!(<<=),
+        BinOp::Shr => quote!(>>=),
         _ => quote!(=),
     }
 }

@@ -24,6 +24,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         loop_results: Vec::new(),
         closures: HashMap::new(),
         views: HashMap::new(),
+        poisoned_names: Vec::new(),
     };
     cx.check_signature(&item.sig);
     let params = cx.params(&item.sig, attr);
@@ -88,6 +89,8 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) closures: HashMap<VarId, (syn::ExprClosure, Vec<Vec<(String, VarId)>>)>,
     /// Names bound to a window of a sequence (`windows`, `chunks`): `w[j]` reads `base[offset + j]`.
     pub(crate) views: HashMap<VarId, View>,
+    /// Arguments already reported as unsupported: uses of them are not reported again.
+    pub(crate) poisoned_names: Vec<String>,
 }
 
 /// A borrowed window `base[offset .. offset + len]`.
@@ -171,7 +174,7 @@ impl Lowerer<'_> {
                     return TypeClass::UnsupportedFloat("nalgebra matrices and vectors (planned)");
                 }
                 if self.mentions_float(ty) {
-                    return TypeClass::UnsupportedFloat("this container of floats");
+                    return TypeClass::UnsupportedFloat("this container type");
                 }
                 TypeClass::Other
             }
@@ -217,30 +220,29 @@ impl Lowerer<'_> {
 
     fn check_signature(&mut self, sig: &syn::Signature) {
         if let Some(t) = &sig.asyncness {
-            self.diag.unsupported(
-                t.span(),
+            self.diag.unsupported_at(
+                &t,
                 "`async fn`",
                 "differentiate a synchronous function and call it from async code",
             );
         }
         if let Some(t) = &sig.unsafety {
-            self.diag.unsupported(
-                t.span(),
+            self.diag.unsupported_at(
+                &t,
                 "`unsafe fn`",
                 "move the unsafe code out of the differentiated function",
             );
         }
         if let Some(t) = &sig.constness {
-            self.diag
-                .unsupported(t.span(), "`const fn`", "remove `const`");
+            self.diag.unsupported_at(&t, "`const fn`", "remove `const`");
         }
         if let Some(a) = &sig.abi {
             self.diag
-                .unsupported(a.span(), "`extern` functions", "remove the ABI");
+                .unsupported_at(&a, "`extern` functions", "remove the ABI");
         }
         if let Some(v) = &sig.variadic {
             self.diag
-                .unsupported(v.span(), "variadic functions", "take a slice instead");
+                .unsupported_at(&v, "variadic functions", "take a slice instead");
         }
     }
 
@@ -249,8 +251,8 @@ impl Lowerer<'_> {
         for (i, input) in sig.inputs.iter().enumerate() {
             let pt = match input {
                 syn::FnArg::Receiver(r) => {
-                    self.diag.unsupported(
-                        r.span(),
+                    self.diag.unsupported_at(
+                        &r,
                         "methods taking `self` (yet)",
                         "write a free function that takes the fields it needs as arguments",
                     );
@@ -263,8 +265,8 @@ impl Lowerer<'_> {
                     (pi.ident.clone(), pi.mutability.is_some())
                 }
                 other => {
-                    self.diag.unsupported(
-                        other.span(),
+                    self.diag.unsupported_at(
+                        &other,
                         "patterns in argument position",
                         "name the argument and destructure it in the body",
                     );
@@ -299,12 +301,12 @@ impl Lowerer<'_> {
         if let Some(wrt) = &attr.wrt {
             for n in wrt {
                 match params.iter().find(|p| p.name == *n) {
-                    None => self.diag.error(
-                        n.span(),
+                    None => self.diag.error_at(
+                        &n,
                         format!("`wrt` names `{n}`, which is not an argument of this function"),
                     ),
-                    Some(p) if !p.shape.is_float() => self.diag.error(
-                        n.span(),
+                    Some(p) if !p.shape.is_float() => self.diag.error_at(
+                        &n,
                         format!(
                             "`wrt` names `{n}`, which is not float-valued; only float arguments \
                              (f32, f64, float type parameters, and slices, arrays or Vecs of \
@@ -316,8 +318,8 @@ impl Lowerer<'_> {
             }
         }
         if !self.diag.has_errors() && !params.iter().any(|p| p.active) {
-            self.diag.error(
-                sig.ident.span(),
+            self.diag.error_at(
+                &sig.ident,
                 format!(
                     "`{}` has no active argument: nothing to differentiate with respect to; \
                      give it a float argument (f32, f64, a float type parameter, or a slice, \
@@ -339,8 +341,8 @@ impl Lowerer<'_> {
         let (inner, is_ref) = match ty {
             syn::Type::Reference(r) => {
                 if r.mutability.is_some() && self.mentions_float(&r.elem) && selected {
-                    self.diag.unsupported(
-                        ty.span(),
+                    self.diag.unsupported_at(
+                        &ty,
                         "`&mut` float arguments",
                         "return the computed values instead of writing them through a reference",
                     );
@@ -353,8 +355,8 @@ impl Lowerer<'_> {
         match self.classify(inner) {
             TypeClass::Float if is_ref => {
                 if selected {
-                    self.diag.unsupported(
-                        ty.span(),
+                    self.diag.unsupported_at(
+                        &ty,
                         "floats passed by reference",
                         "take the float by value",
                     );
@@ -373,15 +375,16 @@ impl Lowerer<'_> {
             TypeClass::Bool => (Shape::Bool, None),
             TypeClass::UnsupportedFloat(what) => {
                 if selected {
-                    self.diag.error(
-                        ty.span(),
+                    self.diag.error_at(
+                        &ty,
                         format!(
                             "#[differentiate] cannot differentiate with respect to `{name}`: \
-                             {what} are not supported as active arguments; pass f32/f64 values, \
-                             slices, arrays or Vecs of them, or leave `{name}` out with \
-                             `#[differentiate(wrt(...))]`"
+                             arguments of {what} cannot be active; pass f32/f64 values, slices, \
+                             arrays or Vecs of them, or, if `{name}` holds constants, leave it \
+                             out with `#[differentiate(wrt(...))]`"
                         ),
                     );
+                    self.poisoned_names.push(name.to_string());
                 }
                 (Shape::Other, None)
             }
@@ -392,8 +395,7 @@ impl Lowerer<'_> {
     fn output(&mut self, sig: &syn::Signature) -> Option<Output> {
         let ty = match &sig.output {
             syn::ReturnType::Default => {
-                self.diag.error(
-                    sig.ident.span(),
+                self.diag.error_at(&sig.ident,
                     format!(
                         "`{}` returns nothing: a differentiated function must return a float \
                          value (f32, f64, a float type parameter, or a tuple, array or Vec of them)",
@@ -405,8 +407,8 @@ impl Lowerer<'_> {
             syn::ReturnType::Type(_, t) => (**t).clone(),
         };
         let bad = |me: &mut Self| {
-            me.diag.error(
-                ty.span(),
+            me.diag.error_at(
+                &ty,
                 "the output of a differentiated function must be float-valued: f32, f64, a \
                  float type parameter, or a tuple, array or Vec of them",
             );
@@ -498,6 +500,26 @@ impl Lowerer<'_> {
         r
     }
 
+    /// Whether an expression reads an argument that was already reported as unsupported.
+    fn mentions_poisoned(&self, e: &syn::Expr) -> bool {
+        if self.poisoned_names.is_empty() {
+            return false;
+        }
+        struct Finder<'b>(&'b [String], bool);
+        impl<'ast> Visit<'ast> for Finder<'_> {
+            fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+                if let Some(id) = p.path.get_ident() {
+                    if self.0.iter().any(|n| id == n) {
+                        self.1 = true;
+                    }
+                }
+            }
+        }
+        let mut f = Finder(&self.poisoned_names, false);
+        f.visit_expr(e);
+        f.1
+    }
+
     /// Whether a syntax tree reads any local variable in scope.
     fn refs_locals(&self, e: &syn::Expr) -> bool {
         struct Finder<'b, 'c> {
@@ -568,8 +590,8 @@ impl Lowerer<'_> {
         match s {
             syn::Stmt::Local(l) => self.local(l, out),
             syn::Stmt::Item(item) => {
-                self.diag.unsupported(
-                    item.span(),
+                self.diag.unsupported_at(
+                    &item,
                     "items declared inside a differentiated function",
                     "move this item out of the function body",
                 );
@@ -597,6 +619,8 @@ impl Lowerer<'_> {
             "print",
             "eprintln",
             "eprint",
+            "panic",
+            "unreachable",
         ];
         if PASS.contains(&name.as_str()) {
             let tokens = mac.to_token_stream();
@@ -610,8 +634,8 @@ impl Lowerer<'_> {
             }
             out.push(Stmt::Macro(tokens, visible));
         } else {
-            self.diag.unsupported(
-                mac.span(),
+            self.diag.unsupported_at(
+                &mac,
                 &format!("the macro `{name}!` here"),
                 "only assert!/debug_assert! (and _eq/_ne) and print!/println!/eprint!/eprintln! \
                  may appear as statements; compute the value outside or with plain code",
@@ -627,8 +651,8 @@ impl Lowerer<'_> {
         let init = match &l.init {
             Some(init) => {
                 if let Some((else_tok, _)) = &init.diverge {
-                    self.diag.unsupported(
-                        else_tok.span(),
+                    self.diag.unsupported_at(
+                        &else_tok,
                         "`let ... else`",
                         "use `match` or `if` to handle the other case",
                     );
@@ -721,8 +745,8 @@ impl Lowerer<'_> {
         let base = match self.var_of_path(src) {
             Some(v) if matches!(self.vars[v].shape, Shape::Seq(_)) => v,
             _ => {
-                self.diag.unsupported(
-                    init.span(),
+                self.diag.unsupported_at(
+                    &init,
                     "slice patterns on this expression",
                     "destructure an argument or local sequence directly, e.g. `let [a, b] = *x;`",
                 );
@@ -736,8 +760,8 @@ impl Lowerer<'_> {
                     seen_rest = true;
                 }
                 _ if seen_rest => {
-                    self.diag.unsupported(
-                        p.span(),
+                    self.diag.unsupported_at(
+                        &p,
                         "bindings after `..` in slice patterns",
                         "index from the end explicitly, e.g. `let last = v[v.len() - 1];`",
                     );
@@ -810,8 +834,8 @@ impl Lowerer<'_> {
                 Pat::Tuple(items)
             }
             other => {
-                self.diag.unsupported(
-                    other.span(),
+                self.diag.unsupported_at(
+                    &other,
                     "this pattern",
                     "bind plain names, tuples of names, `_`, or `[a, b, ..]` of a sequence",
                 );
@@ -851,8 +875,8 @@ impl Lowerer<'_> {
                         // Integer-only compound operators (`<<=`, `|=`...): a plain statement.
                         let value = self.expr(&b.right, out);
                         let _ = value;
-                        self.diag.unsupported(
-                            b.op.span(),
+                        self.diag.unsupported_at(
+                            &b.op,
                             "this compound assignment operator",
                             "write `x = x OP y`",
                         );
@@ -864,8 +888,8 @@ impl Lowerer<'_> {
             syn::Expr::ForLoop(f) => self.for_loop(f, out),
             syn::Expr::While(w) => {
                 if let syn::Expr::Let(l) = &*w.cond {
-                    self.diag.unsupported(
-                        l.span(),
+                    self.diag.unsupported_at(
+                        &l,
                         "`while let`",
                         "use `while` with a condition or `loop` with `break`",
                     );
@@ -874,8 +898,8 @@ impl Lowerer<'_> {
                 let mut pre = Vec::new();
                 let cond = self.expr(&w.cond, &mut pre);
                 if !pre.is_empty() {
-                    self.diag.unsupported(
-                        w.cond.span(),
+                    self.diag.unsupported_at(
+                        &w.cond,
                         "a `while` condition containing `if`, `match` or blocks",
                         "compute the condition in a variable updated at the end of the loop",
                     );
@@ -922,8 +946,8 @@ impl Lowerer<'_> {
                             span: e.span(),
                         });
                     }
-                    None => self.diag.unsupported(
-                        m.receiver.span(),
+                    None => self.diag.unsupported_at(
+                        &m.receiver,
                         "`push` onto this expression",
                         "push onto a local `Vec` variable",
                     ),
@@ -957,8 +981,8 @@ impl Lowerer<'_> {
                         span: v.span(),
                     })
                 }
-                None => self.diag.unsupported(
-                    b.span(),
+                None => self.diag.unsupported_at(
+                    &b,
                     "`break` with a value here",
                     "use `break value` only in a `loop` whose value is used",
                 ),
@@ -984,11 +1008,8 @@ impl Lowerer<'_> {
     /// `if` as a statement (`result` None) or as an expression whose value goes to `result`.
     fn if_stmt(&mut self, i: &syn::ExprIf, result: Option<VarId>, out: &mut Vec<Stmt>) {
         if let syn::Expr::Let(l) = &*i.cond {
-            self.diag.unsupported(
-                l.span(),
-                "`if let`",
-                "use `match` on an integer or a plain `if`",
-            );
+            self.diag
+                .unsupported_at(&l, "`if let`", "use `match` on an integer or a plain `if`");
             return;
         }
         let cond = self.expr(&i.cond, out);
@@ -1046,15 +1067,14 @@ impl Lowerer<'_> {
         let mut arms = Vec::new();
         for arm in &m.arms {
             if let Some((if_tok, _)) = &arm.guard {
-                self.diag.unsupported(
-                    if_tok.span(),
+                self.diag.unsupported_at(
+                    &if_tok,
                     "match guards",
                     "move the condition into an `if` inside the arm",
                 );
             }
             if pattern_binds(&arm.pat) {
-                self.diag.unsupported(
-                    arm.pat.span(),
+                self.diag.unsupported_at(&arm.pat,
                     "match patterns that bind names",
                     "match on integer literals, ranges and `_`, and use the scrutinee inside the arm",
                 );
@@ -1095,8 +1115,8 @@ impl Lowerer<'_> {
                         Some(Place::Index(v, Box::new(index)))
                     }
                     None => {
-                        self.diag.unsupported(
-                            ix.expr.span(),
+                        self.diag.unsupported_at(
+                            &ix.expr,
                             "assigning into an element of this expression",
                             "assign into an element of a local Vec or array variable: `v[i] = ...`",
                         );
@@ -1110,8 +1130,8 @@ impl Lowerer<'_> {
                     Some(Place::Var(v))
                 }
                 None => {
-                    self.diag.unsupported(
-                        e.span(),
+                    self.diag.unsupported_at(
+                        &e,
                         "assigning to this place",
                         "assign to a local variable or an element `v[i]` of a local sequence",
                     );
@@ -1161,8 +1181,8 @@ impl Lowerer<'_> {
                         v
                     }
                     other => {
-                        cx.diag.unsupported(
-                            other.span(),
+                        cx.diag.unsupported_at(
+                            &other,
                             "this loop pattern over a range",
                             "bind the index to a name: `for i in a..b`",
                         );
@@ -1182,6 +1202,9 @@ impl Lowerer<'_> {
             });
             return;
         }
+        if is_range_syntax(&f.expr) {
+            return; // reported by `range_expr`
+        }
         // Sequences and iterator chains: `v.iter()`, `&v`, `a.iter().zip(&b)`, `v.windows(2)`...
         if let Some(seq) = self.parse_seq(&f.expr, out) {
             self.for_chain(f, seq, out);
@@ -1196,8 +1219,8 @@ impl Lowerer<'_> {
                 let (start, end) = match (&r.start, &r.end) {
                     (Some(s), Some(e)) => (s, e),
                     _ => {
-                        self.diag.unsupported(
-                            r.span(),
+                        self.diag.unsupported_at(
+                            &r,
                             "open ranges in `for` loops",
                             "give both bounds: `for i in a..b`",
                         );
@@ -1220,8 +1243,8 @@ impl Lowerer<'_> {
                 if step.is_some() {
                     // `(a..b).step_by(s).rev()` visits a different set of indices than
                     // `(a..b).rev().step_by(s)`; only the latter keeps the simple meaning.
-                    self.diag.unsupported(
-                        m.method.span(),
+                    self.diag.unsupported_at(
+                        &m.method,
                         "`.rev()` after `.step_by()`",
                         "write `(a..b).rev().step_by(k)` or loop forward",
                     );
@@ -1286,13 +1309,21 @@ impl Lowerer<'_> {
         )
     }
 
-    pub(crate) fn poison(&mut self, span: Span, what: &str, instead: &str) -> Expr {
-        self.diag.unsupported(span, what, instead);
+    pub(crate) fn poison(&mut self, at: &dyn ToTokens, what: &str, instead: &str) -> Expr {
+        self.diag.unsupported_at(at, what, instead);
+        let span = at
+            .to_token_stream()
+            .into_iter()
+            .next()
+            .map_or_else(Span::call_site, |t| t.span());
         Expr::new(ExprKind::Poison, span)
     }
 
     pub(crate) fn expr(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) -> Expr {
         let span = e.span();
+        if self.mentions_poisoned(e) {
+            return Expr::new(ExprKind::Poison, span);
+        }
         if is_const_syntax(e) && !self.refs_locals(e) {
             let shape = self.opaque_shape(e);
             return Expr::new(
@@ -1331,7 +1362,7 @@ impl Lowerer<'_> {
                         }
                         if self.closures.contains_key(&v) {
                             return self.poison(
-                                span,
+                                &e,
                                 "closures used as values",
                                 "call the closure directly, e.g. `f(x)`",
                             );
@@ -1362,7 +1393,7 @@ impl Lowerer<'_> {
                     )
                 }
                 None => self.poison(
-                    b.op.span(),
+                    &b.op,
                     "assignment inside an expression",
                     "make the assignment its own statement",
                 ),
@@ -1391,7 +1422,7 @@ impl Lowerer<'_> {
                         }
                         _ => inner,
                     },
-                    _ => self.poison(u.op.span(), "this operator", "use arithmetic operators"),
+                    _ => self.poison(&u.op, "this operator", "use arithmetic operators"),
                 }
             }
             syn::Expr::Cast(c) => {
@@ -1407,7 +1438,7 @@ impl Lowerer<'_> {
             syn::Expr::Index(ix) => {
                 if let syn::Expr::Range(_) = &*ix.index {
                     return self.poison(
-                        span,
+                        &e,
                         "sub-slices outside call arguments",
                         "pass `&v[a..b]` directly to a differentiated function, or index elements",
                     );
@@ -1435,8 +1466,11 @@ impl Lowerer<'_> {
                             span,
                         )
                     }
+                    None if matches!(self.expr(&ix.expr, out).kind, ExprKind::Poison) => {
+                        Expr::new(ExprKind::Poison, span)
+                    }
                     None => self.poison(
-                        ix.expr.span(),
+                        &ix.expr,
                         "indexing into this expression",
                         "index a sequence variable directly: bind the sequence to a name first",
                     ),
@@ -1455,7 +1489,7 @@ impl Lowerer<'_> {
             syn::Expr::Repeat(r) => {
                 if self.refs_locals(&r.len) {
                     return self.poison(
-                        r.len.span(),
+                        &r.len,
                         "array lengths that are not constants",
                         "use `vec![x; n]` for a length known at run time",
                     );
@@ -1482,7 +1516,7 @@ impl Lowerer<'_> {
                     )
                 }
                 syn::Member::Named(n) => self.poison(
-                    n.span(),
+                    &n,
                     "struct fields (yet)",
                     "pass the field's value as its own argument",
                 ),
@@ -1490,7 +1524,7 @@ impl Lowerer<'_> {
             syn::Expr::Reference(r) => {
                 if r.mutability.is_some() {
                     return self.poison(
-                        span,
+                        &e,
                         "`&mut` borrows",
                         "write into local variables or `Vec`s directly",
                     );
@@ -1512,7 +1546,7 @@ impl Lowerer<'_> {
                                 )
                             }
                             None => self.poison(
-                                ix.expr.span(),
+                                &ix.expr,
                                 "sub-slices of this expression",
                                 "slice a sequence variable: `&v[a..b]`",
                             ),
@@ -1568,48 +1602,53 @@ impl Lowerer<'_> {
                 self.loop_expr(l, Some(var), out);
                 Expr::new(ExprKind::Var(var), span)
             }
+            syn::Expr::Block(b) if b.label.is_some() => self.poison(
+                &b.label,
+                "labeled blocks",
+                "use `if`/`else` or a `loop` with `break`",
+            ),
             syn::Expr::Closure(_) => self.poison(
-                span,
+                &e,
                 "closures (yet)",
                 "write the computation inline or as a separate #[differentiate] function",
             ),
             syn::Expr::Unsafe(_) => self.poison(
-                span,
+                &e,
                 "`unsafe` blocks",
                 "move the unsafe code into a function outside the differentiated code",
             ),
             syn::Expr::Async(_) | syn::Expr::Await(_) => self.poison(
-                span,
+                &e,
                 "async code",
                 "differentiate a synchronous function and call it from async code",
             ),
-            syn::Expr::Try(_) => self.poison(
-                span,
+            syn::Expr::Try(t) => self.poison(
+                &t.question_token,
                 "the `?` operator",
                 "handle errors outside the differentiated function",
             ),
             syn::Expr::Struct(_) => self.poison(
-                span,
+                &e,
                 "struct expressions (yet)",
                 "return a tuple, or build the struct outside the differentiated function",
             ),
             syn::Expr::Range(_) => self.poison(
-                span,
+                &e,
                 "a range here",
                 "use ranges only in `for` loops and sub-slice arguments `&v[a..b]`",
             ),
             syn::Expr::Return(_) | syn::Expr::Break(_) | syn::Expr::Continue(_) => self.poison(
-                span,
+                &e,
                 "`return`/`break`/`continue` inside an expression",
                 "make it its own statement",
             ),
             syn::Expr::Assign(_) => self.poison(
-                span,
+                &e,
                 "assignment inside an expression",
                 "make the assignment its own statement",
             ),
             _ => self.poison(
-                span,
+                &e,
                 "this expression",
                 "use arithmetic, float methods, indexing, calls of #[differentiate] functions, \
                  `if`/`match`/blocks, tuples and arrays",
@@ -1623,7 +1662,7 @@ impl Lowerer<'_> {
         if !is_vec {
             let name = mac.path.to_token_stream().to_string();
             return self.poison(
-                span,
+                &mac,
                 &format!("the macro `{name}!` in an expression"),
                 "compute the value with plain code; only `vec![..]` is understood here",
             );
@@ -1683,7 +1722,7 @@ impl Lowerer<'_> {
         }
         if self.looks_like_chain(&m.receiver) {
             return self.poison(
-                span,
+                &m,
                 &format!("the iterator method `{name}` here"),
                 "end the chain with sum/product/fold/max_by/min_by/reduce/count/any/all/\
                  for_each/collect, or loop over it with `for`",
@@ -1744,7 +1783,7 @@ impl Lowerer<'_> {
                 let want = methods::arg_count(rule.arity);
                 if m.args.len() != want {
                     return self.poison(
-                        m.method.span(),
+                        &m.method,
                         &format!("`{name}` with {} arguments", m.args.len()),
                         &format!("`{name}` takes {want}"),
                     );
@@ -1761,10 +1800,14 @@ impl Lowerer<'_> {
                 );
             }
         }
-        if matches!(recv_shape, Shape::Int | Shape::Bool) {
+        if matches!(recv.kind, ExprKind::Poison) {
+            // Already reported.
+            return recv;
+        }
+        if matches!(recv_shape, Shape::Int | Shape::Bool | Shape::Other) {
+            // A method of a value that is never differentiated (integers, options of constants,
+            // other types): plain code. Activity analysis rejects it if an active value flows in.
             let args = m.args.iter().map(|a| self.expr(a, out)).collect();
-            let recv_tokens = quote!();
-            let _ = recv_tokens;
             return Expr::new(
                 ExprKind::PlainMethod {
                     recv: Box::new(recv),
@@ -1776,8 +1819,16 @@ impl Lowerer<'_> {
                 span,
             );
         }
+        if ADAPTORS.contains(&name.as_str()) {
+            return self.poison(
+                &m.method,
+                &format!("the iterator `{name}` kept as a value"),
+                "consume an iterator in the expression that creates it, e.g. `v.iter().map(..).sum()`, \
+                 or loop over it with `for`",
+            );
+        }
         self.poison(
-            m.method.span(),
+            &m.method,
             &format!("the method `{name}` here (no derivative rule)"),
             "use f32/f64 methods that have a rule (sin, exp, powi, max, ...), or move the \
              computation into a function with hand-written `_jvp`/`_vjp` companions",
@@ -1789,11 +1840,7 @@ impl Lowerer<'_> {
         let path = match &*c.func {
             syn::Expr::Path(p) if p.qself.is_none() => p.path.clone(),
             other => {
-                return self.poison(
-                    other.span(),
-                    "calling this expression",
-                    "call a named function",
-                )
+                return self.poison(&other, "calling this expression", "call a named function")
             }
         };
         if let Some(id) = path.get_ident() {
@@ -1801,6 +1848,33 @@ impl Lowerer<'_> {
                 if self.closures.contains_key(&v) {
                     return self.call_closure(v, &c.args, span, out);
                 }
+                return self.poison(
+                    &c.func,
+                    &format!("calling `{id}`, a function value"),
+                    "call a named #[differentiate] function (or one with hand-written \
+                     `_jvp`/`_vjp`), or a closure defined with `let` in this function",
+                );
+            }
+        }
+        // `f64::from(x)`: a lossless conversion, differentiated like `x as f64`.
+        if path.segments.len() == 2 && c.args.len() == 1 {
+            let (p0, p1) = (
+                path.segments[0].ident.to_string(),
+                path.segments[1].ident.to_string(),
+            );
+            if (p0 == "f64" || p0 == "f32") && p1 == "from" {
+                let inner = self.expr(&c.args[0], out);
+                let ty = syn::Type::Path(syn::TypePath {
+                    qself: None,
+                    path: path.segments[0].ident.clone().into(),
+                });
+                return Expr::new(
+                    ExprKind::Cast {
+                        expr: Box::new(inner),
+                        ty: Box::new(ty),
+                    },
+                    span,
+                );
             }
         }
         let last = match path.segments.last() {
@@ -1816,7 +1890,7 @@ impl Lowerer<'_> {
                     let want = methods::arg_count(rule.arity) + 1;
                     if c.args.len() != want {
                         return self.poison(
-                            span,
+                            &c,
                             &format!("`{last}` with {} arguments", c.args.len()),
                             &format!("`{last}` takes {want}"),
                         );
@@ -2195,6 +2269,25 @@ fn is_const_syntax(e: &syn::Expr) -> bool {
     }
 }
 
+const ADAPTORS: &[&str] = &[
+    "iter",
+    "into_iter",
+    "iter_mut",
+    "windows",
+    "chunks",
+    "zip",
+    "chain",
+    "map",
+    "filter",
+    "enumerate",
+    "skip",
+    "take",
+    "step_by",
+    "rev",
+    "copied",
+    "cloned",
+];
+
 const ITER_CONSUMERS: &[&str] = &[
     "sum", "product", "fold", "map", "filter", "collect", "count", "any", "all", "for_each", "zip",
     "max_by", "min_by",
@@ -2278,11 +2371,11 @@ fn compound_op(op: &syn::BinOp) -> Option<Option<BinOp>> {
         S::MulAssign(_) => Some(BinOp::Mul),
         S::DivAssign(_) => Some(BinOp::Div),
         S::RemAssign(_) => Some(BinOp::Rem),
-        S::BitAndAssign(_)
-        | S::BitOrAssign(_)
-        | S::BitXorAssign(_)
-        | S::ShlAssign(_)
-        | S::ShrAssign(_) => None,
+        S::BitAndAssign(_) => Some(BinOp::BitAnd),
+        S::BitOrAssign(_) => Some(BinOp::BitOr),
+        S::BitXorAssign(_) => Some(BinOp::BitXor),
+        S::ShlAssign(_) => Some(BinOp::Shl),
+        S::ShrAssign(_) => Some(BinOp::Shr),
         _ => return None,
     })
 }
@@ -2307,4 +2400,15 @@ fn mentioned_names(ts: &TokenStream) -> Vec<String> {
         }
     }
     out
+}
+
+fn is_range_syntax(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Range(_) => true,
+        syn::Expr::Paren(p) => is_range_syntax(&p.expr),
+        syn::Expr::MethodCall(m) if m.method == "rev" || m.method == "step_by" => {
+            is_range_syntax(&m.receiver)
+        }
+        _ => false,
+    }
 }

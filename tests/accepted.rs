@@ -1,0 +1,97 @@
+//! Constructs that look unusual but are accepted, in both modes.
+mod common;
+use autodiff_runtime::differentiate;
+use common::*;
+
+#[differentiate]
+fn shifted(x: f64, n: u32) -> f64 {
+    let mut k = n;
+    k <<= 1;
+    k |= 1;
+    x * k as f64
+}
+
+#[differentiate]
+fn local_closure_in_map(v: &[f64]) -> f64 {
+    let sq = |a: f64| a * a;
+    v.iter().copied().map(sq).sum()
+}
+
+#[differentiate]
+fn with_panic(x: f64) -> f64 {
+    if x < 0.0 {
+        panic!("negative input");
+    }
+    x.sqrt()
+}
+
+#[differentiate(wrt(x))]
+fn option_constant(x: f64, bias: Option<f64>) -> f64 {
+    x * bias.unwrap_or(1.0)
+}
+
+#[differentiate]
+fn widen(x: f32) -> f64 {
+    f64::from(x) * 2.0 + f64::from(x * x)
+}
+
+#[test]
+fn integer_compound_assignment() {
+    Harness::new(1)
+        .primal(|p| vec![shifted(p[0], 3)])
+        .jvp(|p, t| {
+            let (v, d) = shifted_jvp(p[0], 3, t[0]);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| vec![shifted_vjp(p[0], 3, &mut g[0], c[0])])
+        .at(&[&[0.5], &[-1.5]]);
+}
+
+#[test]
+fn closure_name_passed_to_map() {
+    Harness::new(3)
+        .primal(|p| vec![local_closure_in_map(p)])
+        .jvp(|p, t| {
+            let (v, d) = local_closure_in_map_jvp(p, t);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| vec![local_closure_in_map_vjp(p, g, c[0])])
+        .random(3, -1.0, 1.0);
+}
+
+#[test]
+fn panic_statement_passes_through() {
+    Harness::new(1)
+        .primal(|p| vec![with_panic(p[0])])
+        .jvp(|p, t| {
+            let (v, d) = with_panic_jvp(p[0], t[0]);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| vec![with_panic_vjp(p[0], &mut g[0], c[0])])
+        .at(&[&[0.5], &[2.0]]);
+    assert!(std::panic::catch_unwind(|| with_panic_grad(-1.0)).is_err());
+}
+
+#[test]
+fn inactive_option_argument() {
+    for bias in [Some(3.0), None] {
+        Harness::new(1)
+            .primal(|p| vec![option_constant(p[0], bias)])
+            .jvp(|p, t| {
+                let (v, d) = option_constant_jvp(p[0], bias, t[0]);
+                (vec![v], vec![d])
+            })
+            .vjp(|p, c, g| vec![option_constant_vjp(p[0], bias, &mut g[0], c[0])])
+            .at(&[&[0.7]]);
+    }
+}
+
+#[test]
+fn f64_from_f32() {
+    let (v, d) = widen_jvp(1.5, 1.0);
+    assert_eq!(v, 3.0 + 2.25);
+    assert_eq!(d, 2.0 + 3.0);
+    let mut g = 0.0f32;
+    widen_vjp(1.5, &mut g, 1.0);
+    assert_eq!(g, 5.0);
+}
