@@ -137,3 +137,32 @@ fn calls_and_tuples() {
         })
         .random(5, -1.5, 1.5);
 }
+
+#[differentiate]
+fn stencil(x: &[f64], n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 1..n - 1 {
+        let lap = x[i - 1] - 2.0 * x[i] + x[i + 1];
+        s += lap * lap + x[i].sin() * x[i + 1];
+    }
+    for i in (0..n - 2).rev() {
+        s += x[i] * x[i + 2];
+    }
+    let mut w = vec![0.0; n];
+    for i in 1..n {
+        w[i] = w[i - 1] * 0.5 + x[i] * x[i - 1];
+    }
+    s + w[n - 1] * w[n - 2]
+}
+
+#[test]
+fn stencil_windows() {
+    Harness::new(6)
+        .primal(|p| vec![stencil(p, 6)])
+        .jvp(|p, t| {
+            let (v, d) = stencil_jvp(p, 6, t);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| vec![stencil_vjp(p, 6, g, c[0])])
+        .random(4, -1.0, 1.0);
+}

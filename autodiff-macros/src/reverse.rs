@@ -489,6 +489,24 @@ struct Emitter<'a> {
     reads_w: HashMap<VarId, f64>,
     writes_w: HashMap<VarId, f64>,
     depth: i32,
+    /// Adjoint windows of the loop being emitted: element adjoints `b[i + c]` kept in locals.
+    windows: HashMap<VarId, Window>,
+}
+
+/// The adjoints of `base[i + c]`, `c` in `lo..=hi`, held in local slots while the reverse loop
+/// over `i` runs: each element is loaded once when the first iteration that touches it starts and
+/// stored once after the last one, instead of a read-modify-write of memory per contribution.
+struct Window {
+    index: VarId,
+    lo: i64,
+    hi: i64,
+    slots: Vec<syn::Ident>,
+}
+
+impl Window {
+    fn slot(&self, c: i64) -> &syn::Ident {
+        &self.slots[(c - self.lo) as usize]
+    }
 }
 
 pub fn emit_body(f: &Function, diag: &mut Diag) -> Option<TokenStream> {
@@ -564,6 +582,7 @@ pub fn emit_body(f: &Function, diag: &mut Diag) -> Option<TokenStream> {
             reads_w: HashMap::new(),
             writes_w: HashMap::new(),
             depth: 0,
+            windows: HashMap::new(),
         };
         let code = em.function(&body);
         if em.bug {
@@ -987,6 +1006,90 @@ impl Emitter<'_> {
         }
     }
 
+    /// Sequences whose adjoint accesses in this loop body are all `b[i + c]` with constant `c`,
+    /// in statements that run on every iteration: they get an adjoint window.
+    fn plan_windows(&mut self, index: VarId, body: &[R]) -> Vec<(VarId, Window)> {
+        let mut offsets: HashMap<VarId, Vec<i64>> = HashMap::new();
+        let mut bad: BTreeSet<VarId> = BTreeSet::new();
+        let vars = self.vars;
+        let mut visit = |e: &Expr, offsets: &mut HashMap<VarId, Vec<i64>>, bad: &mut BTreeSet<VarId>| {
+            e.visit(&mut |n| match &n.kind {
+                ExprKind::Index { base, index: ix } if vars[*base].active => {
+                    match affine_offset(ix, index) {
+                        Some(c) => offsets.entry(*base).or_default().push(c),
+                        None => {
+                            bad.insert(*base);
+                        }
+                    }
+                }
+                ExprKind::Var(v) | ExprKind::CopySeq(v) | ExprKind::SubSlice { base: v, .. }
+                    if vars[*v].active && matches!(vars[*v].shape, Shape::Seq(_)) =>
+                {
+                    bad.insert(*v);
+                }
+                _ => {}
+            });
+        };
+        for st in body {
+            match st {
+                R::Let { init: Some(e), .. } | R::Eval(e) => visit(e, &mut offsets, &mut bad),
+                R::Let { .. } | R::Macro(..) | R::Exit(_) => {}
+                R::Assign { place, value } => {
+                    visit(value, &mut offsets, &mut bad);
+                    match place {
+                        Place::Index(w, ix) => {
+                            visit(ix, &mut offsets, &mut bad);
+                            if vars[*w].active {
+                                match affine_offset(ix, index) {
+                                    Some(c) => offsets.entry(*w).or_default().push(c),
+                                    None => {
+                                        bad.insert(*w);
+                                    }
+                                }
+                            }
+                        }
+                        Place::Var(w) => {
+                            bad.insert(*w);
+                        }
+                    }
+                }
+                R::Push { vec, value } => {
+                    visit(value, &mut offsets, &mut bad);
+                    bad.insert(*vec);
+                }
+                // Accesses under control flow may not happen on every iteration (and then the
+                // window could load an element that does not exist).
+                R::If { .. } | R::Match { .. } | R::For { .. } | R::While { .. } => {
+                    let mut inner = Vec::new();
+                    collect_seq_uses(st, &mut inner);
+                    bad.extend(inner);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for (w, cs) in offsets {
+            if bad.contains(&w) || self.windows.contains_key(&w) {
+                continue;
+            }
+            let lo = cs.iter().copied().min().unwrap_or(0);
+            let hi = cs.iter().copied().max().unwrap_or(0);
+            if hi - lo > 8 {
+                continue;
+            }
+            let slots = (lo..=hi).map(|_| self.fresh("w")).collect();
+            out.push((w, Window { index, lo, hi, slots }));
+        }
+        out.sort_by_key(|(w, _)| *w);
+        out
+    }
+
+    /// The window slot for `base[index]`, when `base` has a window over this index.
+    fn window_slot(&self, base: VarId, index: &Expr) -> Option<syn::Ident> {
+        let win = self.windows.get(&base)?;
+        let c = affine_offset(index, win.index)?;
+        (win.lo..=win.hi).contains(&c).then(|| win.slot(c).clone())
+    }
+
     fn loop_body(&mut self, body: &[R]) -> BlockOut {
         self.depth += 1;
         let b = self.block(body, Level::Nested);
@@ -1019,7 +1122,25 @@ impl Emitter<'_> {
             let s = self.decision(start, level, out);
             let e = self.decision(end, level, out);
             let st = step.as_ref().map(|st| self.decision(st, level, out));
+            let windows = if step.is_none() {
+                self.plan_windows(var, body)
+            } else {
+                Vec::new()
+            };
+            let saved: Vec<(VarId, Option<Window>)> = windows
+                .into_iter()
+                .map(|(w, win)| (w, self.windows.insert(w, win)))
+                .collect();
             let b = self.loop_body(body);
+            let mut wins = Vec::new();
+            for (w, old) in saved {
+                if let Some(win) = self.windows.remove(&w) {
+                    wins.push((w, win));
+                }
+                if let Some(o) = old {
+                    self.windows.insert(w, o);
+                }
+            }
             let r = self.fwd_range(range);
             let bf = &b.fwd;
             out.fwd.push(quote!(for #i in #r { #(#bf)* }));
@@ -1036,8 +1157,85 @@ impl Emitter<'_> {
             }
             let bp = &b.pops;
             let br = b.rev.iter().rev();
-            out.rev
-                .push(quote!(for #i in #rr.rev() { #(#bp)* #(#br)* }));
+            if wins.is_empty() {
+                out.rev
+                    .push(quote!(for #i in #rr.rev() { #(#bp)* #(#br)* }));
+            } else {
+                // The reverse loop runs downwards unless the forward one ran upwards (`.rev()`).
+                let down = !*rev;
+                let rt = names::rt();
+                let first = self.fresh("first");
+                let last = self.fresh("last");
+                let mut decl = Vec::new();
+                let mut load_all = Vec::new();
+                let mut load_new = Vec::new();
+                let mut store_shift = Vec::new();
+                let mut flush = Vec::new();
+                for (w, win) in &wins {
+                    let b = self.adj(*w);
+                    self.acc_now.insert(*w);
+                    let off = |c: i64| -> TokenStream {
+                        let m = c.unsigned_abs() as usize;
+                        if c >= 0 {
+                            quote!(#i + #m)
+                        } else {
+                            quote!(#i - #m)
+                        }
+                    };
+                    for c in win.lo..=win.hi {
+                        let sl = win.slot(c);
+                        let o = off(c);
+                        decl.push(quote!(let mut #sl = #rt::zero();));
+                        load_all.push(quote!(#sl = #b[#o];));
+                    }
+                    let (enter, leave) = if down { (win.lo, win.hi) } else { (win.hi, win.lo) };
+                    let (se, sl_leave) = (win.slot(enter), win.slot(leave));
+                    let oe = off(enter);
+                    load_new.push(quote!(#se = #b[#oe];));
+                    let ol = off(leave);
+                    store_shift.push(quote!(#b[#ol] = #sl_leave;));
+                    // Shift towards the leaving end.
+                    let cs: Vec<i64> = (win.lo..=win.hi).collect();
+                    if down {
+                        for k in (1..cs.len()).rev() {
+                            let (a, bb) = (win.slot(cs[k]), win.slot(cs[k - 1]));
+                            store_shift.push(quote!(#a = #bb;));
+                        }
+                    } else {
+                        for k in 0..cs.len().saturating_sub(1) {
+                            let (a, bb) = (win.slot(cs[k]), win.slot(cs[k + 1]));
+                            store_shift.push(quote!(#a = #bb;));
+                        }
+                    }
+                    // After the loop, the slots that did not leave still hold elements of the
+                    // last iteration's neighbours: after the final shift, slot c holds element
+                    // last + c - 1 (downwards) or last + c + 1 (upwards).
+                    for c in win.lo..=win.hi {
+                        if c == enter {
+                            continue;
+                        }
+                        let e = if down { c - 1 } else { c + 1 };
+                        let m = e.unsigned_abs() as usize;
+                        let idx = if e >= 0 { quote!(#last + #m) } else { quote!(#last - #m) };
+                        let sl = win.slot(c);
+                        flush.push(quote!(#b[#idx] = #sl;));
+                    }
+                }
+                out.rev.push(quote! {
+                    {
+                        #(#decl)*
+                        let mut #first = true;
+                        let mut #last = #s;
+                        for #i in #rr.rev() {
+                            if #first { #(#load_all)* #first = false; } else { #(#load_new)* }
+                            #last = #i;
+                            #(#bp)* #(#br)*
+                            #(#store_shift)*
+                        }
+                        if !#first { #(#flush)* }
+                    }
+                });
+            }
         } else {
             // Record the trip count; the index is saved per iteration if the reverse needs it.
             let cnt = self.fresh("n");
@@ -1229,10 +1427,13 @@ impl Emitter<'_> {
         self.acc_now.insert(v);
         let g = self.fresh("g");
         match (place, &self.vars[v].shape) {
-            (Place::Index(..), _) => {
-                let i = idx.unwrap_or_default();
-                rev.push(quote!(let #g = #b[#i]; #b[#i] = #rt::zero();));
-            }
+            (Place::Index(_, ix), _) => match self.window_slot(v, ix) {
+                Some(slot) => rev.push(quote!(let #g = #slot; #slot = #rt::zero();)),
+                None => {
+                    let i = idx.clone().unwrap_or_default();
+                    rev.push(quote!(let #g = #b[#i]; #b[#i] = #rt::zero();));
+                }
+            },
             (Place::Var(_), Shape::Seq(SeqKind::Array(_))) => {
                 rev.push(quote!(let #g = #b; #b = #rt::zeros_like_array(&#g);));
             }
@@ -1600,6 +1801,10 @@ impl Emitter<'_> {
         match &e.kind {
             ExprKind::Var(v) => self.accumulate_var(*v, g, code),
             ExprKind::Index { base, index } => {
+                if let Some(slot) = self.window_slot(*base, index) {
+                    code.push(quote!(#slot = #rt::acc(#slot, #g);));
+                    return;
+                }
                 let i = self.val(index, cx, &mut dummy, code);
                 self.flush_dummy(dummy, code);
                 let b = self.adj(*base);
@@ -2042,4 +2247,65 @@ fn idents_in(ts: &TokenStream) -> BTreeSet<String> {
     }
     walk(ts, &mut out);
     out
+}
+
+/// `c` when `e` is `i`, `i + c`, `c + i` or `i - c` for the loop index `i` and an integer literal.
+fn affine_offset(e: &Expr, i: VarId) -> Option<i64> {
+    let lit = |x: &Expr| -> Option<i64> {
+        match &x.kind {
+            ExprKind::Lit(syn::Lit::Int(l)) => l.base10_parse::<i64>().ok(),
+            _ => None,
+        }
+    };
+    let is_i = |x: &Expr| matches!(x.kind, ExprKind::Var(v) if v == i);
+    match &e.kind {
+        ExprKind::Var(v) if *v == i => Some(0),
+        ExprKind::Binary { op: BinOp::Add, lhs, rhs } if is_i(lhs) => lit(rhs),
+        ExprKind::Binary { op: BinOp::Add, lhs, rhs } if is_i(rhs) => lit(lhs),
+        ExprKind::Binary { op: BinOp::Sub, lhs, rhs } if is_i(lhs) => lit(rhs).map(|c| -c),
+        _ => None,
+    }
+}
+
+/// Every sequence variable read or written anywhere inside a statement.
+fn collect_seq_uses(s: &R, out: &mut Vec<VarId>) {
+    let mut on_expr = |e: &Expr, out: &mut Vec<VarId>| e.reads(out);
+    match s {
+        R::Let { init: Some(e), .. } | R::Eval(e) => on_expr(e, out),
+        R::Let { .. } | R::Macro(..) | R::Exit(_) => {}
+        R::Assign { place, value } => {
+            on_expr(value, out);
+            out.push(place.var());
+            if let Place::Index(_, ix) = place {
+                on_expr(ix, out);
+            }
+        }
+        R::Push { vec, value } => {
+            on_expr(value, out);
+            out.push(*vec);
+        }
+        R::If { cond, then, els } => {
+            on_expr(cond, out);
+            then.iter().chain(els).for_each(|x| collect_seq_uses(x, out));
+        }
+        R::Match { scrut, arms } => {
+            on_expr(scrut, out);
+            arms.iter().flat_map(|(_, b)| b).for_each(|x| collect_seq_uses(x, out));
+        }
+        R::For { range, body, .. } => {
+            let Range::Bounds { start, end, step, .. } = range;
+            on_expr(start, out);
+            on_expr(end, out);
+            if let Some(st) = step {
+                on_expr(st, out);
+            }
+            body.iter().for_each(|x| collect_seq_uses(x, out));
+        }
+        R::While { cond, body, .. } => {
+            if let Some(c) = cond {
+                on_expr(c, out);
+            }
+            body.iter().for_each(|x| collect_seq_uses(x, out));
+        }
+    }
 }
