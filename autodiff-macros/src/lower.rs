@@ -1324,6 +1324,9 @@ impl Lowerer<'_> {
         if self.mentions_poisoned(e) {
             return Expr::new(ExprKind::Poison, span);
         }
+        if let syn::Expr::Lit(l) = e {
+            return Expr::new(ExprKind::Lit(l.lit.clone()), span);
+        }
         if is_const_syntax(e) && !self.refs_locals(e) {
             let shape = self.opaque_shape(e);
             return Expr::new(
