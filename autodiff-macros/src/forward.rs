@@ -668,10 +668,16 @@ fn compound_tokens(op: BinOp) -> TokenStream {
 pub fn zeros(shape: &Shape, e: &TokenStream) -> TokenStream {
     let rt = names::rt();
     match shape {
+        // Not a float: carries no derivative; `()` stands in for its tangent.
+        s if !s.is_float() => quote!(()),
         Shape::Seq(SeqKind::Array(_)) => quote!(#rt::zeros_like_array(&#e)),
         Shape::Seq(_) => quote!(#rt::zeros_like_slice(&#e)),
         Shape::Tuple(items) => {
+            // Components that are not floats carry no derivative: `()` stands in for them.
             let parts = items.iter().enumerate().map(|(i, s)| {
+                if !s.is_float() {
+                    return quote!(());
+                }
                 let ix = syn::Index::from(i);
                 zeros(s, &quote!(#e.#ix))
             });

@@ -556,12 +556,25 @@ impl Lowerer<'_> {
 
     /// Lowers the statements of `b` into `out` (in a new scope) and returns its tail expression.
     pub(crate) fn block_into(&mut self, b: &syn::Block, out: &mut Vec<Stmt>) -> Option<Expr> {
+        self.block_into_as(b, out, true)
+    }
+
+    /// With `want_value` false the block's last expression is lowered as a statement (its
+    /// value, if any, is dropped).
+    fn block_into_as(
+        &mut self,
+        b: &syn::Block,
+        out: &mut Vec<Stmt>,
+        want_value: bool,
+    ) -> Option<Expr> {
         self.with_scope(|cx| {
             let n = b.stmts.len();
             let mut tail = None;
             for (i, s) in b.stmts.iter().enumerate() {
                 match s {
-                    syn::Stmt::Expr(e, None) if i + 1 == n && !is_unit_stmt_expr(e) => {
+                    syn::Stmt::Expr(e, None)
+                        if want_value && i + 1 == n && !is_unit_stmt_expr(e) =>
+                    {
                         tail = Some(cx.expr(e, out));
                     }
                     _ => cx.stmt(s, out),
@@ -579,11 +592,9 @@ impl Lowerer<'_> {
 
     /// A block whose value is unused (statement position).
     pub(crate) fn unit_block(&mut self, b: &syn::Block) -> Block {
-        let (mut blk, tail) = self.block(b);
-        if let Some(t) = tail {
-            push_eval(&mut blk.stmts, t);
-        }
-        blk
+        let mut stmts = Vec::new();
+        self.block_into_as(b, &mut stmts, false);
+        Block { stmts }
     }
 
     fn stmt(&mut self, s: &syn::Stmt, out: &mut Vec<Stmt>) {
@@ -846,6 +857,58 @@ impl Lowerer<'_> {
 
     pub(crate) fn expr_stmt(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) {
         match e {
+            syn::Expr::Assign(a) if matches!(&*a.left, syn::Expr::Tuple(_)) => {
+                // `(a, b) = (b, a + b);`: every right-hand side first, then the assignments.
+                let lhs = match &*a.left {
+                    syn::Expr::Tuple(t) => t.elems.iter().collect::<Vec<_>>(),
+                    _ => Vec::new(),
+                };
+                let values: Vec<Expr> = match &*a.right {
+                    syn::Expr::Tuple(t) if t.elems.len() == lhs.len() => {
+                        t.elems.iter().map(|x| self.expr(x, out)).collect()
+                    }
+                    other => {
+                        let v = self.expr(other, out);
+                        (0..lhs.len())
+                            .map(|i| {
+                                Expr::new(
+                                    ExprKind::Field {
+                                        base: Box::new(v.clone()),
+                                        index: i as u32,
+                                    },
+                                    v.span,
+                                )
+                            })
+                            .collect()
+                    }
+                };
+                let mut temps = Vec::new();
+                for v in values {
+                    let sp = v.span;
+                    let shape = self.shape_of(&v);
+                    let t = self.synthetic("tup", shape, sp);
+                    self.vars[t].mutable = false;
+                    out.push(Stmt::Let {
+                        pat: Pat::Bind(t),
+                        init: Some(v),
+                        span: sp,
+                    });
+                    temps.push(t);
+                }
+                for (l, t) in lhs.into_iter().zip(temps) {
+                    if matches!(l, syn::Expr::Infer(_)) {
+                        continue;
+                    }
+                    if let Some(place) = self.place(l, out) {
+                        out.push(Stmt::Assign {
+                            place,
+                            op: None,
+                            value: Expr::new(ExprKind::Var(t), l.span()),
+                            span: l.span(),
+                        });
+                    }
+                }
+            }
             syn::Expr::Assign(a) => {
                 let value = self.expr(&a.right, out);
                 if let Some(place) = self.place(&a.left, out) {
@@ -1038,7 +1101,7 @@ impl Lowerer<'_> {
     /// A branch body: its tail value (if any) is assigned to `result`.
     fn branch(&mut self, b: &syn::Block, result: Option<VarId>) -> Block {
         let mut stmts = Vec::new();
-        let tail = self.block_into(b, &mut stmts);
+        let tail = self.block_into_as(b, &mut stmts, result.is_some());
         if let Some(t) = tail {
             self.assign_result(result, t, &mut stmts);
         }

@@ -815,7 +815,7 @@ impl Emitter<'_> {
                 (quote!([#rt::zero(); #n]), quote!(#seed))
             }
             Shape::Tuple(items) => {
-                let z = items.iter().map(|_| quote!(#rt::zero()));
+                let z = items.iter().map(|s| tuple_zero_item(s));
                 (quote!((#(#z,)*)), quote!(#seed))
             }
             _ => (quote!(#rt::zero()), quote!(#seed)),
@@ -875,7 +875,7 @@ impl Emitter<'_> {
                     quote!(#s)
                 }
                 Shape::Tuple(items) => {
-                    let z = items.iter().map(|_| quote!(#rt::zero()));
+                    let z = items.iter().map(|s| tuple_zero_item(s));
                     quote!((#(#z,)*))
                 }
                 _ => quote!(#rt::zero()),
@@ -1285,7 +1285,16 @@ impl Emitter<'_> {
         let p = self.fwd_pat(pat);
         let init = match init {
             None => {
-                out.fwd.push(quote!(let #p;));
+                // Exits became flags, so rustc can no longer see that a variable set before
+                // every exit is initialised: give it a placeholder of its shape.
+                let placeholder = match pat {
+                    Pat::Bind(v) => placeholder(&self.vars[*v].shape),
+                    _ => None,
+                };
+                match placeholder {
+                    Some(ph) => out.fwd.push(quote!(let #p = #ph;)),
+                    None => out.fwd.push(quote!(let #p;)),
+                }
                 return;
             }
             Some(i) => i,
@@ -1354,8 +1363,9 @@ impl Emitter<'_> {
                     quote!(#b)
                 } else {
                     match &self.vars[*v].shape {
+                        s if !s.is_float() => quote!(()),
                         Shape::Tuple(items) => {
-                            let z = items.iter().map(|_| quote!(#rt::zero()));
+                            let z = items.iter().map(|s| tuple_zero_item(s));
                             quote!((#(#z,)*))
                         }
                         _ => quote!(#rt::zero()),
@@ -1443,7 +1453,7 @@ impl Emitter<'_> {
                 );
             }
             (Place::Var(_), Shape::Tuple(items)) => {
-                let z = items.iter().map(|_| quote!(#rt::zero()));
+                let z = items.iter().map(|s| tuple_zero_item(s));
                 rev.push(quote!(let #g = #b; #b = (#(#z,)*);));
             }
             _ => rev.push(quote!(let #g = #b; #b = #rt::zero();)),
@@ -1951,7 +1961,10 @@ impl Emitter<'_> {
             Shape::Seq(_) => code.push(quote!(#rt::acc_slice(&mut #b[..], &#g[..]);)),
             Shape::Tuple(items) => {
                 let g = self.bind(g, code);
-                for k in 0..items.len() {
+                for (k, item) in items.iter().enumerate() {
+                    if !item.is_float() {
+                        continue;
+                    }
                     let ix = syn::Index::from(k);
                     code.push(quote!(#b.#ix = #rt::acc(#b.#ix, #g.#ix);));
                 }
@@ -2308,4 +2321,36 @@ fn collect_seq_uses(s: &R, out: &mut Vec<VarId>) {
             body.iter().for_each(|x| collect_seq_uses(x, out));
         }
     }
+}
+
+/// The zero adjoint of one tuple component: `()` for components that are not floats.
+fn tuple_zero_item(s: &Shape) -> TokenStream {
+    let rt = names::rt();
+    if s.is_float() {
+        quote!(#rt::zero())
+    } else {
+        quote!(())
+    }
+}
+
+/// A value of a shape, for variables declared before they are assigned (`None`: no placeholder
+/// can be written for this shape).
+fn placeholder(s: &Shape) -> Option<TokenStream> {
+    let rt = names::rt();
+    Some(match s {
+        Shape::Scalar => quote!(#rt::zero()),
+        Shape::Int => quote!(0),
+        Shape::Bool => quote!(false),
+        Shape::Seq(SeqKind::Vec) => quote!(::std::vec::Vec::new()),
+        Shape::Seq(SeqKind::Array(n)) => {
+            let n: TokenStream = n.parse().ok()?;
+            quote!([#rt::zero(); #n])
+        }
+        Shape::Tuple(items) => {
+            let parts: Option<Vec<TokenStream>> = items.iter().map(placeholder).collect();
+            let parts = parts?;
+            quote!((#(#parts,)*))
+        }
+        _ => return None,
+    })
 }
