@@ -561,7 +561,17 @@ pub fn emit_body(f: &Function, diag: &mut Diag) -> Option<TokenStream> {
     collect_top(&body, &mut top);
 
     let mut needed = BTreeSet::new();
-    let mut acc = BTreeSet::new();
+    // Variables with a (possibly) nonzero adjoint: the output, the arguments, and every active
+    // variable read by an assignment to one of them (backward fixpoint, "useful" variables).
+    let mut acc: BTreeSet<VarId> = f.params.iter().filter(|p| p.active).map(|p| p.var).collect();
+    acc.insert(ret);
+    loop {
+        let before = acc.len();
+        useful(&body, &vars, &mut acc);
+        if acc.len() == before {
+            break;
+        }
+    }
     let mut restore = BTreeSet::new();
     // Iterate until the sets of needed values and adjoint targets are stable.
     for _ in 0..8 {
@@ -768,10 +778,22 @@ impl Emitter<'_> {
             Pat::Bind(v) => {
                 let n = self.uname(*v);
                 let m = self.vars[*v].mutable.then(|| quote!(mut));
-                quote!(#m #n)
+                // Keep the user's annotation: it may be what fixes the float type.
+                match &self.vars[*v].ty {
+                    Some(ty) if self.vars[*v].origin == VarOrigin::Local => quote!(#m #n: #ty),
+                    _ => quote!(#m #n),
+                }
             }
             Pat::Tuple(ps) => {
-                let items = ps.iter().map(|p| self.fwd_pat(p));
+                // Types go on the whole pattern only; inside a tuple pattern, none.
+                let items = ps.iter().map(|p| match p {
+                    Pat::Bind(v) => {
+                        let n = self.uname(*v);
+                        let m = self.vars[*v].mutable.then(|| quote!(mut));
+                        quote!(#m #n)
+                    }
+                    other => self.fwd_pat(other),
+                });
                 quote!((#(#items,)*))
             }
         }
@@ -896,10 +918,11 @@ impl Emitter<'_> {
                 let wt = self.weight();
                 *self.writes_w.entry(*vec).or_insert(0.0) += wt;
                 let restored = self.restore.contains(vec);
-                if restored && !self.vars[*vec].active {
+                let live = self.vars[*vec].active && self.acc.contains(vec);
+                if restored && !live {
                     out.fwd.push(quote!(#name.push(#v);));
                     out.rev.push(quote!(#name.pop();));
-                } else if self.vars[*vec].active {
+                } else if live {
                     let pos = if restored {
                         self.fresh("s")
                     } else {
@@ -910,7 +933,6 @@ impl Emitter<'_> {
                     self.prepare(value, &mut cx, out);
                     out.fwd.push(quote!(#name.push(#v);));
                     let b = self.adj(*vec);
-                    self.acc_now.insert(*vec);
                     let g = self.fresh("g");
                     let rt = names::rt();
                     if restored {
@@ -1068,7 +1090,7 @@ impl Emitter<'_> {
         }
         let mut out = Vec::new();
         for (w, cs) in offsets {
-            if bad.contains(&w) || self.windows.contains_key(&w) {
+            if bad.contains(&w) || self.windows.contains_key(&w) || !self.acc.contains(&w) {
                 continue;
             }
             let lo = cs.iter().copied().min().unwrap_or(0);
@@ -1173,7 +1195,6 @@ impl Emitter<'_> {
                 let mut flush = Vec::new();
                 for (w, win) in &wins {
                     let b = self.adj(*w);
-                    self.acc_now.insert(*w);
                     let off = |c: i64| -> TokenStream {
                         let m = c.unsigned_abs() as usize;
                         if c >= 0 {
@@ -1302,7 +1323,11 @@ impl Emitter<'_> {
         let mut cx = StmtCx::new(level);
         let mut vs = Vec::new();
         pat.vars(&mut vs);
-        let any_active = vs.iter().any(|v| self.vars[*v].active) && self.active(init);
+        // Nothing flows back through a `let` whose variables no derivative reads.
+        let any_active = vs
+            .iter()
+            .any(|v| self.vars[*v].active && self.acc.contains(v))
+            && self.active(init);
         if any_active {
             self.prepare(init, &mut cx, out);
         }
@@ -1424,7 +1449,8 @@ impl Emitter<'_> {
                 out.fwd.push(quote!(#name[#i] = #val;));
             }
         }
-        if !active {
+        // A variable whose value no derivative reads has a zero adjoint: nothing to propagate.
+        if !active || !self.acc.contains(&v) {
             if let Some(r) = restore_code {
                 rev.push(r);
                 out.rev.push(quote!({ #(#rev)* }));
@@ -1434,7 +1460,6 @@ impl Emitter<'_> {
         // The old value's adjoint is consumed: it flows into `value`, and the variable restarts
         // from zero for the writes before this one.
         let b = self.adj(v);
-        self.acc_now.insert(v);
         let g = self.fresh("g");
         match (place, &self.vars[v].shape) {
             (Place::Index(_, ix), _) => match self.window_slot(v, ix) {
@@ -1591,8 +1616,11 @@ impl Emitter<'_> {
             ExprKind::Ref(inner) if needed => {
                 if let ExprKind::Var(v) = inner.kind {
                     if !self.stable_at_stmt(v) {
+                        // Saved under the variable's node: `val` then borrows the copy.
                         let n = self.uname(v);
-                        snaps.push((key, quote!(::std::borrow::ToOwned::to_owned(&#n[..]))));
+                        let inner_key = &**inner as *const Expr as usize;
+                        self.count_read(v);
+                        snaps.push((inner_key, quote!(::std::borrow::ToOwned::to_owned(&#n[..]))));
                         return;
                     }
                 }
@@ -2353,4 +2381,49 @@ fn placeholder(s: &Shape) -> Option<TokenStream> {
         }
         _ => return None,
     })
+}
+
+/// One backward step of the usefulness analysis: active variables read by statements that
+/// assign a useful variable become useful.
+fn useful(body: &[R], vars: &[Var], acc: &mut BTreeSet<VarId>) {
+    let mut add = |e: &Expr, acc: &mut BTreeSet<VarId>| {
+        let mut reads = Vec::new();
+        e.reads(&mut reads);
+        for r in reads {
+            if vars[r].active {
+                acc.insert(r);
+            }
+        }
+    };
+    for s in body.iter().rev() {
+        match s {
+            R::Let {
+                pat,
+                init: Some(e),
+            } => {
+                let mut vs = Vec::new();
+                pat.vars(&mut vs);
+                if vs.iter().any(|v| acc.contains(v)) {
+                    add(e, acc);
+                }
+            }
+            R::Assign { place, value } => {
+                if acc.contains(&place.var()) {
+                    add(value, acc);
+                }
+            }
+            R::Push { vec, value } => {
+                if acc.contains(vec) {
+                    add(value, acc);
+                }
+            }
+            R::If { then, els, .. } => {
+                useful(then, vars, acc);
+                useful(els, vars, acc);
+            }
+            R::Match { arms, .. } => arms.iter().for_each(|(_, b)| useful(b, vars, acc)),
+            R::For { body, .. } | R::While { body, .. } => useful(body, vars, acc),
+            _ => {}
+        }
+    }
 }

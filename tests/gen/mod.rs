@@ -129,6 +129,7 @@ constructs! {
     VecCompound => "vec_compound",
     HelperCall => "helper_call",
     HelperSliceArg => "helper_slice_arg",
+    HelperVecArg => "helper_vec_arg",
     HelperInHelper => "helper_in_helper",
     TupleOut => "tuple_out",
     ArrayOut => "array_out",
@@ -1135,6 +1136,9 @@ impl<'a> FnGen<'a> {
     /// elements stay within the helper's bound (not the one being written).
     fn slice_args(&self) -> Vec<String> {
         let mut out: Vec<String> = self.slice.iter().map(|s| s.to_string()).collect();
+        if !self.on(Construct::HelperVecArg) {
+            return out;
+        }
         for i in self.visible(|v| v.ty == Ty::Vector) {
             let v = &self.vars[i];
             if v.bound <= HELPER_SLICE_BOUND && self.write_target.as_deref() != Some(&v.name) {
@@ -1166,6 +1170,7 @@ impl<'a> FnGen<'a> {
                     let opts = self.slice_args();
                     let a = self.pick(&opts);
                     if let Some(name) = a.strip_prefix('&') {
+                        self.count(Construct::HelperVecArg);
                         for v in &mut self.vars {
                             if v.name == name {
                                 v.dirty = false;
