@@ -31,18 +31,38 @@ fn main() {
 
     // Check both against central finite differences.
     let h = check::default_step::<f64>();
-    let fd_k = check::central_difference_scalar(|p: &[f64]| energy(p[0], p[1], steps), &[k, x0], &[1.0, 0.0], h);
-    let fd_x0 = check::central_difference_scalar(|p: &[f64]| energy(p[0], p[1], steps), &[k, x0], &[0.0, 1.0], h);
+    let fd_k = check::central_difference_scalar(
+        |p: &[f64]| energy(p[0], p[1], steps),
+        &[k, x0],
+        &[1.0, 0.0],
+        h,
+    );
+    let fd_x0 = check::central_difference_scalar(
+        |p: &[f64]| energy(p[0], p[1], steps),
+        &[k, x0],
+        &[0.0, 1.0],
+        h,
+    );
 
     println!("energy(k = {k}, x0 = {x0})       = {value:.12}");
     println!("forward mode  dE/dk          = {de_dk:.12}");
-    println!("reverse mode  dE/dk, dE/dx0  = {:.12}, {:.12}", grad.k, grad.x0);
+    println!(
+        "reverse mode  dE/dk, dE/dx0  = {:.12}, {:.12}",
+        grad.k, grad.x0
+    );
     println!("finite diff.  dE/dk, dE/dx0  = {fd_k:.12}, {fd_x0:.12}");
     let ok = value == value_rev
         && check::close(de_dk, fd_k, 1e-6, 1e-9)
         && check::close(grad.k, fd_k, 1e-6, 1e-9)
         && check::close(grad.x0, fd_x0, 1e-6, 1e-9);
-    println!("check: {}", if ok { "derivatives agree with finite differences" } else { "MISMATCH" });
+    println!(
+        "check: {}",
+        if ok {
+            "derivatives agree with finite differences"
+        } else {
+            "MISMATCH"
+        }
+    );
     if !ok {
         std::process::exit(1);
     }

@@ -72,11 +72,16 @@ where
     const DOT_RTOL: f64 = 2e-5;
 
     fn at(&self, points: &[&[f64]]) {
-        Harness::new(self.n).f32().primal(&self.primal).jvp(&self.jvp).at(points);
+        Harness::new(self.n)
+            .f32()
+            .primal(&self.primal)
+            .jvp(&self.jvp)
+            .at(points);
         let mut rng = ChaCha8Rng::seed_from_u64(32);
         for x in points {
             assert_eq!(x.len(), self.n, "point has the wrong number of inputs");
-            let mut dirs: Vec<Vec<f64>> = vec![(0..self.n).map(|_| rng.gen_range(-1.0..1.0)).collect()];
+            let mut dirs: Vec<Vec<f64>> =
+                vec![(0..self.n).map(|_| rng.gen_range(-1.0..1.0)).collect()];
             for k in 0..self.n {
                 let mut e = vec![0.0; self.n];
                 e[k] = 1.0;
@@ -385,7 +390,12 @@ fn consts(x: f64, y: f64) -> f64 {
 #[test]
 fn associated_and_module_consts() {
     // Points with x != y and 2x != y - 1 (the max/min choose one side).
-    chk!(consts, consts_jvp, consts_vjp; 0, 1).at(&[&[0.3, 0.9], &[1.2, -0.4], &[-1.0, 0.5], &[2.0, 2.5]]);
+    chk!(consts, consts_jvp, consts_vjp; 0, 1).at(&[
+        &[0.3, 0.9],
+        &[1.2, -0.4],
+        &[-1.0, 0.5],
+        &[2.0, 2.5],
+    ]);
 }
 
 #[differentiate]
@@ -398,14 +408,18 @@ fn consts32(x: f32, y: f32) -> f32 {
 
 #[test]
 fn associated_consts_f32() {
-    chk32!(consts32, consts32_jvp, consts32_vjp; 0, 1).at(&[&[0.3, 0.9], &[1.2, -0.4], &[-1.0, 0.5]]);
+    chk32!(consts32, consts32_jvp, consts32_vjp; 0, 1).at(&[
+        &[0.3, 0.9],
+        &[1.2, -0.4],
+        &[-1.0, 0.5],
+    ]);
 }
 
 #[differentiate]
 fn parens(x: f64, y: f64) -> f64 {
     let a = ((x + y) * (x - y)) / (1.0 + (x * x));
-    let b = (((x))) * ((y + (1.0)));
-    (a - (b)) * ((2.0))
+    let b = (x) * (y + (1.0));
+    (a - (b)) * (2.0)
 }
 
 #[test]
@@ -513,7 +527,9 @@ mod rejected {
             })
             .vjp(|p, c, g| {
                 let (a, b) = g.split_at_mut(1);
-                vec![destructure_assign_vjp(p[0], p[1], 5, &mut a[0], &mut b[0], c[0])]
+                vec![destructure_assign_vjp(
+                    p[0], p[1], 5, &mut a[0], &mut b[0], c[0],
+                )]
             })
             .random(6, -1.2, 1.2);
     }
@@ -769,7 +785,12 @@ fn method_inverse_trig() {
 fn method_atan2() {
     chk!(m_atan2, m_atan2_jvp, m_atan2_vjp; 0, 1).random(6, 0.2, 3.0);
     // All four quadrants (away from the branch cut on the negative x axis).
-    chk!(m_atan2, m_atan2_jvp, m_atan2_vjp; 0, 1).at(&[&[1.0, -2.0], &[-1.0, -2.0], &[-0.5, 0.3], &[2.0, 0.0]]);
+    chk!(m_atan2, m_atan2_jvp, m_atan2_vjp; 0, 1).at(&[
+        &[1.0, -2.0],
+        &[-1.0, -2.0],
+        &[-0.5, 0.3],
+        &[2.0, 0.0],
+    ]);
 }
 
 #[test]
@@ -868,8 +889,11 @@ fn method_max_min() {
 fn method_clamp() {
     // Inside, below and above the interval.
     chk!(m_clamp, m_clamp_jvp, m_clamp_vjp; 0).at(&[&[0.3], &[-0.2], &[-1.5], &[2.0]]);
-    chk!(m_clamp_active, m_clamp_active_jvp, m_clamp_active_vjp; 0, 1, 2)
-        .at(&[&[0.3, -1.0, 1.0], &[-2.0, -1.0, 1.0], &[3.0, -1.0, 1.0]]);
+    chk!(m_clamp_active, m_clamp_active_jvp, m_clamp_active_vjp; 0, 1, 2).at(&[
+        &[0.3, -1.0, 1.0],
+        &[-2.0, -1.0, 1.0],
+        &[3.0, -1.0, 1.0],
+    ]);
 }
 
 #[test]
@@ -927,8 +951,19 @@ fn methods_chained() {
 
 #[differentiate]
 fn m32_unary(x: f32) -> f32 {
-    x.sin() + x.cos() * x.exp() + x.ln() + x.sqrt() + x.tanh() + x.atan() + x.cbrt()
-        + x.powi(3) + x.recip() + x.abs() + x.exp2() + x.log10() + x.asinh()
+    x.sin()
+        + x.cos() * x.exp()
+        + x.ln()
+        + x.sqrt()
+        + x.tanh()
+        + x.atan()
+        + x.cbrt()
+        + x.powi(3)
+        + x.recip()
+        + x.abs()
+        + x.exp2()
+        + x.log10()
+        + x.asinh()
 }
 
 #[test]
@@ -943,8 +978,12 @@ fn m32_binary(x: f32, y: f32) -> f32 {
 
 #[test]
 fn methods_binary_f32() {
-    chk32!(m32_binary, m32_binary_jvp, m32_binary_vjp; 0, 1)
-        .at(&[&[0.5, 1.3], &[2.0, 0.4], &[1.1, 2.2], &[0.3, 0.9]]);
+    chk32!(m32_binary, m32_binary_jvp, m32_binary_vjp; 0, 1).at(&[
+        &[0.5, 1.3],
+        &[2.0, 0.4],
+        &[1.1, 2.2],
+        &[0.3, 0.9],
+    ]);
 }
 
 #[differentiate]
@@ -955,8 +994,11 @@ fn m32_ternary(x: f32, a: f32, b: f32) -> f32 {
 
 #[test]
 fn methods_ternary_sincos_f32() {
-    chk32!(m32_ternary, m32_ternary_jvp, m32_ternary_vjp; 0, 1, 2)
-        .at(&[&[0.3, 0.2, -0.6], &[1.2, -1.0, 0.5], &[-2.0, 3.0, 1.0]]);
+    chk32!(m32_ternary, m32_ternary_jvp, m32_ternary_vjp; 0, 1, 2).at(&[
+        &[0.3, 0.2, -0.6],
+        &[1.2, -1.0, 0.5],
+        &[-2.0, 3.0, 1.0],
+    ]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -975,7 +1017,12 @@ fn ufcs(x: f64, y: f64) -> f64 {
 
 #[test]
 fn ufcs_calls() {
-    chk!(ufcs, ufcs_jvp, ufcs_vjp; 0, 1).at(&[&[0.3, 0.9], &[1.2, -0.4], &[-1.0, -0.5], &[2.0, 1.5]]);
+    chk!(ufcs, ufcs_jvp, ufcs_vjp; 0, 1).at(&[
+        &[0.3, 0.9],
+        &[1.2, -0.4],
+        &[-1.0, -0.5],
+        &[2.0, 1.5],
+    ]);
 }
 
 #[differentiate]

@@ -72,11 +72,16 @@ where
     const DOT_RTOL: f64 = 2e-5;
 
     fn at(&self, points: &[&[f64]]) {
-        Harness::new(self.n).f32().primal(&self.primal).jvp(&self.jvp).at(points);
+        Harness::new(self.n)
+            .f32()
+            .primal(&self.primal)
+            .jvp(&self.jvp)
+            .at(points);
         let mut rng = ChaCha8Rng::seed_from_u64(32);
         for x in points {
             assert_eq!(x.len(), self.n, "point has the wrong number of inputs");
-            let mut dirs: Vec<Vec<f64>> = vec![(0..self.n).map(|_| rng.gen_range(-1.0..1.0)).collect()];
+            let mut dirs: Vec<Vec<f64>> =
+                vec![(0..self.n).map(|_| rng.gen_range(-1.0..1.0)).collect()];
             for k in 0..self.n {
                 let mut e = vec![0.0; self.n];
                 e[k] = 1.0;
@@ -210,7 +215,11 @@ fn if_expr(x: f64, y: f64) -> f64 {
     };
     let b = 2.0 * if a > 1.0 { a.sqrt() } else { a * 0.5 };
     let c = if y > 0.0 {
-        if x > 0.0 { x * y } else { y - x }
+        if x > 0.0 {
+            x * y
+        } else {
+            y - x
+        }
     } else {
         -y
     };
@@ -242,14 +251,24 @@ fn if_else_as_tail_expression() {
 
 #[differentiate]
 fn if_expr32(x: f32, y: f32) -> f32 {
-    let a = if x > y { x * x } else if x < -y { y.exp() } else { x + y };
+    let a = if x > y {
+        x * x
+    } else if x < -y {
+        y.exp()
+    } else {
+        x + y
+    };
     let mut s = a;
     if s > 1.0 {
         s = s.sqrt();
     } else {
         s *= y;
     }
-    if x > 0.0 { s * x } else { s - x }
+    if x > 0.0 {
+        s * x
+    } else {
+        s - x
+    }
 }
 
 #[test]
@@ -266,7 +285,11 @@ fn early_ret(x: f64, v: &[f64]) -> f64 {
     if x > 2.0 {
         return x * x;
     }
-    let a = if x < -2.0 { return x.exp(); } else { x * 0.5 };
+    let a = if x < -2.0 {
+        return x.exp();
+    } else {
+        x * 0.5
+    };
     let n = v.len();
     let mut s = a;
     for i in 0..n {
@@ -357,8 +380,11 @@ fn early_ret32(x: f32, v: &[f32]) -> f32 {
 
 #[test]
 fn return_in_nested_loops_f32() {
-    chk32_xv!(early_ret32, early_ret32_jvp, early_ret32_vjp; 3)
-        .at(&[&[0.3, 0.2, -0.1, 0.3], &[1.5, 1.0, 1.2, 0.8], &[0.9, 0.6, 0.7, -0.5]]);
+    chk32_xv!(early_ret32, early_ret32_jvp, early_ret32_vjp; 3).at(&[
+        &[0.3, 0.2, -0.1, 0.3],
+        &[1.5, 1.0, 1.2, 0.8],
+        &[0.9, 0.6, 0.7, -0.5],
+    ]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -835,7 +861,8 @@ mod rejected {
 
     pub fn break_with_value() {
         chk!(break_value, break_value_jvp, break_value_vjp; 0, 1).random(8, 0.3, 1.5);
-        chk!(break_value, break_value_jvp, break_value_vjp; 0, 1).at(&[&[-2.0, -1.0], &[-0.5, -3.0]]);
+        chk!(break_value, break_value_jvp, break_value_vjp; 0, 1)
+            .at(&[&[-2.0, -1.0], &[-0.5, -3.0]]);
     }
 
     #[differentiate]

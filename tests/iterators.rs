@@ -84,25 +84,61 @@ fn windows_chunks(x: &[f64]) -> f64 {
 
 #[test]
 fn windows_and_chunks() {
-    scalar_slice_check!(windows_chunks, windows_chunks_jvp, windows_chunks_vjp, 5, -1.0, 1.0);
+    scalar_slice_check!(
+        windows_chunks,
+        windows_chunks_jvp,
+        windows_chunks_vjp,
+        5,
+        -1.0,
+        1.0
+    );
 }
 
 #[differentiate]
 fn adaptors(x: &[f64]) -> f64 {
-    let a: f64 = x.iter().enumerate().map(|(i, &v)| (i as f64 + 1.0) * v).sum();
+    let a: f64 = x
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| (i as f64 + 1.0) * v)
+        .sum();
     let b: f64 = x.iter().rev().step_by(2).map(|v| v.sin()).sum();
-    let c: f64 = x.iter().take(2).chain(x.iter().skip(3)).map(|&v| v * v).product();
-    let d = x.iter().filter(|&&v| v > 0.0).map(|&v| v.exp()).sum::<f64>();
+    let c: f64 = x
+        .iter()
+        .take(2)
+        .chain(x.iter().skip(3))
+        .map(|&v| v * v)
+        .product();
+    let d = x
+        .iter()
+        .filter(|&&v| v > 0.0)
+        .map(|&v| v.exp())
+        .sum::<f64>();
     let n = x.iter().filter(|v| **v > 0.0).count() as f64;
-    let m = x.iter().copied().max_by(|p, q| p.partial_cmp(q).unwrap()).unwrap();
+    let m = x
+        .iter()
+        .copied()
+        .max_by(|p, q| p.partial_cmp(q).unwrap())
+        .unwrap();
     let lo = x.iter().cloned().min_by(|p, q| p.total_cmp(q)).unwrap();
     let big = x.iter().any(|&v| v > 0.9);
     let all_pos = x.iter().all(|&v| v > -0.95);
     let mut acc = 0.0;
     (0..x.len()).for_each(|i| acc += x[i] * 0.5);
     let r = x.iter().copied().reduce(|p, q| p * 0.5 + q).unwrap();
-    let zipped: f64 = (0..x.len()).zip(x.iter()).map(|(i, v)| v * (i as f64)).sum();
-    a + b + c + d + n + m * lo + acc + r + zipped + if big { 1.0 } else { 0.0 } + if all_pos { 2.0 } else { 0.0 }
+    let zipped: f64 = (0..x.len())
+        .zip(x.iter())
+        .map(|(i, v)| v * (i as f64))
+        .sum();
+    a + b
+        + c
+        + d
+        + n
+        + m * lo
+        + acc
+        + r
+        + zipped
+        + if big { 1.0 } else { 0.0 }
+        + if all_pos { 2.0 } else { 0.0 }
 }
 
 #[test]
@@ -114,10 +150,7 @@ fn every_adaptor() {
             (vec![v], vec![d])
         })
         .vjp(|p, c, g| vec![adaptors_vjp(p, g, c[0])])
-        .at(&[
-            &[0.3, -0.2, 0.8, 0.55, -0.7],
-            &[-0.4, 0.25, 0.1, 0.95, 0.6],
-        ]);
+        .at(&[&[0.3, -0.2, 0.8, 0.55, -0.7], &[-0.4, 0.25, 0.1, 0.95, 0.6]]);
 }
 
 #[differentiate]

@@ -205,7 +205,14 @@ fn central_difference(case: &Case, p: &Point, h: f64) -> Vec<f64> {
 /// `h` and `h / 2` agree (elsewhere a branch or break condition is too close to the point).
 fn check_case(case: &Case, seed: u64) -> Outcome {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    rng.set_stream(case.index + if case.name.starts_with('h') { 0 } else { 1 << 32 });
+    rng.set_stream(
+        case.index
+            + if case.name.starts_with('h') {
+                0
+            } else {
+                1 << 32
+            },
+    );
     let mut out = Outcome::default();
     for _ in 0..POINTS {
         let p = Point::draw(&mut rng, case);
@@ -215,7 +222,10 @@ fn check_case(case: &Case, seed: u64) -> Outcome {
         let y = (case.primal)(&p.s, &p.v, p.n);
         out.max_abs_value = out.max_abs_value.max(max_abs(&y));
         if !all_finite(&y) {
-            fail(&mut out, format!("generator bug: original function is not finite: {y:?}"));
+            fail(
+                &mut out,
+                format!("generator bug: original function is not finite: {y:?}"),
+            );
             return out;
         }
         let yscale = 1.0 + max_abs(&y);
@@ -224,7 +234,13 @@ fn check_case(case: &Case, seed: u64) -> Outcome {
         if let Some(jvp) = case.jvp {
             let (yj, t) = jvp(&p.s, &p.v, p.n, &p.ts, &p.tv);
             if !close_all(&yj, &y, VALUE_RTOL, VALUE_RTOL) {
-                fail(&mut out, format!("value: {}_jvp returned {yj:?}, the function {y:?}", case.name));
+                fail(
+                    &mut out,
+                    format!(
+                        "value: {}_jvp returned {yj:?}, the function {y:?}",
+                        case.name
+                    ),
+                );
             }
             if !all_finite(&t) {
                 fail(&mut out, format!("tangent not finite: {t:?}"));
@@ -237,7 +253,13 @@ fn check_case(case: &Case, seed: u64) -> Outcome {
             let mut gv = vec![0.0; p.n];
             let yr = vjp(&p.s, &p.v, p.n, &mut gs, &mut gv, &p.c);
             if !close_all(&yr, &y, VALUE_RTOL, VALUE_RTOL) {
-                fail(&mut out, format!("value: {}_vjp returned {yr:?}, the function {y:?}", case.name));
+                fail(
+                    &mut out,
+                    format!(
+                        "value: {}_vjp returned {yr:?}, the function {y:?}",
+                        case.name
+                    ),
+                );
             }
             if !all_finite(&gs) || !all_finite(&gv) {
                 fail(&mut out, format!("adjoint not finite: {gs:?} / {gv:?}"));
@@ -320,7 +342,12 @@ fn run_case(case: &Case, seed: u64) -> Outcome {
     }
 }
 
-fn report(case: &Case, failures: &[String], sources: &HashMap<&str, &str>, detailed: bool) -> String {
+fn report(
+    case: &Case,
+    failures: &[String],
+    sources: &HashMap<&str, &str>,
+    detailed: bool,
+) -> String {
     let mut s = format!(
         "---- {} (seed {:#x}; reproduce with AD_RANDOM_SEED={:#x} AD_RANDOM_ONLY={}) ----\n",
         case.name,
@@ -440,7 +467,13 @@ fn generator_only_keeps_sources_unchanged() {
             .map(|f| f.source.clone())
     };
     assert_eq!(find(&all), find(&one));
-    assert_eq!(one.functions.iter().filter(|f| f.name.starts_with('p')).count(), 1);
+    assert_eq!(
+        one.functions
+            .iter()
+            .filter(|f| f.name.starts_with('p'))
+            .count(),
+        1
+    );
 }
 
 #[test]
@@ -481,7 +514,10 @@ fn generator_reads_its_settings_from_the_environment() {
     let cfg = gen::Config::from_env(env).expect("valid settings");
     assert_eq!(cfg.seed, 42);
     assert_eq!(cfg.programs, 7);
-    assert_eq!(cfg.disabled, vec![gen::Construct::While, gen::Construct::Loop]);
+    assert_eq!(
+        cfg.disabled,
+        vec![gen::Construct::While, gen::Construct::Loop]
+    );
     assert!(gen::Config::from_env(|n| (n == "AD_RANDOM_DISABLE").then(|| "whlie".into())).is_err());
     assert!(gen::Config::from_env(|n| (n == "AD_RANDOM_SEED").then(|| "x".into())).is_err());
 }

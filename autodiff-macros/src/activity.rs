@@ -16,22 +16,16 @@ pub fn analyze(f: &mut Function, diag: &mut Diag) {
         visit_stmts(&f.body, &mut |s| match s {
             Stmt::Let {
                 pat, init: Some(e), ..
-            } => {
-                if expr_active(&f.vars, e) {
-                    let mut vs = Vec::new();
-                    pat.vars(&mut vs);
-                    newly.extend(vs);
-                }
+            } if expr_active(&f.vars, e) => {
+                let mut vs = Vec::new();
+                pat.vars(&mut vs);
+                newly.extend(vs);
             }
-            Stmt::Assign { place, value, .. } => {
-                if expr_active(&f.vars, value) {
-                    newly.push(place.var());
-                }
+            Stmt::Assign { place, value, .. } if expr_active(&f.vars, value) => {
+                newly.push(place.var());
             }
-            Stmt::Push { vec, value, .. } => {
-                if expr_active(&f.vars, value) {
-                    newly.push(*vec);
-                }
+            Stmt::Push { vec, value, .. } if expr_active(&f.vars, value) => {
+                newly.push(*vec);
             }
             _ => {}
         });

@@ -199,7 +199,6 @@ impl Lowerer<'_> {
         out.push(Stmt::Let {
             pat: Pat::Bind(t),
             init: Some(e),
-            span,
         });
         var(t, span)
     }
@@ -483,7 +482,6 @@ impl Lowerer<'_> {
                 body.stmts().push(Stmt::Let {
                     pat: Pat::Bind(t),
                     init: None,
-                    span,
                 });
                 let mut first = Body::new();
                 let x = self.elem(a, k.clone(), &mut first)?;
@@ -507,14 +505,12 @@ impl Lowerer<'_> {
                     place: Place::Var(t),
                     op: None,
                     value: x,
-                    span,
                 });
                 let mut ss = second.finish();
                 ss.push(Stmt::Assign {
                     place: Place::Var(t),
                     op: None,
                     value: y,
-                    span,
                 });
                 body.stmts().push(Stmt::If {
                     cond: bin(BinOp::Lt, k, la),
@@ -735,7 +731,6 @@ impl Lowerer<'_> {
                 out.push(Stmt::Let {
                     pat: Pat::Bind(v),
                     init: Some(e),
-                    span: pi.span(),
                 });
                 self.bind(&pi.ident, v);
             }
@@ -965,13 +960,11 @@ impl Lowerer<'_> {
                 out.push(Stmt::Let {
                     pat: Pat::Bind(a),
                     init: Some(x),
-                    span,
                 });
             } else {
                 out.push(Stmt::Let {
                     pat: Pat::Bind(a),
                     init: acc_init,
-                    span,
                 });
             }
             Some(a)
@@ -995,7 +988,6 @@ impl Lowerer<'_> {
                 place: Place::Var(acc.unwrap_or_default()),
                 op: None,
                 value,
-                span,
             };
             match name.as_str() {
                 "sum" | "product" => {
@@ -1018,7 +1010,6 @@ impl Lowerer<'_> {
                         body.stmts().push(Stmt::Push {
                             vec: acc.unwrap_or_default(),
                             value: x,
-                            span,
                         });
                     }
                 }

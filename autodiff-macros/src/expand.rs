@@ -305,14 +305,14 @@ impl<'a> Signatures<'a> {
                 match g {
                     syn::GenericParam::Type(t)
                         if s.split(|c: char| !c.is_alphanumeric() && c != '_')
-                            .any(|w| w == t.ident.to_string()) =>
+                            .any(|w| t.ident == w) =>
                     {
                         let id = &t.ident;
                         Some(quote!(#id))
                     }
                     syn::GenericParam::Const(c)
                         if s.split(|c: char| !c.is_alphanumeric() && c != '_')
-                            .any(|w| w == c.ident.to_string()) =>
+                            .any(|w| c.ident == w) =>
                     {
                         let id = &c.ident;
                         let ty = &c.ty;

@@ -58,20 +58,12 @@ impl<'a> Forward<'a> {
 
     fn primal(&self, e: &Expr) -> TokenStream {
         let name = user_name(&self.f.vars);
-        Printer {
-            vars: &self.f.vars,
-            name: &name,
-        }
-        .expr(e)
+        Printer { name: &name }.expr(e)
     }
 
     fn range(&self, r: &Range) -> TokenStream {
         let name = user_name(&self.f.vars);
-        Printer {
-            vars: &self.f.vars,
-            name: &name,
-        }
-        .range(r)
+        Printer { name: &name }.range(r)
     }
 
     fn var_active(&self, v: VarId) -> bool {
@@ -88,7 +80,7 @@ impl<'a> Forward<'a> {
 
     // ------------------------------------------------------------------ values
 
-    fn dual_of(&mut self, v: Val, pre: &mut Vec<TokenStream>) -> TokenStream {
+    fn dual_of(&mut self, v: Val) -> TokenStream {
         let rt = names::rt();
         match v {
             Val::Plain(p) => quote!(#rt::Dual::constant(#p)),
@@ -97,7 +89,7 @@ impl<'a> Forward<'a> {
             Val::Tuple(items) => {
                 // A tuple used as a scalar cannot happen in well-typed code; keep the first.
                 let first = items.into_iter().next().unwrap_or(Val::Plain(quote!(())));
-                self.dual_of(first, pre)
+                self.dual_of(first)
             }
         }
     }
@@ -168,28 +160,28 @@ impl<'a> Forward<'a> {
                 let o = binop_tokens(*op);
                 match (a, b) {
                     (Val::Plain(a), b) => {
-                        let b = self.dual_of(b, pre);
+                        let b = self.dual_of(b);
                         Val::Dual(quote_spanned!(span=> (#rt::Dual::constant(#a) #o #b)))
                     }
                     (a, Val::Plain(b)) => {
-                        let a = self.dual_of(a, pre);
+                        let a = self.dual_of(a);
                         Val::Dual(quote_spanned!(span=> (#a #o #b)))
                     }
                     (a, b) => {
-                        let a = self.dual_of(a, pre);
-                        let b = self.dual_of(b, pre);
+                        let a = self.dual_of(a);
+                        let b = self.dual_of(b);
                         Val::Dual(quote_spanned!(span=> (#a #o #b)))
                     }
                 }
             }
             ExprKind::Unary { expr, .. } => {
                 let a = self.expr(expr, pre);
-                let a = self.dual_of(a, pre);
+                let a = self.dual_of(a);
                 Val::Dual(quote_spanned!(span=> (-#a)))
             }
             ExprKind::Cast { expr, ty } => {
                 let a = self.expr(expr, pre);
-                let a = self.dual_of(a, pre);
+                let a = self.dual_of(a);
                 let t = self.fresh("c");
                 pre.push(quote!(let #t = #a;));
                 Val::Dual(quote_spanned!(span=> #rt::Dual::new(#t.re as #ty, #t.eps as #ty)))
@@ -197,7 +189,7 @@ impl<'a> Forward<'a> {
             ExprKind::Method { recv, method, args } => {
                 let rule = methods::float_method(&method.to_string());
                 let r = self.expr(recv, pre);
-                let r = self.dual_of(r, pre);
+                let r = self.dual_of(r);
                 let mut a = Vec::new();
                 for (k, arg) in args.iter().enumerate() {
                     let v = self.expr(arg, pre);
@@ -206,10 +198,10 @@ impl<'a> Forward<'a> {
                     a.push(if int_arg {
                         match v {
                             Val::Plain(p) => p,
-                            other => self.dual_of(other, pre),
+                            other => self.dual_of(other),
                         }
                     } else {
-                        self.dual_of(v, pre)
+                        self.dual_of(v)
                     });
                 }
                 if matches!(rule.map(|r| r.arity), Some(Arity::SinCos)) {
@@ -622,7 +614,7 @@ impl<'a> Forward<'a> {
         if let Some(op) = op {
             let o = binop_tokens(op);
             let cur = quote!(#rt::Dual::new(#pl, #tl));
-            let rhs = self.dual_of(val, pre);
+            let rhs = self.dual_of(val);
             let n = self.fresh("f");
             pre.push(quote!(let #n = #cur #o #rhs;));
             return quote!(#pl = #n.re; #tl = #n.eps;);

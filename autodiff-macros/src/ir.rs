@@ -151,12 +151,6 @@ impl BinOp {
             BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem
         )
     }
-    pub fn is_comparison(self) -> bool {
-        matches!(
-            self,
-            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
-        )
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -297,20 +291,17 @@ pub enum Stmt {
     Let {
         pat: Pat,
         init: Option<Expr>,
-        span: Span,
     },
     /// `place = value` or `place op= value`.
     Assign {
         place: Place,
         op: Option<BinOp>,
         value: Expr,
-        span: Span,
     },
     /// `v.push(value)`.
     Push {
         vec: VarId,
         value: Expr,
-        span: Span,
     },
     /// An expression evaluated for its side effects (a call whose value is dropped).
     Eval(Expr),
@@ -367,7 +358,6 @@ pub struct Param {
     /// The element type of a sequence argument, or the argument's type for a scalar.
     pub elem_ty: Option<syn::Type>,
     pub active: bool,
-    pub span: Span,
 }
 
 #[derive(Clone, Debug)]
@@ -387,12 +377,6 @@ pub struct Function {
     pub body: Block,
     /// The value the body evaluates to, if it ends in an expression.
     pub tail: Option<Expr>,
-}
-
-impl Function {
-    pub fn var(&self, id: VarId) -> &Var {
-        &self.vars[id]
-    }
 }
 
 /// Visits every expression in a statement list, in evaluation order (children before parents is

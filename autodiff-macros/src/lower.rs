@@ -76,6 +76,9 @@ fn float_generics(g: &syn::Generics) -> Vec<String> {
     out
 }
 
+/// Names in scope, innermost last.
+pub(crate) type Scopes = Vec<Vec<(String, VarId)>>;
+
 pub(crate) struct Lowerer<'a> {
     pub(crate) diag: &'a mut Diag,
     pub(crate) vars: Vec<Var>,
@@ -86,7 +89,7 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) loop_results: Vec<(Option<String>, Option<VarId>)>,
     /// Local closures (`let sq = |a| a * a;`), inlined where called: the closure and the scopes
     /// it captured.
-    pub(crate) closures: HashMap<VarId, (syn::ExprClosure, Vec<Vec<(String, VarId)>>)>,
+    pub(crate) closures: HashMap<VarId, (syn::ExprClosure, Scopes)>,
     /// Names bound to a window of a sequence (`windows`, `chunks`): `w[j]` reads `base[offset + j]`.
     pub(crate) views: HashMap<VarId, View>,
     /// Arguments already reported as unsupported: uses of them are not reported again.
@@ -273,10 +276,7 @@ impl Lowerer<'_> {
                     continue;
                 }
             };
-            let selected = attr
-                .wrt
-                .as_ref()
-                .is_none_or(|w| w.iter().any(|n| *n == name));
+            let selected = attr.wrt.as_ref().is_none_or(|w| w.contains(&name));
             let ty = (*pt.ty).clone();
             let (shape, elem_ty) = self.param_shape(&ty, selected, &name);
             let active = selected && shape.is_float();
@@ -295,7 +295,6 @@ impl Lowerer<'_> {
                 shape,
                 elem_ty,
                 active,
-                span: pt.span(),
             });
         }
         if let Some(wrt) = &attr.wrt {
@@ -584,12 +583,6 @@ impl Lowerer<'_> {
         })
     }
 
-    fn block(&mut self, b: &syn::Block) -> (Block, Option<Expr>) {
-        let mut stmts = Vec::new();
-        let tail = self.block_into(b, &mut stmts);
-        (Block { stmts }, tail)
-    }
-
     /// A block whose value is unused (statement position).
     pub(crate) fn unit_block(&mut self, b: &syn::Block) -> Block {
         let mut stmts = Vec::new();
@@ -688,11 +681,9 @@ impl Lowerer<'_> {
                     })
                     .collect();
                 for (t, v) in &temps {
-                    let span = v.span;
                     out.push(Stmt::Let {
                         pat: Pat::Bind(*t),
                         init: Some(v.clone()),
-                        span,
                     });
                 }
                 for (p, (t, _)) in pt.elems.iter().zip(&temps) {
@@ -701,7 +692,6 @@ impl Lowerer<'_> {
                     out.push(Stmt::Let {
                         pat,
                         init: Some(Expr::new(ExprKind::Var(*t), p.span())),
-                        span: p.span(),
                     });
                 }
                 return;
@@ -736,7 +726,6 @@ impl Lowerer<'_> {
         out.push(Stmt::Let {
             pat: pat_ir,
             init: init_ir,
-            span: l.span(),
         });
     }
 
@@ -794,7 +783,6 @@ impl Lowerer<'_> {
                     out.push(Stmt::Let {
                         pat,
                         init: Some(read),
-                        span,
                     });
                 }
             }
@@ -891,7 +879,6 @@ impl Lowerer<'_> {
                     out.push(Stmt::Let {
                         pat: Pat::Bind(t),
                         init: Some(v),
-                        span: sp,
                     });
                     temps.push(t);
                 }
@@ -904,7 +891,6 @@ impl Lowerer<'_> {
                             place,
                             op: None,
                             value: Expr::new(ExprKind::Var(t), l.span()),
-                            span: l.span(),
                         });
                     }
                 }
@@ -916,7 +902,6 @@ impl Lowerer<'_> {
                         place,
                         op: None,
                         value,
-                        span: e.span(),
                     });
                 }
             }
@@ -930,7 +915,6 @@ impl Lowerer<'_> {
                                 place,
                                 op: Some(op),
                                 value,
-                                span: e.span(),
                             });
                         }
                     }
@@ -1003,11 +987,7 @@ impl Lowerer<'_> {
                         if !matches!(self.vars[v].shape, Shape::Seq(_)) {
                             self.vars[v].shape = Shape::Seq(SeqKind::Vec).join(&self.vars[v].shape);
                         }
-                        out.push(Stmt::Push {
-                            vec: v,
-                            value,
-                            span: e.span(),
-                        });
+                        out.push(Stmt::Push { vec: v, value });
                     }
                     None => self.diag.unsupported_at(
                         &m.receiver,
@@ -1041,7 +1021,6 @@ impl Lowerer<'_> {
                         place: Place::Var(var),
                         op: None,
                         value,
-                        span: v.span(),
                     })
                 }
                 None => self.diag.unsupported_at(
@@ -1113,12 +1092,10 @@ impl Lowerer<'_> {
             Some(var) => {
                 let shape = self.shape_of(&value);
                 self.vars[var].shape = self.vars[var].shape.join(&shape);
-                let span = value.span;
                 out.push(Stmt::Assign {
                     place: Place::Var(var),
                     op: None,
                     value,
-                    span,
                 });
             }
             None => push_eval(out, value),
@@ -1221,7 +1198,6 @@ impl Lowerer<'_> {
 
     fn for_loop(&mut self, f: &syn::ExprForLoop, out: &mut Vec<Stmt>) {
         let label = f.label.as_ref().map(|l| l.name.clone());
-        let span = f.expr.span();
         // Ranges: `a..b`, `(a..b).rev()`, `(a..=b).step_by(s)`.
         if let Some(range) = self.range_expr(&f.expr, out) {
             self.with_scope(|cx| {
@@ -1326,51 +1302,7 @@ impl Lowerer<'_> {
         }
     }
 
-    /// A float sequence being iterated: `(seq, enumerate, rev)`.
-    fn seq_iter(&self, e: &syn::Expr) -> Option<(VarId, bool, bool)> {
-        match e {
-            syn::Expr::Paren(p) => self.seq_iter(&p.expr),
-            syn::Expr::Reference(r) if r.mutability.is_none() => {
-                let v = self.var_of_path(&r.expr)?;
-                matches!(self.vars[v].shape, Shape::Seq(_)).then_some((v, false, false))
-            }
-            syn::Expr::Path(_) => {
-                let v = self.var_of_path(e)?;
-                matches!(self.vars[v].shape, Shape::Seq(SeqKind::Slice))
-                    .then_some((v, false, false))
-            }
-            syn::Expr::MethodCall(m) if m.args.is_empty() => {
-                let name = m.method.to_string();
-                match name.as_str() {
-                    "iter" | "into_iter" => {
-                        let v = self.var_of_path(&m.receiver)?;
-                        matches!(self.vars[v].shape, Shape::Seq(_)).then_some((v, false, false))
-                    }
-                    "copied" | "cloned" => self.seq_iter(&m.receiver),
-                    "enumerate" => {
-                        let (v, en, rev) = self.seq_iter(&m.receiver)?;
-                        (!en && !rev).then_some((v, true, rev))
-                    }
-                    "rev" => {
-                        let (v, en, rev) = self.seq_iter(&m.receiver)?;
-                        // `iter().enumerate().rev()` keeps original indices, as ours do.
-                        Some((v, en, !rev))
-                    }
-                    _ => None,
-                }
-            }
-            _ => None,
-        }
-    }
-
     // ----------------------------------------------------------------- expressions
-
-    fn lit_int(&self, s: &str, span: Span) -> Expr {
-        Expr::new(
-            ExprKind::Lit(syn::Lit::Int(syn::LitInt::new(s, span))),
-            span,
-        )
-    }
 
     pub(crate) fn poison(&mut self, at: &dyn ToTokens, what: &str, instead: &str) -> Expr {
         self.diag.unsupported_at(at, what, instead);
@@ -1632,7 +1564,6 @@ impl Lowerer<'_> {
                 out.push(Stmt::Let {
                     pat: Pat::Bind(var),
                     init: None,
-                    span,
                 });
                 self.if_stmt(i, Some(var), out);
                 Expr::new(ExprKind::Var(var), span)
@@ -1642,7 +1573,6 @@ impl Lowerer<'_> {
                 out.push(Stmt::Let {
                     pat: Pat::Bind(var),
                     init: None,
-                    span,
                 });
                 self.match_stmt(m, Some(var), out);
                 Expr::new(ExprKind::Var(var), span)
@@ -1652,7 +1582,6 @@ impl Lowerer<'_> {
                 out.push(Stmt::Let {
                     pat: Pat::Bind(var),
                     init: None,
-                    span,
                 });
                 let blk = self.branch(&b.block, Some(var));
                 out.push(Stmt::Block(blk));
@@ -1663,7 +1592,6 @@ impl Lowerer<'_> {
                 out.push(Stmt::Let {
                     pat: Pat::Bind(var),
                     init: None,
-                    span,
                 });
                 self.loop_expr(l, Some(var), out);
                 Expr::new(ExprKind::Var(var), span)
@@ -1734,7 +1662,7 @@ impl Lowerer<'_> {
             );
         }
         enum VecArgs {
-            Repeat(syn::Expr, syn::Expr),
+            Repeat(Box<syn::Expr>, Box<syn::Expr>),
             List(Vec<syn::Expr>),
         }
         let parsed = mac.parse_body_with(|input: syn::parse::ParseStream| {
@@ -1745,7 +1673,7 @@ impl Lowerer<'_> {
             if input.peek(syn::Token![;]) {
                 let _: syn::Token![;] = input.parse()?;
                 let len: syn::Expr = input.parse()?;
-                return Ok(VecArgs::Repeat(first, len));
+                return Ok(VecArgs::Repeat(Box::new(first), Box::new(len)));
             }
             let mut items = vec![first];
             while !input.is_empty() {
@@ -2353,41 +2281,6 @@ const ADAPTORS: &[&str] = &[
     "copied",
     "cloned",
 ];
-
-const ITER_CONSUMERS: &[&str] = &[
-    "sum", "product", "fold", "map", "filter", "collect", "count", "any", "all", "for_each", "zip",
-    "max_by", "min_by",
-];
-
-fn is_iterator_chain(e: &syn::Expr) -> bool {
-    match e {
-        syn::Expr::MethodCall(m) => {
-            let n = m.method.to_string();
-            matches!(
-                n.as_str(),
-                "iter"
-                    | "into_iter"
-                    | "iter_mut"
-                    | "windows"
-                    | "chunks"
-                    | "zip"
-                    | "map"
-                    | "filter"
-                    | "enumerate"
-                    | "skip"
-                    | "take"
-                    | "step_by"
-                    | "chain"
-                    | "copied"
-                    | "cloned"
-                    | "rev"
-            ) || is_iterator_chain(&m.receiver)
-        }
-        syn::Expr::Paren(p) => is_iterator_chain(&p.expr),
-        syn::Expr::Range(_) => true,
-        _ => false,
-    }
-}
 
 fn pattern_binds(p: &syn::Pat) -> bool {
     match p {

@@ -35,7 +35,7 @@ pub fn adjoint(name: &Ident, id: usize) -> Ident {
 /// documentation sees the difference).
 pub fn shadow_param(arg: &Ident, taken: &[String]) -> Ident {
     let plain = format!("d{}", strip_raw(arg));
-    if taken.iter().any(|t| *t == plain) {
+    if taken.contains(&plain) {
         format_ident!("__d{}", strip_raw(arg))
     } else {
         Ident::new(&plain, arg.span())

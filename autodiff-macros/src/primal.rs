@@ -30,7 +30,6 @@ pub fn binop_tokens(op: BinOp) -> TokenStream {
 }
 
 pub struct Printer<'a> {
-    pub vars: &'a [Var],
     pub name: &'a dyn Fn(VarId) -> TokenStream,
 }
 

@@ -563,7 +563,12 @@ pub fn emit_body(f: &Function, diag: &mut Diag) -> Option<TokenStream> {
     let mut needed = BTreeSet::new();
     // Variables with a (possibly) nonzero adjoint: the output, the arguments, and every active
     // variable read by an assignment to one of them (backward fixpoint, "useful" variables).
-    let mut acc: BTreeSet<VarId> = f.params.iter().filter(|p| p.active).map(|p| p.var).collect();
+    let mut acc: BTreeSet<VarId> = f
+        .params
+        .iter()
+        .filter(|p| p.active)
+        .map(|p| p.var)
+        .collect();
     acc.insert(ret);
     loop {
         let before = acc.len();
@@ -747,10 +752,7 @@ impl Emitter<'_> {
             let n = self.uname(v);
             quote!(#n)
         };
-        let p = crate::primal::Printer {
-            vars: self.vars,
-            name: &name,
-        };
+        let p = crate::primal::Printer { name: &name };
         match &e.kind {
             ExprKind::Var(v) if matches!(self.vars[*v].shape, Shape::Seq(SeqKind::Vec)) => {
                 let n = self.uname(*v);
@@ -765,11 +767,7 @@ impl Emitter<'_> {
             let n = self.uname(v);
             quote!(#n)
         };
-        crate::primal::Printer {
-            vars: self.vars,
-            name: &name,
-        }
-        .range(r)
+        crate::primal::Printer { name: &name }.range(r)
     }
 
     fn fwd_pat(&self, pat: &Pat) -> TokenStream {
@@ -837,7 +835,7 @@ impl Emitter<'_> {
                 (quote!([#rt::zero(); #n]), quote!(#seed))
             }
             Shape::Tuple(items) => {
-                let z = items.iter().map(|s| tuple_zero_item(s));
+                let z = items.iter().map(tuple_zero_item);
                 (quote!((#(#z,)*)), quote!(#seed))
             }
             _ => (quote!(#rt::zero()), quote!(#seed)),
@@ -897,7 +895,7 @@ impl Emitter<'_> {
                     quote!(#s)
                 }
                 Shape::Tuple(items) => {
-                    let z = items.iter().map(|s| tuple_zero_item(s));
+                    let z = items.iter().map(tuple_zero_item);
                     quote!((#(#z,)*))
                 }
                 _ => quote!(#rt::zero()),
@@ -1034,7 +1032,9 @@ impl Emitter<'_> {
         let mut offsets: HashMap<VarId, Vec<i64>> = HashMap::new();
         let mut bad: BTreeSet<VarId> = BTreeSet::new();
         let vars = self.vars;
-        let mut visit = |e: &Expr, offsets: &mut HashMap<VarId, Vec<i64>>, bad: &mut BTreeSet<VarId>| {
+        let visit = |e: &Expr,
+                     offsets: &mut HashMap<VarId, Vec<i64>>,
+                     bad: &mut BTreeSet<VarId>| {
             e.visit(&mut |n| match &n.kind {
                 ExprKind::Index { base, index: ix } if vars[*base].active => {
                     match affine_offset(ix, index) {
@@ -1099,7 +1099,15 @@ impl Emitter<'_> {
                 continue;
             }
             let slots = (lo..=hi).map(|_| self.fresh("w")).collect();
-            out.push((w, Window { index, lo, hi, slots }));
+            out.push((
+                w,
+                Window {
+                    index,
+                    lo,
+                    hi,
+                    slots,
+                },
+            ));
         }
         out.sort_by_key(|(w, _)| *w);
         out
@@ -1137,7 +1145,7 @@ impl Emitter<'_> {
         } = range;
         // Can the reverse sweep walk the same indices backwards?
         let breaks = brk.is_some_and(|b| body_sets(body, b));
-        let simple = !breaks && !(*inclusive && step.is_some());
+        let simple = !(breaks || *inclusive && step.is_some());
         let i = self.uname(var);
         if simple {
             self.rebound.insert(var);
@@ -1209,7 +1217,11 @@ impl Emitter<'_> {
                         decl.push(quote!(let mut #sl = #rt::zero();));
                         load_all.push(quote!(#sl = #b[#o];));
                     }
-                    let (enter, leave) = if down { (win.lo, win.hi) } else { (win.hi, win.lo) };
+                    let (enter, leave) = if down {
+                        (win.lo, win.hi)
+                    } else {
+                        (win.hi, win.lo)
+                    };
                     let (se, sl_leave) = (win.slot(enter), win.slot(leave));
                     let oe = off(enter);
                     load_new.push(quote!(#se = #b[#oe];));
@@ -1237,7 +1249,11 @@ impl Emitter<'_> {
                         }
                         let e = if down { c - 1 } else { c + 1 };
                         let m = e.unsigned_abs() as usize;
-                        let idx = if e >= 0 { quote!(#last + #m) } else { quote!(#last - #m) };
+                        let idx = if e >= 0 {
+                            quote!(#last + #m)
+                        } else {
+                            quote!(#last - #m)
+                        };
                         let sl = win.slot(c);
                         flush.push(quote!(#b[#idx] = #sl;));
                     }
@@ -1390,7 +1406,7 @@ impl Emitter<'_> {
                     match &self.vars[*v].shape {
                         s if !s.is_float() => quote!(()),
                         Shape::Tuple(items) => {
-                            let z = items.iter().map(|s| tuple_zero_item(s));
+                            let z = items.iter().map(tuple_zero_item);
                             quote!((#(#z,)*))
                         }
                         _ => quote!(#rt::zero()),
@@ -1478,7 +1494,7 @@ impl Emitter<'_> {
                 );
             }
             (Place::Var(_), Shape::Tuple(items)) => {
-                let z = items.iter().map(|s| tuple_zero_item(s));
+                let z = items.iter().map(tuple_zero_item);
                 rev.push(quote!(let #g = #b; #b = (#(#z,)*);));
             }
             _ => rev.push(quote!(let #g = #b; #b = #rt::zero();)),
@@ -2301,16 +2317,28 @@ fn affine_offset(e: &Expr, i: VarId) -> Option<i64> {
     let is_i = |x: &Expr| matches!(x.kind, ExprKind::Var(v) if v == i);
     match &e.kind {
         ExprKind::Var(v) if *v == i => Some(0),
-        ExprKind::Binary { op: BinOp::Add, lhs, rhs } if is_i(lhs) => lit(rhs),
-        ExprKind::Binary { op: BinOp::Add, lhs, rhs } if is_i(rhs) => lit(lhs),
-        ExprKind::Binary { op: BinOp::Sub, lhs, rhs } if is_i(lhs) => lit(rhs).map(|c| -c),
+        ExprKind::Binary {
+            op: BinOp::Add,
+            lhs,
+            rhs,
+        } if is_i(lhs) => lit(rhs),
+        ExprKind::Binary {
+            op: BinOp::Add,
+            lhs,
+            rhs,
+        } if is_i(rhs) => lit(lhs),
+        ExprKind::Binary {
+            op: BinOp::Sub,
+            lhs,
+            rhs,
+        } if is_i(lhs) => lit(rhs).map(|c| -c),
         _ => None,
     }
 }
 
 /// Every sequence variable read or written anywhere inside a statement.
 fn collect_seq_uses(s: &R, out: &mut Vec<VarId>) {
-    let mut on_expr = |e: &Expr, out: &mut Vec<VarId>| e.reads(out);
+    let on_expr = |e: &Expr, out: &mut Vec<VarId>| e.reads(out);
     match s {
         R::Let { init: Some(e), .. } | R::Eval(e) => on_expr(e, out),
         R::Let { .. } | R::Macro(..) | R::Exit(_) => {}
@@ -2327,14 +2355,20 @@ fn collect_seq_uses(s: &R, out: &mut Vec<VarId>) {
         }
         R::If { cond, then, els } => {
             on_expr(cond, out);
-            then.iter().chain(els).for_each(|x| collect_seq_uses(x, out));
+            then.iter()
+                .chain(els)
+                .for_each(|x| collect_seq_uses(x, out));
         }
         R::Match { scrut, arms } => {
             on_expr(scrut, out);
-            arms.iter().flat_map(|(_, b)| b).for_each(|x| collect_seq_uses(x, out));
+            arms.iter()
+                .flat_map(|(_, b)| b)
+                .for_each(|x| collect_seq_uses(x, out));
         }
         R::For { range, body, .. } => {
-            let Range::Bounds { start, end, step, .. } = range;
+            let Range::Bounds {
+                start, end, step, ..
+            } = range;
             on_expr(start, out);
             on_expr(end, out);
             if let Some(st) = step {
@@ -2386,7 +2420,7 @@ fn placeholder(s: &Shape) -> Option<TokenStream> {
 /// One backward step of the usefulness analysis: active variables read by statements that
 /// assign a useful variable become useful.
 fn useful(body: &[R], vars: &[Var], acc: &mut BTreeSet<VarId>) {
-    let mut add = |e: &Expr, acc: &mut BTreeSet<VarId>| {
+    let add = |e: &Expr, acc: &mut BTreeSet<VarId>| {
         let mut reads = Vec::new();
         e.reads(&mut reads);
         for r in reads {
@@ -2397,25 +2431,18 @@ fn useful(body: &[R], vars: &[Var], acc: &mut BTreeSet<VarId>) {
     };
     for s in body.iter().rev() {
         match s {
-            R::Let {
-                pat,
-                init: Some(e),
-            } => {
+            R::Let { pat, init: Some(e) } => {
                 let mut vs = Vec::new();
                 pat.vars(&mut vs);
                 if vs.iter().any(|v| acc.contains(v)) {
                     add(e, acc);
                 }
             }
-            R::Assign { place, value } => {
-                if acc.contains(&place.var()) {
-                    add(value, acc);
-                }
+            R::Assign { place, value } if acc.contains(&place.var()) => {
+                add(value, acc);
             }
-            R::Push { vec, value } => {
-                if acc.contains(vec) {
-                    add(value, acc);
-                }
+            R::Push { vec, value } if acc.contains(vec) => {
+                add(value, acc);
             }
             R::If { then, els, .. } => {
                 useful(then, vars, acc);

@@ -189,10 +189,16 @@ impl Config {
         }
         if let Some(s) = var("AD_RANDOM_DISABLE") {
             for name in split_list(&s) {
-                let c = Construct::ALL.iter().find(|c| c.name() == name).ok_or_else(|| {
-                    let all: Vec<&str> = Construct::ALL.iter().map(|c| c.name()).collect();
-                    format!("AD_RANDOM_DISABLE: unknown construct {name:?}; known: {}", all.join(","))
-                })?;
+                let c = Construct::ALL
+                    .iter()
+                    .find(|c| c.name() == name)
+                    .ok_or_else(|| {
+                        let all: Vec<&str> = Construct::ALL.iter().map(|c| c.name()).collect();
+                        format!(
+                            "AD_RANDOM_DISABLE: unknown construct {name:?}; known: {}",
+                            all.join(",")
+                        )
+                    })?;
                 cfg.disabled.push(*c);
             }
         }
@@ -408,7 +414,9 @@ enum Ty {
     Vector,
     /// An integer known to be a valid index (below `N_MIN` or below the common length), and at
     /// least `lo`.
-    Index { lo: usize },
+    Index {
+        lo: usize,
+    },
 }
 
 /// The kind of an enclosing loop.
@@ -626,7 +634,11 @@ impl<'a> FnGen<'a> {
         if !self.cfg.primal_only {
             source.push_str("#[differentiate]\n");
         }
-        source.push_str(&format!("fn {name}({}) -> {} {{\n", sig.join(", "), out.rust()));
+        source.push_str(&format!(
+            "fn {name}({}) -> {} {{\n",
+            sig.join(", "),
+            out.rust()
+        ));
         for l in &self.lines {
             source.push_str(l);
             source.push('\n');
@@ -659,7 +671,9 @@ impl<'a> FnGen<'a> {
     }
 
     fn pick<T: Clone>(&mut self, xs: &[T]) -> T {
-        xs.choose(&mut self.rng).expect("pick from a non-empty list").clone()
+        xs.choose(&mut self.rng)
+            .expect("pick from a non-empty list")
+            .clone()
     }
 
     fn pick_weighted<T: Clone>(&mut self, xs: &[(T, f64)]) -> T {
@@ -916,10 +930,15 @@ impl<'a> FnGen<'a> {
     }
 
     fn unary_fns(&self) -> Vec<Construct> {
-        [Construct::Sin, Construct::Cos, Construct::Tanh, Construct::Atan]
-            .into_iter()
-            .filter(|&c| self.on(c))
-            .collect()
+        [
+            Construct::Sin,
+            Construct::Cos,
+            Construct::Tanh,
+            Construct::Atan,
+        ]
+        .into_iter()
+        .filter(|&c| self.on(c))
+        .collect()
     }
 
     fn node(&mut self, depth: u32) -> Ex {
@@ -965,7 +984,12 @@ impl<'a> FnGen<'a> {
                 self.count(Construct::Div);
                 let l = self.expr(d);
                 let (den, lo) = self.pos(d, true, false);
-                Ex::new(format!("{} / {}", l.at(PROD), den.at(ATOM)), PROD, l.b / lo, l.konst && den.konst)
+                Ex::new(
+                    format!("{} / {}", l.at(PROD), den.at(ATOM)),
+                    PROD,
+                    l.b / lo,
+                    l.konst && den.konst,
+                )
             }
             Op::Neg => {
                 self.count(Construct::Neg);
@@ -1018,7 +1042,12 @@ impl<'a> FnGen<'a> {
     }
 
     fn sum(&mut self, l: Ex, op: &str, r: Ex) -> Ex {
-        Ex::new(format!("{} {op} {}", l.at(SUM), r.at(PROD)), SUM, l.b + r.b, l.konst && r.konst)
+        Ex::new(
+            format!("{} {op} {}", l.at(SUM), r.at(PROD)),
+            SUM,
+            l.b + r.b,
+            l.konst && r.konst,
+        )
     }
 
     fn product(&mut self, l: Ex, r: Ex) -> Ex {
@@ -1027,7 +1056,12 @@ impl<'a> FnGen<'a> {
         } else {
             r
         };
-        Ex::new(format!("{} * {}", l.at(PROD), r.at(UNARY)), PROD, l.b * r.b, l.konst && r.konst)
+        Ex::new(
+            format!("{} * {}", l.at(PROD), r.at(UNARY)),
+            PROD,
+            l.b * r.b,
+            l.konst && r.konst,
+        )
     }
 
     /// A binary combination of two expressions.
@@ -1073,14 +1107,24 @@ impl<'a> FnGen<'a> {
                 let a = self.var_leaf();
                 let a = self.scale(a, 4.0);
                 let c = self.pick(&shift(ge1, &[0.5, 1.0, 2.0]));
-                let e = Ex::new(format!("{} * {} + {}", a.at(PROD), a.at(UNARY), lit(c)), SUM, a.b * a.b + c, false);
+                let e = Ex::new(
+                    format!("{} * {} + {}", a.at(PROD), a.at(UNARY), lit(c)),
+                    SUM,
+                    a.b * a.b + c,
+                    false,
+                );
                 (e, c)
             }
             1 => {
                 self.count(Construct::Powi);
                 let a = self.arg(depth, 4.0);
                 let c = self.pick(&shift(ge1, &[0.5, 1.0, 2.0]));
-                let e = Ex::new(format!("{}.powi(2) + {}", a.at(ATOM), lit(c)), SUM, a.b * a.b + c, false);
+                let e = Ex::new(
+                    format!("{}.powi(2) + {}", a.at(ATOM), lit(c)),
+                    SUM,
+                    a.b * a.b + c,
+                    false,
+                );
                 (e, c)
             }
             2 => {
@@ -1088,7 +1132,12 @@ impl<'a> FnGen<'a> {
                 self.count(f);
                 let a = self.arg(depth, ARG_CAP);
                 let c = self.pick(&shift(ge1, &[1.5, 2.0]));
-                let e = Ex::new(format!("{} + {}.{}()", lit(c), a.at(ATOM), f.name()), SUM, c + 1.0, false);
+                let e = Ex::new(
+                    format!("{} + {}.{}()", lit(c), a.at(ATOM), f.name()),
+                    SUM,
+                    c + 1.0,
+                    false,
+                );
                 (e, c - 1.0)
             }
             4 => {
@@ -1106,10 +1155,7 @@ impl<'a> FnGen<'a> {
             }
             6 => {
                 let c = self.pick(&shift(ge1, &[1.5, 2.0, 3.0, 4.0]));
-                (
-                    Ex::new(lit(c), ATOM, c, true),
-                    c,
-                )
+                (Ex::new(lit(c), ATOM, c, true), c)
             }
             _ => {
                 self.count(Construct::Sqrt);
@@ -1122,7 +1168,8 @@ impl<'a> FnGen<'a> {
 
     /// Helpers this function may call now.
     fn callable(&self) -> Vec<usize> {
-        if !self.on(Construct::HelperCall) || (self.is_helper && !self.on(Construct::HelperInHelper))
+        if !self.on(Construct::HelperCall)
+            || (self.is_helper && !self.on(Construct::HelperInHelper))
         {
             return Vec::new();
         }
@@ -1228,7 +1275,9 @@ impl<'a> FnGen<'a> {
     fn int_cond(&mut self) -> String {
         let idx = self.index_vars();
         if idx.is_empty() || (self.len.is_some() && self.chance(0.15)) {
-            let len = self.len.expect("an integer condition needs a length or an index");
+            let len = self
+                .len
+                .expect("an integer condition needs a length or an index");
             return self.pick(&[format!("{len} > 4"), format!("{len} % 2 == 0")]);
         }
         let i = self.pick(&idx);
@@ -1333,7 +1382,8 @@ impl<'a> FnGen<'a> {
         if can_nest && self.on(Construct::MatchStmt) && self.can_match() {
             opts.push((St::Match, 1.0));
         }
-        let loop_ok = self.loops.is_empty() || (self.loops.len() < 2 && self.on(Construct::ForNested));
+        let loop_ok =
+            self.loops.is_empty() || (self.loops.len() < 2 && self.on(Construct::ForNested));
         if loop_ok && can_nest {
             if self.on(Construct::ForRange) {
                 opts.push((St::For, 2.5));
@@ -1594,7 +1644,11 @@ impl<'a> FnGen<'a> {
         match op {
             Construct::AddAssign | Construct::SubAssign => {
                 let e = inc.expect("checked above");
-                let sym = if op == Construct::AddAssign { "+=" } else { "-=" };
+                let sym = if op == Construct::AddAssign {
+                    "+="
+                } else {
+                    "-="
+                };
                 self.line(format!("{name} {sym} {};", e.s));
             }
             Construct::MulAssign => {
@@ -1621,7 +1675,10 @@ impl<'a> FnGen<'a> {
             let c: f64 = self.pick(&[0.0, 0.0, 1.0, 0.5]);
             if self.on(Construct::TypedLet) {
                 self.count(Construct::TypedLet);
-                self.line(format!("let mut {name}: Vec<f64> = vec![{}; {len}];", lit(c)));
+                self.line(format!(
+                    "let mut {name}: Vec<f64> = vec![{}; {len}];",
+                    lit(c)
+                ));
             } else {
                 self.line(format!("let mut {name} = vec![{}_f64; {len}];", lit(c)));
             }
@@ -1812,9 +1869,14 @@ impl<'a> FnGen<'a> {
         if self.vars[i].ty == Ty::Vector {
             self.s_vec_write(i);
         } else if self.chance(0.65)
-            && [Construct::AddAssign, Construct::SubAssign, Construct::MulAssign, Construct::DivAssign]
-                .iter()
-                .any(|&c| self.on(c))
+            && [
+                Construct::AddAssign,
+                Construct::SubAssign,
+                Construct::MulAssign,
+                Construct::DivAssign,
+            ]
+            .iter()
+            .any(|&c| self.on(c))
         {
             self.s_compound(i);
         } else if self.on(Construct::Assign) {
@@ -1877,7 +1939,11 @@ impl<'a> FnGen<'a> {
                 done = true;
             }
         }
-        if !done && self.vars[t].ty == Ty::Float && self.on(Construct::MulAssign) && self.chance(0.3) {
+        if !done
+            && self.vars[t].ty == Ty::Float
+            && self.on(Construct::MulAssign)
+            && self.chance(0.3)
+        {
             self.count(Construct::MulAssign);
             let f = self.squash(me.clone(), 1.0);
             self.line(format!("{place} *= {};", f.s));
@@ -1919,12 +1985,32 @@ impl<'a> FnGen<'a> {
             forms.push((format!("0..{len}"), N_MAX, 0, None));
             forms.push((format!("1..{len}"), N_MAX - 1, 1, None));
             if self.on(Construct::ForRev) {
-                forms.push((format!("(0..{len}).rev()"), N_MAX, 0, Some(Construct::ForRev)));
-                forms.push((format!("(1..{len}).rev()"), N_MAX - 1, 1, Some(Construct::ForRev)));
+                forms.push((
+                    format!("(0..{len}).rev()"),
+                    N_MAX,
+                    0,
+                    Some(Construct::ForRev),
+                ));
+                forms.push((
+                    format!("(1..{len}).rev()"),
+                    N_MAX - 1,
+                    1,
+                    Some(Construct::ForRev),
+                ));
             }
             if self.on(Construct::ForStepBy) {
-                forms.push((format!("(0..{len}).step_by(2)"), N_MAX / 2, 0, Some(Construct::ForStepBy)));
-                forms.push((format!("(1..{len}).step_by(2)"), N_MAX / 2, 1, Some(Construct::ForStepBy)));
+                forms.push((
+                    format!("(0..{len}).step_by(2)"),
+                    N_MAX / 2,
+                    0,
+                    Some(Construct::ForStepBy),
+                ));
+                forms.push((
+                    format!("(1..{len}).step_by(2)"),
+                    N_MAX / 2,
+                    1,
+                    Some(Construct::ForStepBy),
+                ));
             }
             if let Some(&o) = outer.last() {
                 let on = self.vars[o].name.clone();
@@ -1962,8 +2048,8 @@ impl<'a> FnGen<'a> {
         }
         self.ensure_target();
         let x = ["x", "y", "z"][self.loops.len().min(2)];
-        let enumerate = self.on(Construct::ForEnumerate)
-            && (!self.on(Construct::ForIter) || self.chance(0.4));
+        let enumerate =
+            self.on(Construct::ForEnumerate) && (!self.on(Construct::ForIter) || self.chance(0.4));
         let i = self.loop_name();
         let header = if enumerate {
             self.count(Construct::ForEnumerate);
@@ -2232,14 +2318,21 @@ fn emit_file(
         disabled.join(", ")
     ));
     s.push_str(&format!("pub const SEED: u64 = {:#x};\n", cfg.seed));
-    s.push_str(&format!("pub const PRIMAL_ONLY: bool = {};\n", cfg.primal_only));
+    s.push_str(&format!(
+        "pub const PRIMAL_ONLY: bool = {};\n",
+        cfg.primal_only
+    ));
     let full = cfg.only.is_none() && cfg.programs >= DEFAULT_PROGRAMS;
     s.push_str("/// Whether the run is large enough to contain every enabled construct.\n");
     s.push_str(&format!("pub const FULL_RUN: bool = {full};\n"));
     s.push_str("/// (construct, enabled, number of functions using it)\n");
     s.push_str("pub const CONSTRUCTS: &[(&str, bool, usize)] = &[\n");
     for (c, n) in counts {
-        s.push_str(&format!("    ({:?}, {}, {n}),\n", c.name(), cfg.enabled(*c)));
+        s.push_str(&format!(
+            "    ({:?}, {}, {n}),\n",
+            c.name(),
+            cfg.enabled(*c)
+        ));
     }
     s.push_str("];\n\n");
     for f in all {
@@ -2308,7 +2401,10 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
     s.push_str(&format!("            index: {},\n", f.index));
     s.push_str(&format!("            source: r#\"{}\"#,\n", f.source));
     s.push_str(&format!("            helpers: &[{}],\n", called.join(", ")));
-    s.push_str(&format!("            constructs: &[{}],\n", constructs.join(", ")));
+    s.push_str(&format!(
+        "            constructs: &[{}],\n",
+        constructs.join(", ")
+    ));
     s.push_str(&format!("            scalars: {scalars},\n"));
     s.push_str(&format!("            slice: {},\n", f.has_slice()));
     s.push_str(&format!("            outputs: {},\n", f.out.arity()));
