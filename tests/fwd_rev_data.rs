@@ -1,54 +1,1041 @@
+#![allow(unexpected_cfgs)] // `ad_macro_bugs` gates the constructs the macro rejects
+mod common;
+use autodiff_runtime::check;
 use autodiff_runtime::differentiate;
+use common::*;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
-#[differentiate]
-fn bv_a(x: f64) -> f64 {
-    let mut i = 0;
-    let r = loop {
-        i += 1;
-        if i == 3 {
-            break x * 2.0;
-        }
-    };
-    r
+/// f64 functions of scalar arguments with one scalar output: the shared harness in both modes.
+macro_rules! chk {
+    ($f:ident, $fj:ident, $fv:ident; $($i:tt),+) => {{
+        let n = [$($i),+].len();
+        Harness::new(n)
+            .primal(|p| vec![$f($(p[$i]),+)])
+            .jvp(|p, t| {
+                let (v, d) = $fj($(p[$i]),+, $(t[$i]),+);
+                (vec![v], vec![d])
+            })
+            .vjp(|p, c, g| {
+                let mut it = g.iter_mut();
+                let v = $fv($(p[$i]),+, $({ let _ = $i; it.next().unwrap() }),+, c[0]);
+                vec![v]
+            })
+    }};
 }
 
-#[differentiate]
-fn bv_b(x: f64) -> f64 {
-    let mut i = 0;
-    loop {
-        i += 1;
-        if i == 3 {
-            break x * 2.0;
+/// f32 functions of scalar arguments with one scalar output, checked by [`Check32`].
+macro_rules! chk32 {
+    ($f:ident, $fj:ident, $fv:ident; $($i:tt),+) => {{
+        let n = [$($i),+].len();
+        Check32 {
+            n,
+            primal: |p: &[f64]| vec![$f($(p[$i] as f32),+) as f64],
+            jvp: |p: &[f64], t: &[f64]| {
+                let (v, d) = $fj($(p[$i] as f32),+, $(t[$i] as f32),+);
+                (vec![v as f64], vec![d as f64])
+            },
+            vjp: |p: &[f64], c: &[f64], g: &mut [f64]| {
+                let mut g32 = to32(g);
+                let v = {
+                    let mut it = g32.iter_mut();
+                    $fv($(p[$i] as f32),+, $({ let _ = $i; it.next().unwrap() }),+, c[0] as f32)
+                };
+                g.copy_from_slice(&to64(&g32));
+                vec![v as f64]
+            },
         }
+    }};
+}
+
+/// Checks of an f32 function. Forward mode goes through the shared harness (`.f32()`: value
+/// equality, jvp vs central differences). The shared harness's dot-product test uses a fixed
+/// relative tolerance of 1e-10, which f32 arithmetic cannot meet (rounding the f64 tangent and
+/// seed to f32 alone costs ~6e-8), so reverse mode is checked here with the same three checks
+/// (value equality, dot-product test against the jvp, accumulation into the buffers) and a
+/// tolerance of a few hundred f32 ulps.
+#[allow(dead_code)]
+struct Check32<P, J, V> {
+    n: usize,
+    primal: P,
+    jvp: J,
+    vjp: V,
+}
+
+#[allow(dead_code)]
+impl<P, J, V> Check32<P, J, V>
+where
+    P: Fn(&[f64]) -> Vec<f64>,
+    J: Fn(&[f64], &[f64]) -> (Vec<f64>, Vec<f64>),
+    V: Fn(&[f64], &[f64], &mut [f64]) -> Vec<f64>,
+{
+    const DOT_RTOL: f64 = 2e-5;
+
+    fn at(&self, points: &[&[f64]]) {
+        Harness::new(self.n).f32().primal(&self.primal).jvp(&self.jvp).at(points);
+        let mut rng = ChaCha8Rng::seed_from_u64(32);
+        for x in points {
+            assert_eq!(x.len(), self.n, "point has the wrong number of inputs");
+            let mut dirs: Vec<Vec<f64>> = vec![(0..self.n).map(|_| rng.gen_range(-1.0..1.0)).collect()];
+            for k in 0..self.n {
+                let mut e = vec![0.0; self.n];
+                e[k] = 1.0;
+                dirs.push(e);
+            }
+            let y = (self.primal)(x);
+            for t in &dirs {
+                let (_, jt) = (self.jvp)(x, t);
+                let c: Vec<f64> = (0..y.len()).map(|_| rng.gen_range(-1.0..1.0)).collect();
+                let mut g = vec![0.0; self.n];
+                let v = (self.vjp)(x, &c, &mut g);
+                assert_eq!(v, y, "f32 vjp value differs from the function at {x:?}");
+                check::dot_product_test(&jt, &c, t, &g, Self::DOT_RTOL).unwrap_or_else(|e| {
+                    panic!("f32 dot-product test failed at x = {x:?}, t = {t:?}, c = {c:?}: {e}")
+                });
+                let mut g2 = g.clone();
+                (self.vjp)(x, &c, &mut g2);
+                for (a, b) in g2.iter().zip(&g) {
+                    assert!(
+                        (a - 2.0 * b).abs() <= 1e-5 * (1.0 + b.abs()),
+                        "f32 vjp does not accumulate: {g2:?} vs 2 x {g:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    fn random(&self, count: usize, lo: f64, hi: f64) {
+        let mut rng = ChaCha8Rng::seed_from_u64(0x32);
+        let pts: Vec<Vec<f64>> = (0..count)
+            .map(|_| (0..self.n).map(|_| rng.gen_range(lo..hi)).collect())
+            .collect();
+        let refs: Vec<&[f64]> = pts.iter().map(|p| p.as_slice()).collect();
+        self.at(&refs);
     }
 }
 
-#[differentiate]
-fn bv_c(x: f64) -> f64 {
-    let r = 'outer: loop {
-        loop {
-            break 'outer x * 2.0;
+/// f64 functions `f(x: f64, v: &[f64], ..) -> f64` (extra inactive arguments after `v`), with
+/// `v` of length `$nv`.
+#[allow(unused_macros)]
+macro_rules! chk_xv {
+    ($f:ident, $fj:ident, $fv:ident; $nv:expr $(, $extra:expr)*) => {{
+        Harness::new(1 + $nv)
+            .primal(|p| vec![$f(p[0], &p[1..] $(, $extra)*)])
+            .jvp(|p, t| {
+                let (v, d) = $fj(p[0], &p[1..] $(, $extra)*, t[0], &t[1..]);
+                (vec![v], vec![d])
+            })
+            .vjp(|p, c, g| {
+                let (a, b) = g.split_at_mut(1);
+                vec![$fv(p[0], &p[1..] $(, $extra)*, &mut a[0], b, c[0])]
+            })
+    }};
+}
+
+/// f32 functions `f(x: f32, v: &[f32], ..) -> f32`, checked by [`Check32`].
+#[allow(unused_macros)]
+macro_rules! chk32_xv {
+    ($f:ident, $fj:ident, $fv:ident; $nv:expr $(, $extra:expr)*) => {{
+        Check32 {
+            n: 1 + $nv,
+            primal: |p: &[f64]| vec![$f(p[0] as f32, &to32(&p[1..]) $(, $extra)*) as f64],
+            jvp: |p: &[f64], t: &[f64]| {
+                let (v, d) = $fj(p[0] as f32, &to32(&p[1..]) $(, $extra)*, t[0] as f32, &to32(&t[1..]));
+                (vec![v as f64], vec![d as f64])
+            },
+            vjp: |p: &[f64], c: &[f64], g: &mut [f64]| {
+                let mut a = g[0] as f32;
+                let mut b = to32(&g[1..]);
+                let v = $fv(p[0] as f32, &to32(&p[1..]) $(, $extra)*, &mut a, &mut b, c[0] as f32);
+                g[0] = a as f64;
+                g[1..].copy_from_slice(&to64(&b));
+                vec![v as f64]
+            },
         }
-    };
-    r
+    }};
+}
+
+use num_traits::Float;
+
+// ---------------------------------------------------------------------------------------------
+// Slice, array and &Vec inputs
+// ---------------------------------------------------------------------------------------------
+
+#[differentiate]
+fn slice_in(x: f64, v: &[f64]) -> f64 {
+    let n = v.len();
+    let mut s = 0.0;
+    for i in 0..n {
+        s += v[i] * v[(i + 1) % n] * x;
+    }
+    s + v[0] * v[n - 1] + (n as f64) * x
+}
+
+#[test]
+fn slice_input() {
+    chk_xv!(slice_in, slice_in_jvp, slice_in_vjp; 4).random(6, -2.0, 2.0);
+    chk_xv!(slice_in, slice_in_jvp, slice_in_vjp; 1).random(3, -2.0, 2.0);
 }
 
 #[differentiate]
-fn bv_d(x: f64) -> f64 {
+fn array_in(a: [f64; 3], x: f64) -> f64 {
     let mut s = x;
-    let r = loop {
-        s = s * 0.5;
-        if s < 0.1 {
-            break s;
-        }
-    };
-    r
+    for i in 0..3 {
+        s = s * a[i] + a[(i + 1) % 3].sin();
+    }
+    s + a[0] * a[2]
+}
+
+#[test]
+fn array_by_value_input() {
+    Harness::new(4)
+        .primal(|p| vec![array_in([p[0], p[1], p[2]], p[3])])
+        .jvp(|p, t| {
+            let (v, d) = array_in_jvp([p[0], p[1], p[2]], p[3], [t[0], t[1], t[2]], t[3]);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| {
+            let mut da = [g[0], g[1], g[2]];
+            let mut dx = g[3];
+            let v = array_in_vjp([p[0], p[1], p[2]], p[3], &mut da, &mut dx, c[0]);
+            g[..3].copy_from_slice(&da);
+            g[3] = dx;
+            vec![v]
+        })
+        .random(6, -1.5, 1.5);
 }
 
 #[differentiate]
-fn bv_e(x: f64) -> f64 {
-    let r: f64 = loop {
-        break x * 2.0;
-    };
-    r
+fn array_ref_in(a: &[f64; 3], b: &[f64; 2]) -> f64 {
+    a[0] * b[1] + a[1].exp() * b[0] + a[2] * a[2] * b[0] * b[1] + (a.len() as f64) * a[1]
+}
+
+#[test]
+fn array_reference_input() {
+    Harness::new(5)
+        .primal(|p| vec![array_ref_in(&[p[0], p[1], p[2]], &[p[3], p[4]])])
+        .jvp(|p, t| {
+            let (v, d) = array_ref_in_jvp(
+                &[p[0], p[1], p[2]],
+                &[p[3], p[4]],
+                &[t[0], t[1], t[2]],
+                &[t[3], t[4]],
+            );
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| {
+            let mut da = [g[0], g[1], g[2]];
+            let mut db = [g[3], g[4]];
+            let v = array_ref_in_vjp(&[p[0], p[1], p[2]], &[p[3], p[4]], &mut da, &mut db, c[0]);
+            g[..3].copy_from_slice(&da);
+            g[3..].copy_from_slice(&db);
+            vec![v]
+        })
+        .random(6, -1.5, 1.5);
+}
+
+#[differentiate]
+fn vec_ref_in(v: &Vec<f64>, x: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += (v[i] * x).sin();
+    }
+    for &e in v.iter() {
+        s += e * e;
+    }
+    s
+}
+
+#[test]
+fn vec_reference_input() {
+    Harness::new(4)
+        .primal(|p| vec![vec_ref_in(&p[..3].to_vec(), p[3])])
+        .jvp(|p, t| {
+            let (v, d) = vec_ref_in_jvp(&p[..3].to_vec(), p[3], &t[..3], t[3]);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| {
+            let (a, b) = g.split_at_mut(3);
+            vec![vec_ref_in_vjp(&p[..3].to_vec(), p[3], a, &mut b[0], c[0])]
+        })
+        .random(6, -1.5, 1.5);
+}
+
+#[differentiate]
+fn array_in32(a: [f32; 3], v: &[f32]) -> f32 {
+    let mut s = 0.0;
+    for i in 0..3 {
+        s = s * a[i] + v[i] * a[(i + 2) % 3];
+    }
+    s
+}
+
+#[test]
+fn array_and_slice_input_f32() {
+    Check32 {
+        n: 6,
+        primal: |p: &[f64]| vec![array_in32([p[0] as f32, p[1] as f32, p[2] as f32], &to32(&p[3..])) as f64],
+        jvp: |p: &[f64], t: &[f64]| {
+            let a = [p[0] as f32, p[1] as f32, p[2] as f32];
+            let da = [t[0] as f32, t[1] as f32, t[2] as f32];
+            let (v, d) = array_in32_jvp(a, &to32(&p[3..]), da, &to32(&t[3..]));
+            (vec![v as f64], vec![d as f64])
+        },
+        vjp: |p: &[f64], c: &[f64], g: &mut [f64]| {
+            let a = [p[0] as f32, p[1] as f32, p[2] as f32];
+            let mut da = [g[0] as f32, g[1] as f32, g[2] as f32];
+            let mut dv = to32(&g[3..]);
+            let v = array_in32_vjp(a, &to32(&p[3..]), &mut da, &mut dv, c[0] as f32);
+            g[..3].copy_from_slice(&to64(&da));
+            g[3..].copy_from_slice(&to64(&dv));
+            vec![v as f64]
+        },
+    }
+    .random(5, -1.5, 1.5);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Local Vecs and arrays
+// ---------------------------------------------------------------------------------------------
+
+#[differentiate]
+fn local_vecs(x: f64, v: &[f64]) -> f64 {
+    let n = v.len();
+    let mut a = vec![0.0; n];
+    for i in 0..n {
+        a[i] = v[i] * x;
+    }
+    let b = vec![x; n]; // broadcast of an active value
+    let mut c = v.to_vec();
+    c[0] = c[0] * c[1];
+    let mut d = Vec::with_capacity(n);
+    for i in 0..n {
+        d.push(a[i] + b[i] * c[i]);
+    }
+    d.push(x * x);
+    let mut s = 0.0;
+    for i in 0..d.len() {
+        s += d[i] * (i as f64 + 1.0);
+    }
+    s + (c.len() as f64) * c[n - 1]
+}
+
+#[test]
+fn local_vec_constructors() {
+    chk_xv!(local_vecs, local_vecs_jvp, local_vecs_vjp; 3).random(6, -1.5, 1.5);
+}
+
+#[differentiate]
+fn index_writes(x: f64, v: &[f64]) -> f64 {
+    let n = v.len();
+    let mut w = v.to_vec();
+    for i in 0..n {
+        w[i] += x * (i as f64);
+        w[i] *= v[i];
+        w[i] -= 0.5 * x;
+        w[i] /= 1.0 + x * x;
+    }
+    for i in 1..n {
+        w[i] = w[i] * w[i - 1] + w[i]; // reads the old value of the target
+    }
+    w[n - 1] = w[0]; // overwrites an element that depends on x
+    for i in 0..n {
+        w[n - 1 - i] += w[i] * 0.1; // reversed index
+    }
+    let mut s = 0.0;
+    for e in &w {
+        s += e * e;
+    }
+    s
+}
+
+#[test]
+fn index_reads_and_writes() {
+    chk_xv!(index_writes, index_writes_jvp, index_writes_vjp; 4).random(6, -1.2, 1.2);
+}
+
+#[differentiate]
+fn time_step(u0: &[f64], k: f64, steps: usize) -> f64 {
+    let n = u0.len();
+    let mut u = u0.to_vec();
+    let mut tmp = vec![0.0; n];
+    for _ in 0..steps {
+        for i in 1..n - 1 {
+            tmp[i] = u[i] + k * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
+        }
+        tmp[0] = u[0];
+        tmp[n - 1] = u[n - 1];
+        for i in 0..n {
+            u[i] = tmp[i];
+        }
+        // In-place nonlinear update: the new value depends on the old one.
+        for i in 0..n {
+            u[i] = u[i] - 0.1 * k * u[i].sin() * u[i];
+        }
+    }
+    let mut s = 0.0;
+    for i in 0..n {
+        s += u[i] * u[i];
+    }
+    s
+}
+
+#[test]
+fn time_stepping_state_vec() {
+    Harness::new(6)
+        .primal(|p| vec![time_step(&p[..5], p[5], 8)])
+        .jvp(|p, t| {
+            let (v, d) = time_step_jvp(&p[..5], p[5], 8, &t[..5], t[5]);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| {
+            let (a, b) = g.split_at_mut(5);
+            vec![time_step_vjp(&p[..5], p[5], 8, a, &mut b[0], c[0])]
+        })
+        .random(5, 0.05, 0.4);
+}
+
+#[differentiate]
+fn time_step32(u0: &[f32], k: f32, steps: usize) -> f32 {
+    let n = u0.len();
+    let mut u = u0.to_vec();
+    for _ in 0..steps {
+        let old = u.clone();
+        for i in 1..n - 1 {
+            u[i] = old[i] + k * (old[i - 1] - 2.0 * old[i] + old[i + 1]);
+        }
+        u[0] = u[0] * (1.0 - k);
+    }
+    let mut s = 0.0;
+    for e in &u {
+        s += e * e;
+    }
+    s
+}
+
+#[test]
+fn time_stepping_f32() {
+    Check32 {
+        n: 5,
+        primal: |p: &[f64]| vec![time_step32(&to32(&p[..4]), p[4] as f32, 6) as f64],
+        jvp: |p: &[f64], t: &[f64]| {
+            let (v, d) = time_step32_jvp(&to32(&p[..4]), p[4] as f32, 6, &to32(&t[..4]), t[4] as f32);
+            (vec![v as f64], vec![d as f64])
+        },
+        vjp: |p: &[f64], c: &[f64], g: &mut [f64]| {
+            let mut du = to32(&g[..4]);
+            let mut dk = g[4] as f32;
+            let v = time_step32_vjp(&to32(&p[..4]), p[4] as f32, 6, &mut du, &mut dk, c[0] as f32);
+            g[..4].copy_from_slice(&to64(&du));
+            g[4] = dk as f64;
+            vec![v as f64]
+        },
+    }
+    .random(5, 0.05, 0.4);
+}
+
+#[differentiate]
+fn local_arrays(x: f64, y: f64) -> f64 {
+    let mut a = [0.0; 3];
+    a[0] = x;
+    a[1] = x * y;
+    a[2] = y.sin();
+    let b = [x, y, x + y];
+    let mut s = 0.0;
+    for i in 0..3 {
+        a[i] *= b[i];
+        s += a[i];
+    }
+    s + a.len() as f64
+}
+
+#[test]
+fn local_array_reads_writes() {
+    chk!(local_arrays, local_arrays_jvp, local_arrays_vjp; 0, 1).random(6, -1.5, 1.5);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Array, tuple and Vec outputs
+// ---------------------------------------------------------------------------------------------
+
+#[differentiate]
+fn rotate(p: [f64; 2], th: f64) -> [f64; 2] {
+    let (s, c) = th.sin_cos();
+    [c * p[0] - s * p[1], s * p[0] + c * p[1]]
+}
+
+#[test]
+fn array_output() {
+    Harness::new(3)
+        .primal(|p| rotate([p[0], p[1]], p[2]).to_vec())
+        .jvp(|p, t| {
+            let (v, d) = rotate_jvp([p[0], p[1]], p[2], [t[0], t[1]], t[2]);
+            (v.to_vec(), d.to_vec())
+        })
+        .vjp(|p, c, g| {
+            let mut dp = [g[0], g[1]];
+            let mut dth = g[2];
+            let v = rotate_vjp([p[0], p[1]], p[2], &mut dp, &mut dth, [c[0], c[1]]);
+            g[0] = dp[0];
+            g[1] = dp[1];
+            g[2] = dth;
+            v.to_vec()
+        })
+        .random(6, -2.0, 2.0);
+}
+
+#[differentiate]
+fn local_array_out(v: &[f64]) -> [f64; 3] {
+    let mut out = [0.0; 3];
+    for i in 0..3 {
+        out[i] = v[i] * v[(i + 1) % 3];
+    }
+    out[2] += v[0].exp();
+    out
+}
+
+#[test]
+fn array_output_from_local() {
+    Harness::new(3)
+        .primal(|p| local_array_out(p).to_vec())
+        .jvp(|p, t| {
+            let (v, d) = local_array_out_jvp(p, t);
+            (v.to_vec(), d.to_vec())
+        })
+        .vjp(|p, c, g| local_array_out_vjp(p, g, [c[0], c[1], c[2]]).to_vec())
+        .random(6, -1.5, 1.5);
+}
+
+#[differentiate]
+fn stats(v: &[f64]) -> (f64, f64) {
+    let n = v.len() as f64;
+    let mut m = 0.0;
+    for &e in v {
+        m += e;
+    }
+    m /= n;
+    let mut var = 0.0;
+    for &e in v {
+        var += (e - m) * (e - m);
+    }
+    (m, var / n)
+}
+
+#[test]
+fn tuple_output() {
+    Harness::new(4)
+        .primal(|p| {
+            let (a, b) = stats(p);
+            vec![a, b]
+        })
+        .jvp(|p, t| {
+            let ((a, b), (da, db)) = stats_jvp(p, t);
+            (vec![a, b], vec![da, db])
+        })
+        .vjp(|p, c, g| {
+            let (a, b) = stats_vjp(p, g, (c[0], c[1]));
+            vec![a, b]
+        })
+        .random(6, -2.0, 2.0);
+}
+
+#[differentiate]
+fn scaled(v: &[f64], a: f64) -> Vec<f64> {
+    let mut out = Vec::with_capacity(v.len());
+    for i in 0..v.len() {
+        out.push(v[i] * a + v[i].sin());
+    }
+    out
+}
+
+#[test]
+fn vec_output() {
+    Harness::new(4)
+        .primal(|p| scaled(&p[..3], p[3]))
+        .jvp(|p, t| scaled_jvp(&p[..3], p[3], &t[..3], t[3]))
+        .vjp(|p, c, g| {
+            let (a, b) = g.split_at_mut(3);
+            scaled_vjp(&p[..3], p[3], a, &mut b[0], c)
+        })
+        .random(6, -2.0, 2.0);
+}
+
+#[differentiate]
+fn vec_out_filled(x: f64, n: usize) -> Vec<f64> {
+    let mut out = vec![0.0; n];
+    out[0] = x;
+    for i in 1..n {
+        out[i] = out[i - 1] * x + 1.0;
+    }
+    out
+}
+
+#[test]
+fn vec_output_from_zeros() {
+    Harness::new(1)
+        .primal(|p| vec_out_filled(p[0], 4))
+        .jvp(|p, t| vec_out_filled_jvp(p[0], 4, t[0]))
+        .vjp(|p, c, g| vec_out_filled_vjp(p[0], 4, &mut g[0], c))
+        .random(6, -1.5, 1.5);
+}
+
+#[differentiate]
+fn vec_out32(v: &[f32], a: f32) -> Vec<f32> {
+    let mut out = v.to_vec();
+    for i in 0..out.len() {
+        out[i] = out[i] * a + a;
+    }
+    out
+}
+
+#[test]
+fn vec_output_f32() {
+    Check32 {
+        n: 4,
+        primal: |p: &[f64]| to64(&vec_out32(&to32(&p[..3]), p[3] as f32)),
+        jvp: |p: &[f64], t: &[f64]| {
+            let (v, d) = vec_out32_jvp(&to32(&p[..3]), p[3] as f32, &to32(&t[..3]), t[3] as f32);
+            (to64(&v), to64(&d))
+        },
+        vjp: |p: &[f64], c: &[f64], g: &mut [f64]| {
+            let mut dv = to32(&g[..3]);
+            let mut da = g[3] as f32;
+            let v = vec_out32_vjp(&to32(&p[..3]), p[3] as f32, &mut dv, &mut da, &to32(c));
+            g[..3].copy_from_slice(&to64(&dv));
+            g[3] = da as f64;
+            to64(&v)
+        },
+    }
+    .random(5, -1.5, 1.5);
+}
+
+// ---------------------------------------------------------------------------------------------
+// wrt(...) subsets
+// ---------------------------------------------------------------------------------------------
+
+#[differentiate(wrt(x, v))]
+fn wrt_xv(x: f64, y: f64, v: &[f64]) -> f64 {
+    let mut s = x * y;
+    for &e in v {
+        s += e * x + y.sin() * e * e;
+    }
+    s
+}
+
+#[differentiate(wrt(y))]
+fn wrt_y(x: f64, y: f64, v: &[f64]) -> f64 {
+    let mut s = x * y;
+    for &e in v {
+        s += e * x + y.sin() * e * e;
+    }
+    s
+}
+
+#[differentiate(wrt(v))]
+fn wrt_v(x: f64, y: f64, v: &[f64]) -> f64 {
+    let mut s = x * y;
+    for &e in v {
+        s += e * x + y.sin() * e * e;
+    }
+    s
+}
+
+#[test]
+fn wrt_subsets() {
+    const Y: f64 = 0.7;
+    const X: f64 = -1.3;
+    const V: [f64; 3] = [0.4, -0.9, 1.2];
+    // wrt(x, v): y fixed.
+    Harness::new(4)
+        .primal(|p| vec![wrt_xv(p[0], Y, &p[1..])])
+        .jvp(|p, t| {
+            let (v, d) = wrt_xv_jvp(p[0], Y, &p[1..], t[0], &t[1..]);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| {
+            let (a, b) = g.split_at_mut(1);
+            vec![wrt_xv_vjp(p[0], Y, &p[1..], &mut a[0], b, c[0])]
+        })
+        .random(5, -1.5, 1.5);
+    // wrt(y): x, v fixed.
+    Harness::new(1)
+        .primal(|p| vec![wrt_y(X, p[0], &V)])
+        .jvp(|p, t| {
+            let (v, d) = wrt_y_jvp(X, p[0], &V, t[0]);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| vec![wrt_y_vjp(X, p[0], &V, &mut g[0], c[0])])
+        .random(5, -1.5, 1.5);
+    // wrt(v): x, y fixed.
+    Harness::new(3)
+        .primal(|p| vec![wrt_v(X, Y, p)])
+        .jvp(|p, t| {
+            let (v, d) = wrt_v_jvp(X, Y, p, t);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| vec![wrt_v_vjp(X, Y, p, g, c[0])])
+        .random(5, -1.5, 1.5);
+    // The gradient struct only has the selected fields.
+    let (val, g) = wrt_y_grad(X, Y, &V);
+    assert_eq!(val, wrt_y(X, Y, &V));
+    let mut dy = 0.0;
+    wrt_y_vjp(X, Y, &V, &mut dy, 1.0);
+    assert_eq!(g, WrtYGrad { y: dy });
+}
+
+#[differentiate(wrt(y))]
+fn wrt32(x: f32, y: f32) -> f32 {
+    x * y.exp() + x.sin()
+}
+
+#[test]
+fn wrt_subset_f32() {
+    Check32 {
+        n: 1,
+        primal: |p: &[f64]| vec![wrt32(0.3, p[0] as f32) as f64],
+        jvp: |p: &[f64], t: &[f64]| {
+            let (v, d) = wrt32_jvp(0.3, p[0] as f32, t[0] as f32);
+            (vec![v as f64], vec![d as f64])
+        },
+        vjp: |p: &[f64], c: &[f64], g: &mut [f64]| {
+            let mut dy = g[0] as f32;
+            let v = wrt32_vjp(0.3, p[0] as f32, &mut dy, c[0] as f32);
+            g[0] = dy as f64;
+            vec![v as f64]
+        },
+    }
+    .random(5, -1.5, 1.5);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generic functions over num_traits::Float
+// ---------------------------------------------------------------------------------------------
+
+#[differentiate]
+fn generic<T: Float>(x: T, v: &[T]) -> T {
+    let two = T::from(2.0).unwrap();
+    let mut s = T::zero();
+    for (i, &e) in v.iter().enumerate() {
+        let w = T::from(i).unwrap();
+        s = s + e * x * two + w * e.sin();
+    }
+    if s > T::one() {
+        s = s.sqrt();
+    }
+    s * x.exp() + T::one() + x.powi(2) + x.max(T::zero())
+}
+
+#[test]
+fn generic_f64() {
+    chk_xv!(generic, generic_jvp, generic_vjp; 3).random(6, 0.1, 1.5);
+    chk_xv!(generic, generic_jvp, generic_vjp; 3).at(&[&[-0.5, 0.1, 0.2, -0.3]]);
+}
+
+#[test]
+fn generic_f32() {
+    chk32_xv!(generic, generic_jvp, generic_vjp; 3).random(6, 0.1, 1.5);
+}
+
+#[differentiate]
+fn generic_where<T>(x: T, y: T) -> (T, T)
+where
+    T: Float,
+{
+    let h = T::from(0.5).unwrap();
+    (x * y * h, (x - y).tanh() + T::one())
+}
+
+#[test]
+fn generic_where_clause_tuple_output() {
+    Harness::new(2)
+        .primal(|p| {
+            let (a, b) = generic_where(p[0], p[1]);
+            vec![a, b]
+        })
+        .jvp(|p, t| {
+            let ((a, b), (da, db)) = generic_where_jvp(p[0], p[1], t[0], t[1]);
+            (vec![a, b], vec![da, db])
+        })
+        .vjp(|p, c, g| {
+            let (ga, gb) = g.split_at_mut(1);
+            let (a, b) = generic_where_vjp(p[0], p[1], &mut ga[0], &mut gb[0], (c[0], c[1]));
+            vec![a, b]
+        })
+        .random(6, -1.5, 1.5);
+    Check32 {
+        n: 2,
+        primal: |p: &[f64]| {
+            let (a, b) = generic_where(p[0] as f32, p[1] as f32);
+            vec![a as f64, b as f64]
+        },
+        jvp: |p: &[f64], t: &[f64]| {
+            let ((a, b), (da, db)) = generic_where_jvp(p[0] as f32, p[1] as f32, t[0] as f32, t[1] as f32);
+            (to64(&[a, b]), to64(&[da, db]))
+        },
+        vjp: |p: &[f64], c: &[f64], g: &mut [f64]| {
+            let mut gx = g[0] as f32;
+            let mut gy = g[1] as f32;
+            let (a, b) = generic_where_vjp(p[0] as f32, p[1] as f32, &mut gx, &mut gy, (c[0] as f32, c[1] as f32));
+            g[0] = gx as f64;
+            g[1] = gy as f64;
+            to64(&[a, b])
+        },
+    }
+    .random(5, -1.5, 1.5);
+}
+
+#[differentiate]
+fn generic_vec<T: Float>(v: &[T], k: T) -> Vec<T> {
+    let mut out = vec![T::zero(); v.len()];
+    for i in 0..v.len() {
+        out[i] = v[i] * k + T::one();
+    }
+    out
+}
+
+#[test]
+fn generic_vec_output() {
+    Harness::new(4)
+        .primal(|p| generic_vec(&p[..3], p[3]))
+        .jvp(|p, t| generic_vec_jvp(&p[..3], p[3], &t[..3], t[3]))
+        .vjp(|p, c, g| {
+            let (a, b) = g.split_at_mut(3);
+            generic_vec_vjp(&p[..3], p[3], a, &mut b[0], c)
+        })
+        .random(5, -1.5, 1.5);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calls to other differentiated functions
+// ---------------------------------------------------------------------------------------------
+
+#[differentiate]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..a.len() {
+        s += a[i] * b[i];
+    }
+    s
+}
+
+#[differentiate]
+fn poly(x: f64, c: f64, n: usize) -> f64 {
+    let mut s = 0.0;
+    for _ in 0..n {
+        s = s * x + c;
+    }
+    s
+}
+
+#[differentiate]
+fn pair(x: f64, y: f64) -> (f64, f64) {
+    (x * y, x - y)
+}
+
+#[differentiate]
+fn calls(x: f64, v: &[f64]) -> f64 {
+    let w = vec![x; v.len()];
+    let a = dot(v, &w); // slice argument passed through, local Vec by reference
+    let b = dot(&v[1..3], &w[0..2]); // sub-slices
+    let c = dot(&w[..2], &v[2..]); // open-ended ranges
+    let d = poly(x, v[0], 3) + poly(2.0, x, 2); // inactive usize, constant float argument
+    let (p, q) = pair(a, b); // tuple output
+    let e = dot(v, v) + dot(&v[0..2], v); // the same slice twice, a slice and its sub-slice
+    let f = poly(poly(x, 0.5, 2), x, 2); // nested call
+    a + b + c + d + p * q + e + f
+}
+
+#[test]
+fn calls_to_differentiated_functions() {
+    chk_xv!(calls, calls_jvp, calls_vjp; 4).random(6, -1.2, 1.2);
+}
+
+/// Constructs the macro rejects at compile time: compiled only with
+/// `RUSTFLAGS="--cfg ad_macro_bugs"`, so that the rest of the suite builds.
+#[cfg(ad_macro_bugs)]
+mod rejected {
+    use super::*;
+
+    #[differentiate]
+    pub fn two_views(x: f64, v: &[f64]) -> f64 {
+        let w = v.to_vec();
+        dot(&v[1..3], &v[0..2]) * x + dot(&w[2..4], &w[0..2])
+    }
+
+    pub fn two_views_check() {
+        chk_xv!(two_views, two_views_jvp, two_views_vjp; 4).random(6, -1.2, 1.2);
+    }
+}
+
+#[test]
+#[ignore = "macro bug: two sub-slices of one slice passed to one call, `dot(&v[1..3], &v[0..2])`, give E0499 (the vjp borrows the adjoint buffer mutably twice); build with --cfg ad_macro_bugs"]
+fn call_with_two_sub_slices_of_one_slice() {
+    #[cfg(ad_macro_bugs)]
+    rejected::two_views_check();
+    #[cfg(not(ad_macro_bugs))]
+    panic!("rejected at compile time by #[differentiate]; build with RUSTFLAGS=\"--cfg ad_macro_bugs\"");
+}
+
+#[differentiate]
+fn gen_helper<T: Float>(x: T, y: T) -> T {
+    x * y.cos()
+}
+
+#[differentiate]
+fn gen_caller<T: Float>(x: T, v: &[T]) -> T {
+    let mut s = T::zero();
+    for &e in v {
+        s = s + gen_helper(e, x);
+    }
+    s * gen_helper(x, x)
+}
+
+#[test]
+fn generic_calls_generic() {
+    chk_xv!(gen_caller, gen_caller_jvp, gen_caller_vjp; 3).random(5, -1.5, 1.5);
+    chk32_xv!(gen_caller, gen_caller_jvp, gen_caller_vjp; 3).random(5, -1.5, 1.5);
+}
+
+#[differentiate]
+fn dot32(a: &[f32], b: &[f32]) -> f32 {
+    let mut s = 0.0;
+    for i in 0..a.len() {
+        s += a[i] * b[i];
+    }
+    s
+}
+
+#[differentiate]
+fn calls32(x: f32, v: &[f32]) -> f32 {
+    let w = vec![x; 2];
+    dot32(&v[1..3], &w) + dot32(v, v) * x
+}
+
+#[test]
+fn calls_with_sub_slices_f32() {
+    chk32_xv!(calls32, calls32_jvp, calls32_vjp; 3).random(5, -1.5, 1.5);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hand-written rules
+// ---------------------------------------------------------------------------------------------
+
+/// softplus(x) = ln(1 + e^x), with hand-written derivatives (not #[differentiate]).
+fn softplus(x: f64) -> f64 {
+    if x > 30.0 {
+        x
+    } else {
+        x.exp().ln_1p()
+    }
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+fn softplus_jvp(x: f64, dx: f64) -> (f64, f64) {
+    (softplus(x), sigmoid(x) * dx)
+}
+
+fn softplus_vjp(x: f64, dx: &mut f64, seed: f64) -> f64 {
+    *dx += seed * sigmoid(x);
+    softplus(x)
+}
+
+/// A slice-valued custom rule: sum of squares.
+fn my_sumsq(v: &[f64]) -> f64 {
+    v.iter().map(|e| e * e).sum()
+}
+
+fn my_sumsq_jvp(v: &[f64], dv: &[f64]) -> (f64, f64) {
+    (my_sumsq(v), v.iter().zip(dv).map(|(a, b)| 2.0 * a * b).sum())
+}
+
+fn my_sumsq_vjp(v: &[f64], dv: &mut [f64], seed: f64) -> f64 {
+    for (d, e) in dv.iter_mut().zip(v) {
+        *d += 2.0 * seed * e;
+    }
+    my_sumsq(v)
+}
+
+#[differentiate]
+fn uses_custom(x: f64, v: &[f64]) -> f64 {
+    let a = softplus(x * v[0]);
+    let b = my_sumsq(v) * softplus(-x);
+    let w = vec![x, x * x];
+    a + b + my_sumsq(&w) + my_sumsq(&v[1..])
+}
+
+#[test]
+fn custom_rules() {
+    chk_xv!(uses_custom, uses_custom_jvp, uses_custom_vjp; 3).random(6, -2.0, 2.0);
+}
+
+fn my_sq32(x: f32) -> f32 {
+    x * x
+}
+
+fn my_sq32_jvp(x: f32, dx: f32) -> (f32, f32) {
+    (x * x, 2.0 * x * dx)
+}
+
+fn my_sq32_vjp(x: f32, dx: &mut f32, seed: f32) -> f32 {
+    *dx += 2.0 * x * seed;
+    x * x
+}
+
+#[differentiate]
+fn uses_custom32(x: f32, y: f32) -> f32 {
+    my_sq32(x * y) + my_sq32(x).sin()
+}
+
+#[test]
+fn custom_rules_f32() {
+    chk32!(uses_custom32, uses_custom32_jvp, uses_custom32_vjp; 0, 1).random(5, -1.5, 1.5);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Macros in bodies
+// ---------------------------------------------------------------------------------------------
+
+#[differentiate]
+fn with_macros(x: f64, v: &[f64]) -> f64 {
+    assert!(v.len() >= 2, "need two values, got {}", v.len());
+    debug_assert!(x.is_finite());
+    assert_eq!(v.len(), 3);
+    println!("with_macros: x = {x}, v[0] = {}", v[0]);
+    let mut s = x * v[0];
+    for i in 1..v.len() {
+        debug_assert!(i < v.len());
+        s += v[i] * s;
+        eprintln!("step {i}: {s}");
+    }
+    assert!(s.is_finite(), "s = {}", s);
+    s
+}
+
+#[test]
+fn assert_and_print_macros() {
+    chk_xv!(with_macros, with_macros_jvp, with_macros_vjp; 3).random(5, -1.5, 1.5);
+}
+
+#[differentiate]
+fn with_macros32(x: f32, y: f32) -> f32 {
+    assert!(x.is_finite() && y.is_finite());
+    debug_assert!(y > -10.0, "y = {}", y);
+    println!("x = {}", x);
+    x * y.sin()
+}
+
+#[test]
+fn assert_and_print_macros_f32() {
+    chk32!(with_macros32, with_macros32_jvp, with_macros32_vjp; 0, 1).random(4, -1.5, 1.5);
+}
+
+#[test]
+#[should_panic(expected = "need two values")]
+fn assert_fires_in_generated_companions() {
+    let mut dx = 0.0;
+    let mut dv = [0.0];
+    with_macros_vjp(1.0, &[1.0], &mut dx, &mut dv, 1.0);
 }

@@ -145,19 +145,10 @@ impl Norm<'_> {
 
     fn block(&mut self, stmts: &[Stmt]) -> Vec<R> {
         let mut out = Vec::new();
-        for (k, s) in stmts.iter().enumerate() {
+        for s in stmts {
             self.stmt(s, &mut out);
-            if out.last().is_some_and(may_exit) {
-                let rest = self.block(&stmts[k + 1..]);
-                if let Some(last) = out.last_mut() {
-                    if !always_exits(last) {
-                        append_cont(last, rest);
-                    }
-                }
-                break;
-            }
         }
-        out
+        continuations(out)
     }
 
     fn stmt(&mut self, s: &Stmt, out: &mut Vec<R>) {
@@ -403,6 +394,25 @@ impl Norm<'_> {
             i += 1;
         }
     }
+}
+
+/// Moves everything after a statement that may exit into that statement's non-exiting paths,
+/// so that every block runs to its end when entered.
+fn continuations(items: Vec<R>) -> Vec<R> {
+    let mut out = Vec::new();
+    let mut it = items.into_iter();
+    while let Some(mut s) = it.next() {
+        if may_exit(&s) {
+            let rest = continuations(it.collect());
+            if !always_exits(&s) {
+                append_cont(&mut s, rest);
+            }
+            out.push(s);
+            return out;
+        }
+        out.push(s);
+    }
+    out
 }
 
 fn may_exit(s: &R) -> bool {
@@ -2115,6 +2125,25 @@ impl Emitter<'_> {
         let mut prims = Vec::new();
         let mut adjs = Vec::new();
         let mut after = Vec::new();
+        // A sequence passed twice (`g(&v[0..2], &v[1..3])`) cannot lend its adjoint buffer twice:
+        // those arguments get temporary buffers added in after the call.
+        let mut seen = BTreeSet::new();
+        let mut shared = BTreeSet::new();
+        for a in args {
+            let base = match &a.kind {
+                ExprKind::Ref(inner) => match inner.kind {
+                    ExprKind::Var(w) => Some(w),
+                    _ => None,
+                },
+                ExprKind::SubSlice { base, .. } => Some(*base),
+                _ => None,
+            };
+            if let Some(w) = base {
+                if !seen.insert(w) {
+                    shared.insert(w);
+                }
+            }
+        }
         for a in args {
             let v = self.val(a, cx, &mut dummy, code);
             let shape = self.shape(a);
@@ -2124,7 +2153,21 @@ impl Emitter<'_> {
             }
             prims.push(v.clone());
             let active = self.active(a);
+            let lends = match &a.kind {
+                ExprKind::Ref(inner) => match inner.kind {
+                    ExprKind::Var(w) => !shared.contains(&w),
+                    _ => true,
+                },
+                ExprKind::SubSlice { base, .. } => !shared.contains(base),
+                _ => true,
+            };
             match (&a.kind, &shape) {
+                (ExprKind::Ref(_) | ExprKind::SubSlice { .. }, _) if active && !lends => {
+                    let t = self.fresh("a");
+                    code.push(quote!(let mut #t = #rt::zeros_like_slice(&#v[..]);));
+                    adjs.push(quote!(&mut #t[..]));
+                    after.push((a, quote!(#t)));
+                }
                 (ExprKind::Ref(inner), _) if active => {
                     if let ExprKind::Var(w) = inner.kind {
                         let b = self.adj(w);
