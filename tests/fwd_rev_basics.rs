@@ -1,4 +1,6 @@
-#![allow(unexpected_cfgs)] // `ad_macro_bugs` gates the constructs the macro rejects
+// The `ad_bug_*` cfgs gate constructs the macro rejects at compile time (see the ignored tests).
+#![allow(unexpected_cfgs)]
+
 mod common;
 use autodiff_runtime::check;
 use autodiff_runtime::differentiate;
@@ -7,6 +9,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// f64 functions of scalar arguments with one scalar output: the shared harness in both modes.
+#[allow(unused_macros)]
 macro_rules! chk {
     ($f:ident, $fj:ident, $fv:ident; $($i:tt),+) => {{
         let n = [$($i),+].len();
@@ -25,6 +28,7 @@ macro_rules! chk {
 }
 
 /// f32 functions of scalar arguments with one scalar output, checked by [`Check32`].
+#[allow(unused_macros)]
 macro_rules! chk32 {
     ($f:ident, $fj:ident, $fv:ident; $($i:tt),+) => {{
         let n = [$($i),+].len();
@@ -119,6 +123,46 @@ where
     }
 }
 
+/// f64 functions `f(x: f64, v: &[f64], ..) -> f64` (extra inactive arguments after `v`), with
+/// `v` of length `$nv`.
+#[allow(unused_macros)]
+macro_rules! chk_xv {
+    ($f:ident, $fj:ident, $fv:ident; $nv:expr $(, $extra:expr)*) => {{
+        Harness::new(1 + $nv)
+            .primal(|p| vec![$f(p[0], &p[1..] $(, $extra)*)])
+            .jvp(|p, t| {
+                let (v, d) = $fj(p[0], &p[1..] $(, $extra)*, t[0], &t[1..]);
+                (vec![v], vec![d])
+            })
+            .vjp(|p, c, g| {
+                let (a, b) = g.split_at_mut(1);
+                vec![$fv(p[0], &p[1..] $(, $extra)*, &mut a[0], b, c[0])]
+            })
+    }};
+}
+
+/// f32 functions `f(x: f32, v: &[f32], ..) -> f32`, checked by [`Check32`].
+#[allow(unused_macros)]
+macro_rules! chk32_xv {
+    ($f:ident, $fj:ident, $fv:ident; $nv:expr $(, $extra:expr)*) => {{
+        Check32 {
+            n: 1 + $nv,
+            primal: |p: &[f64]| vec![$f(p[0] as f32, &to32(&p[1..]) $(, $extra)*) as f64],
+            jvp: |p: &[f64], t: &[f64]| {
+                let (v, d) = $fj(p[0] as f32, &to32(&p[1..]) $(, $extra)*, t[0] as f32, &to32(&t[1..]));
+                (vec![v as f64], vec![d as f64])
+            },
+            vjp: |p: &[f64], c: &[f64], g: &mut [f64]| {
+                let mut a = g[0] as f32;
+                let mut b = to32(&g[1..]);
+                let v = $fv(p[0] as f32, &to32(&p[1..]) $(, $extra)*, &mut a, &mut b, c[0] as f32);
+                g[0] = a as f64;
+                g[1..].copy_from_slice(&to64(&b));
+                vec![v as f64]
+            },
+        }
+    }};
+}
 use std::f64::consts::PI;
 
 /// A module-level constant used inside differentiated bodies.
@@ -492,65 +536,50 @@ fn tuple_destructuring_in_loop() {
         .random(6, -1.2, 1.2);
 }
 
-/// Constructs the macro rejects at compile time: compiled only with
-/// `RUSTFLAGS="--cfg ad_macro_bugs"`, so that the rest of the suite builds.
-#[cfg(ad_macro_bugs)]
-mod rejected {
-    use super::*;
-
-    #[differentiate]
-    pub fn destructure_assign(x: f64, y: f64, n: usize) -> f64 {
-        let (mut a, mut b) = (x, y);
-        for _ in 0..n {
-            (a, b) = (b, a * 0.5 + b * x);
-        }
-        a + b
+#[differentiate]
+fn destructure_assign(x: f64, y: f64, n: usize) -> f64 {
+    let (mut a, mut b) = (x, y);
+    for _ in 0..n {
+        (a, b) = (b, a * 0.5 + b * x);
     }
+    a + b
+}
 
-    #[differentiate]
-    pub fn mixed_tuple_var(x: f64, y: f64) -> f64 {
-        let t = (x * y, 3usize);
-        let (m, k) = t;
-        m * (k as f64) + t.0 * y
-    }
+#[differentiate]
+fn mixed_tuple_var(x: f64, y: f64) -> f64 {
+    let t = (x * y, 3usize);
+    let (m, k) = t;
+    m * (k as f64) + t.0 * y
+}
 
-    pub fn mixed_tuple_var_check() {
-        chk!(mixed_tuple_var, mixed_tuple_var_jvp, mixed_tuple_var_vjp; 0, 1).random(6, -2.0, 2.0);
-    }
+fn mixed_tuple_var_check() {
+    chk!(mixed_tuple_var, mixed_tuple_var_jvp, mixed_tuple_var_vjp; 0, 1).random(6, -2.0, 2.0);
+}
 
-    pub fn destructure_assign_check() {
-        Harness::new(2)
-            .primal(|p| vec![destructure_assign(p[0], p[1], 5)])
-            .jvp(|p, t| {
-                let (v, d) = destructure_assign_jvp(p[0], p[1], 5, t[0], t[1]);
-                (vec![v], vec![d])
-            })
-            .vjp(|p, c, g| {
-                let (a, b) = g.split_at_mut(1);
-                vec![destructure_assign_vjp(
-                    p[0], p[1], 5, &mut a[0], &mut b[0], c[0],
-                )]
-            })
-            .random(6, -1.2, 1.2);
-    }
+fn destructure_assign_check() {
+    Harness::new(2)
+        .primal(|p| vec![destructure_assign(p[0], p[1], 5)])
+        .jvp(|p, t| {
+            let (v, d) = destructure_assign_jvp(p[0], p[1], 5, t[0], t[1]);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| {
+            let (a, b) = g.split_at_mut(1);
+            vec![destructure_assign_vjp(
+                p[0], p[1], 5, &mut a[0], &mut b[0], c[0],
+            )]
+        })
+        .random(6, -1.2, 1.2);
 }
 
 #[test]
-#[ignore = "macro bug: a tuple-valued local with a non-float element `let t = (x, 3usize)` does not compile (usize: Float not satisfied); build with --cfg ad_macro_bugs"]
 fn tuple_local_with_integer_element() {
-    #[cfg(ad_macro_bugs)]
-    rejected::mixed_tuple_var_check();
-    #[cfg(not(ad_macro_bugs))]
-    panic!("rejected at compile time by #[differentiate]; build with RUSTFLAGS=\"--cfg ad_macro_bugs\"");
+    mixed_tuple_var_check();
 }
 
 #[test]
-#[ignore = "macro bug: destructuring assignment `(a, b) = (b, a + b)` is rejected (\"does not support assigning to this place\"); build with --cfg ad_macro_bugs"]
 fn tuple_destructuring_assignment() {
-    #[cfg(ad_macro_bugs)]
-    rejected::destructure_assign_check();
-    #[cfg(not(ad_macro_bugs))]
-    panic!("rejected at compile time by #[differentiate]; build with RUSTFLAGS=\"--cfg ad_macro_bugs\"");
+    destructure_assign_check();
 }
 
 #[differentiate]
@@ -1033,4 +1062,166 @@ fn ufcs32(x: f32, y: f32) -> f32 {
 #[test]
 fn ufcs_calls_f32() {
     chk32!(ufcs32, ufcs32_jvp, ufcs32_vjp; 0, 1).at(&[&[0.3, 0.9], &[1.2, -0.4], &[-1.0, -0.5]]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// More statement forms
+// ---------------------------------------------------------------------------------------------
+
+#[differentiate]
+fn block_value(x: f64, y: f64) -> f64 {
+    let a = {
+        let t = x * y;
+        t + 1.0
+    };
+    let b = {
+        let u = a.sin();
+        u * u
+    } + x;
+    a * x + b
+}
+
+#[test]
+fn block_expressions() {
+    chk!(block_value, block_value_jvp, block_value_vjp; 0, 1).random(6, -2.0, 2.0);
+}
+
+#[differentiate]
+fn bool_local(x: f64, y: f64) -> f64 {
+    let flag = x > y;
+    let other = !flag && y > 0.0;
+    if flag {
+        x * y
+    } else if other {
+        y * 2.0 + x
+    } else {
+        x - y
+    }
+}
+
+#[test]
+fn bool_locals_from_active_comparisons() {
+    chk!(bool_local, bool_local_jvp, bool_local_vjp; 0, 1).at(&[
+        &[1.0, 0.5],
+        &[0.2, 0.7],
+        &[-1.0, -0.5],
+        &[2.0, -3.0],
+    ]);
+}
+
+#[differentiate]
+fn cast_to_int(x: f64) -> f64 {
+    // An integer computed from an active value (no derivative flows through it).
+    let k = (x.abs() * 3.0) as usize;
+    let mut s = x;
+    for _ in 0..k {
+        s = s * 0.5 + x;
+    }
+    s + (k as f64)
+}
+
+#[test]
+fn cast_active_float_to_integer() {
+    // Away from the points where (3|x|) is an integer.
+    chk!(cast_to_int, cast_to_int_jvp, cast_to_int_vjp; 0).at(&[
+        &[0.1],
+        &[0.5],
+        &[-0.9],
+        &[1.2],
+        &[2.1],
+    ]);
+}
+
+#[differentiate]
+fn typed_tuple(x: f64, y: f64) -> f64 {
+    let (a, b): (f64, f64) = (x * y, x + y);
+    let c: (f64, f64) = (a - b, a * b);
+    a * b + c.0 * c.1
+}
+
+#[test]
+fn typed_tuple_patterns() {
+    chk!(typed_tuple, typed_tuple_jvp, typed_tuple_vjp; 0, 1).random(6, -2.0, 2.0);
+}
+
+#[differentiate]
+fn param_shadow(x: f64, y: f64) -> f64 {
+    let x = x * 2.0;
+    let x = x.sin() + y;
+    let y = x * y;
+    x * y
+}
+
+#[test]
+fn shadowing_parameters() {
+    chk!(param_shadow, param_shadow_jvp, param_shadow_vjp; 0, 1).random(6, -2.0, 2.0);
+}
+
+#[differentiate]
+fn constant_args(x: f64, y: f64, z: f64) -> f64 {
+    x.min(y).max(z)
+        + 1.0f64.atan2(x)
+        + x.atan2(1.0)
+        + x.mul_add(2.0, 1.0)
+        + x.log(2.0)
+        + 2.0f64.mul_add(y, x)
+        + 0.5f64.hypot(y)
+}
+
+#[test]
+fn methods_with_constant_operands() {
+    chk!(constant_args, constant_args_jvp, constant_args_vjp; 0, 1, 2).at(&[
+        &[0.5, 1.0, 0.2],
+        &[1.5, 0.7, 0.9],
+        &[2.0, 3.0, 2.5],
+        &[0.3, 0.2, 0.1],
+    ]);
+}
+
+#[differentiate]
+fn neg_method(x: f64) -> f64 {
+    -x.powi(2) + -(x * x).sqrt() - -x.exp() + 1_000.0 * x + x * 1.5e-3
+}
+
+#[test]
+fn negated_method_calls() {
+    chk!(neg_method, neg_method_jvp, neg_method_vjp; 0).at(&[&[0.5], &[-1.3], &[2.0]]);
+}
+
+#[differentiate]
+fn mut_param_ok(x: f64, y: f64) -> f64 {
+    let mut x = x;
+    x = x * y;
+    x += 1.0;
+    x
+}
+
+#[test]
+fn mut_rebinding_of_a_parameter() {
+    chk!(mut_param_ok, mut_param_ok_jvp, mut_param_ok_vjp; 0, 1).random(6, -2.0, 2.0);
+}
+
+#[cfg(ad_bug_mut_param)]
+mod rejected_mut_param {
+    use super::*;
+
+    #[differentiate]
+    pub fn mut_param(mut x: f64, y: f64) -> f64 {
+        x = x * y;
+        x += 1.0;
+        x
+    }
+
+    pub fn check() {
+        chk!(mut_param, mut_param_jvp, mut_param_vjp; 0, 1).random(6, -2.0, 2.0);
+    }
+}
+
+#[test]
+#[ignore = "macro bug: a `mut` parameter, `fn f(mut x: f64) { x = x * 2.0; .. }`, does not compile (E0384: the jvp's tangent of x is not `mut`); build with --cfg ad_bug_mut_param"]
+fn mut_parameter() {
+    #[cfg(ad_bug_mut_param)]
+    rejected_mut_param::check();
+    #[cfg(not(ad_bug_mut_param))]
+    panic!("rejected at compile time by #[differentiate]; build with RUSTFLAGS=\"--cfg ad_bug_mut_param\"");
 }

@@ -1,4 +1,6 @@
-#![allow(unexpected_cfgs)] // `ad_macro_bugs` gates the constructs the macro rejects
+// The `ad_bug_*` cfgs gate constructs the macro rejects at compile time (see the ignored tests).
+#![allow(unexpected_cfgs)]
+
 mod common;
 use autodiff_runtime::check;
 use autodiff_runtime::differentiate;
@@ -7,6 +9,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// f64 functions of scalar arguments with one scalar output: the shared harness in both modes.
+#[allow(unused_macros)]
 macro_rules! chk {
     ($f:ident, $fj:ident, $fv:ident; $($i:tt),+) => {{
         let n = [$($i),+].len();
@@ -25,6 +28,7 @@ macro_rules! chk {
 }
 
 /// f32 functions of scalar arguments with one scalar output, checked by [`Check32`].
+#[allow(unused_macros)]
 macro_rules! chk32 {
     ($f:ident, $fj:ident, $fv:ident; $($i:tt),+) => {{
         let n = [$($i),+].len();
@@ -72,11 +76,16 @@ where
     const DOT_RTOL: f64 = 2e-5;
 
     fn at(&self, points: &[&[f64]]) {
-        Harness::new(self.n).f32().primal(&self.primal).jvp(&self.jvp).at(points);
+        Harness::new(self.n)
+            .f32()
+            .primal(&self.primal)
+            .jvp(&self.jvp)
+            .at(points);
         let mut rng = ChaCha8Rng::seed_from_u64(32);
         for x in points {
             assert_eq!(x.len(), self.n, "point has the wrong number of inputs");
-            let mut dirs: Vec<Vec<f64>> = vec![(0..self.n).map(|_| rng.gen_range(-1.0..1.0)).collect()];
+            let mut dirs: Vec<Vec<f64>> =
+                vec![(0..self.n).map(|_| rng.gen_range(-1.0..1.0)).collect()];
             for k in 0..self.n {
                 let mut e = vec![0.0; self.n];
                 e[k] = 1.0;
@@ -154,7 +163,6 @@ macro_rules! chk32_xv {
         }
     }};
 }
-
 // ---------------------------------------------------------------------------------------------
 // if / else if / else
 // ---------------------------------------------------------------------------------------------
@@ -210,7 +218,11 @@ fn if_expr(x: f64, y: f64) -> f64 {
     };
     let b = 2.0 * if a > 1.0 { a.sqrt() } else { a * 0.5 };
     let c = if y > 0.0 {
-        if x > 0.0 { x * y } else { y - x }
+        if x > 0.0 {
+            x * y
+        } else {
+            y - x
+        }
     } else {
         -y
     };
@@ -242,14 +254,24 @@ fn if_else_as_tail_expression() {
 
 #[differentiate]
 fn if_expr32(x: f32, y: f32) -> f32 {
-    let a = if x > y { x * x } else if x < -y { y.exp() } else { x + y };
+    let a = if x > y {
+        x * x
+    } else if x < -y {
+        y.exp()
+    } else {
+        x + y
+    };
     let mut s = a;
     if s > 1.0 {
         s = s.sqrt();
     } else {
         s *= y;
     }
-    if x > 0.0 { s * x } else { s - x }
+    if x > 0.0 {
+        s * x
+    } else {
+        s - x
+    }
 }
 
 #[test]
@@ -266,7 +288,11 @@ fn early_ret(x: f64, v: &[f64]) -> f64 {
     if x > 2.0 {
         return x * x;
     }
-    let a = if x < -2.0 { return x.exp(); } else { x * 0.5 };
+    let a = if x < -2.0 {
+        return x.exp();
+    } else {
+        x * 0.5
+    };
     let n = v.len();
     let mut s = a;
     for i in 0..n {
@@ -359,8 +385,11 @@ fn early_ret32(x: f32, v: &[f32]) -> f32 {
 
 #[test]
 fn return_in_nested_loops_f32() {
-    chk32_xv!(early_ret32, early_ret32_jvp, early_ret32_vjp; 3)
-        .at(&[&[0.3, 0.2, -0.1, 0.3], &[1.5, 1.0, 1.2, 0.8], &[0.9, 0.6, 0.7, -0.5]]);
+    chk32_xv!(early_ret32, early_ret32_jvp, early_ret32_vjp; 3).at(&[
+        &[0.3, 0.2, -0.1, 0.3],
+        &[1.5, 1.0, 1.2, 0.8],
+        &[0.9, 0.6, 0.7, -0.5],
+    ]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -752,7 +781,6 @@ fn labeled(x: f64, v: &[f64]) -> f64 {
 }
 
 #[test]
-#[ignore = "macro bug: vjp runs `continue 'outer` as an inner `continue` when the inner loop also has `break 'outer` (wrong value and gradient)"]
 fn labeled_break_continue() {
     chk_xv!(labeled, labeled_jvp, labeled_vjp; 4).random(6, -1.0, 1.0);
     // Large values leave the first loop through `break 'outer`.
@@ -799,7 +827,8 @@ fn labeled_break(x: f64, v: &[f64]) -> f64 {
 #[test]
 fn labeled_break_outer_for() {
     chk_xv!(labeled_break, labeled_break_jvp, labeled_break_vjp; 4).random(6, -1.0, 1.0);
-    chk_xv!(labeled_break, labeled_break_jvp, labeled_break_vjp; 4).at(&[&[1.0, 1.1, 0.9, 1.0, 1.3]]);
+    chk_xv!(labeled_break, labeled_break_jvp, labeled_break_vjp; 4)
+        .at(&[&[1.0, 1.1, 0.9, 1.0, 1.3]]);
 }
 
 #[differentiate]
@@ -850,7 +879,6 @@ fn labeled_min(x: f64) -> f64 {
 }
 
 #[test]
-#[ignore = "macro bug: vjp runs `continue 'outer` as an inner `continue` when the inner loop also has `break 'outer` (minimal: at x = 1, value 2 and derivative 2, vjp gives 1.5 and 1.5)"]
 fn labeled_continue_and_break_outer_minimal() {
     assert_eq!(labeled_min(1.0), 2.0);
     assert_eq!(labeled_min_jvp(1.0, 1.0), (2.0, 2.0));
@@ -895,115 +923,261 @@ fn loops_f32() {
     chk32!(loops32, loops32_jvp, loops32_vjp; 0, 1).random(6, 0.3, 1.7);
 }
 
-/// Constructs the macro rejects at compile time: compiled only with
-/// `RUSTFLAGS="--cfg ad_macro_bugs"`, so that the rest of the suite builds.
-#[cfg(ad_macro_bugs)]
-mod rejected {
-    use super::*;
-
-    #[differentiate]
-    pub fn break_value(x: f64, y: f64) -> f64 {
-        let mut s = x;
-        let mut i = 0;
-        let r = loop {
-            s = s * 0.5 + y;
-            i += 1;
-            if i == 5 {
-                break s * 2.0;
-            }
-        };
-        let mut t = y;
-        let q = loop {
-            t = t * 1.2 + x;
-            if t > 4.0 {
-                break t.ln();
-            }
-            if t < -4.0 {
-                break -t;
-            }
-        };
-        let w = 'outer: loop {
-            let mut k = 0;
-            loop {
-                k += 1;
-                if k == 3 {
-                    break 'outer r * q;
-                }
-            }
-        };
-        r + q + w
-    }
-
-    pub fn break_with_value() {
-        chk!(break_value, break_value_jvp, break_value_vjp; 0, 1).random(8, 0.3, 1.5);
-        chk!(break_value, break_value_jvp, break_value_vjp; 0, 1).at(&[&[-2.0, -1.0], &[-0.5, -3.0]]);
-    }
-
-    #[differentiate]
-    pub fn loop_tail(x: f64) -> f64 {
-        let mut s = x;
-        let mut i = 0;
+#[differentiate]
+fn break_value(x: f64, y: f64) -> f64 {
+    let mut s = x;
+    let mut i = 0;
+    let r = loop {
+        s = s * 0.5 + y;
+        i += 1;
+        if i == 5 {
+            break s * 2.0;
+        }
+    };
+    let mut t = y;
+    let q = loop {
+        t = t * 1.2 + x;
+        if t > 4.0 {
+            break t.ln();
+        }
+        if t < -4.0 {
+            break -t;
+        }
+    };
+    let w = 'outer: loop {
+        let mut k = 0;
         loop {
-            i += 1;
-            s = s.sin() + x;
-            if i == 4 {
-                break s * x;
+            k += 1;
+            if k == 3 {
+                break 'outer r * q;
             }
         }
-    }
+    };
+    r + q + w
+}
 
-    pub fn loop_as_tail_expression() {
-        chk!(loop_tail, loop_tail_jvp, loop_tail_vjp; 0).random(6, -2.0, 2.0);
-    }
+#[test]
+fn break_with_value() {
+    chk!(break_value, break_value_jvp, break_value_vjp; 0, 1).random(8, 0.3, 1.5);
+    chk!(break_value, break_value_jvp, break_value_vjp; 0, 1).at(&[&[-2.0, -1.0], &[-0.5, -3.0]]);
+}
 
-    #[differentiate]
-    pub fn loop_value32(x: f32, y: f32) -> f32 {
-        let mut s = x;
-        let mut i = 0;
-        let r = loop {
-            i += 1;
-            if i == 2 {
-                continue;
-            }
-            s = s * 0.5 + y;
-            if i == 5 {
-                break s * x;
-            }
-        };
-        r + s
+#[differentiate]
+fn loop_tail(x: f64) -> f64 {
+    let mut s = x;
+    let mut i = 0;
+    loop {
+        i += 1;
+        s = s.sin() + x;
+        if i == 4 {
+            break s * x;
+        }
     }
+}
 
-    pub fn break_with_value_f32() {
-        chk32!(loop_value32, loop_value32_jvp, loop_value32_vjp; 0, 1).random(6, 0.3, 1.7);
-    }
+#[test]
+fn loop_as_tail_expression() {
+    chk!(loop_tail, loop_tail_jvp, loop_tail_vjp; 0).random(6, -2.0, 2.0);
+}
+
+#[differentiate]
+fn loop_value32(x: f32, y: f32) -> f32 {
+    let mut s = x;
+    let mut i = 0;
+    let r = loop {
+        i += 1;
+        if i == 2 {
+            continue;
+        }
+        s = s * 0.5 + y;
+        if i == 5 {
+            break s * x;
+        }
+    };
+    r + s
+}
+
+#[test]
+fn break_with_value_f32() {
+    chk32!(loop_value32, loop_value32_jvp, loop_value32_vjp; 0, 1).random(6, 0.3, 1.7);
 }
 
 const REJECTED: &str =
-    "rejected at compile time by #[differentiate]; build with RUSTFLAGS=\"--cfg ad_macro_bugs\"";
+    "rejected at compile time by #[differentiate]; build with RUSTFLAGS=\"--cfg <the cfg named in the ignore reason>\"";
 
-#[test]
-#[ignore = "macro bug: `let r = loop { .. break value; }` does not compile (E0381 in the generated vjp: the loop's value binding is possibly uninitialized; labeled `break 'outer value` gives E0282); build with --cfg ad_macro_bugs"]
-fn break_with_value() {
-    #[cfg(ad_macro_bugs)]
-    rejected::break_with_value();
-    #[cfg(not(ad_macro_bugs))]
-    panic!("{REJECTED}");
+// ---------------------------------------------------------------------------------------------
+// More control-flow forms
+// ---------------------------------------------------------------------------------------------
+
+#[differentiate]
+fn cond_method(x: f64) -> f64 {
+    if x.abs() > 1.0 && x.sin() < 0.9 {
+        x * 2.0
+    } else {
+        x.cos()
+    }
 }
 
 #[test]
-#[ignore = "macro bug: a `loop` with `break value` as the function's tail expression does not compile (E0381 in the generated vjp); build with --cfg ad_macro_bugs"]
-fn loop_as_tail_expression() {
-    #[cfg(ad_macro_bugs)]
-    rejected::loop_as_tail_expression();
-    #[cfg(not(ad_macro_bugs))]
-    panic!("{REJECTED}");
+fn conditions_with_method_calls() {
+    chk!(cond_method, cond_method_jvp, cond_method_vjp; 0).at(&[
+        &[0.5],
+        &[-0.5],
+        &[1.5],
+        &[-1.5],
+        &[1.2],
+    ]);
+}
+
+#[differentiate]
+fn neg_match(x: f64, k: i32) -> f64 {
+    match k {
+        -1 => x,
+        0 => x * x,
+        i32::MIN..=-2 => x.sin(),
+        _ => -x,
+    }
 }
 
 #[test]
-#[ignore = "macro bug: `let r = loop { .. break value; }` does not compile in f32 either (E0381); build with --cfg ad_macro_bugs"]
-fn break_with_value_f32() {
-    #[cfg(ad_macro_bugs)]
-    rejected::break_with_value_f32();
-    #[cfg(not(ad_macro_bugs))]
+fn match_on_signed_integers() {
+    for k in [-5, -1, 0, 3] {
+        Harness::new(1)
+            .primal(|p| vec![neg_match(p[0], k)])
+            .jvp(|p, t| {
+                let (v, d) = neg_match_jvp(p[0], k, t[0]);
+                (vec![v], vec![d])
+            })
+            .vjp(|p, c, g| vec![neg_match_vjp(p[0], k, &mut g[0], c[0])])
+            .at(&[&[0.7], &[-1.3]]);
+    }
+}
+
+#[differentiate]
+fn rev_step(x: f64, n: usize) -> f64 {
+    let mut s = x;
+    for i in (0..n).rev().step_by(2) {
+        s = s * x + i as f64;
+    }
+    for i in 0..n {
+        s += x.powi(i as i32) * 0.1;
+    }
+    s
+}
+
+#[test]
+fn rev_then_step_by_and_loop_counter_exponents() {
+    for n in [0, 1, 4, 5] {
+        Harness::new(1)
+            .primal(|p| vec![rev_step(p[0], n)])
+            .jvp(|p, t| {
+                let (v, d) = rev_step_jvp(p[0], n, t[0]);
+                (vec![v], vec![d])
+            })
+            .vjp(|p, c, g| vec![rev_step_vjp(p[0], n, &mut g[0], c[0])])
+            .random(4, -1.5, 1.5);
+    }
+}
+
+#[cfg(ad_bug_subslice_iter)]
+mod rejected_subslice_iter {
+    use super::*;
+
+    #[differentiate]
+    pub fn subslice_iter(x: f64, v: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for &e in &v[1..] {
+            s += e * x;
+        }
+        for e in v[..2].iter() {
+            s += e * s;
+        }
+        s
+    }
+
+    pub fn check() {
+        chk_xv!(subslice_iter, subslice_iter_jvp, subslice_iter_vjp; 3).random(6, -1.5, 1.5);
+    }
+}
+
+#[test]
+#[ignore = "macro limitation: `for &e in &v[1..]` / `v[..2].iter()` rejected (\"does not support iterating over this expression\"); build with --cfg ad_bug_subslice_iter"]
+fn for_over_sub_slice() {
+    #[cfg(ad_bug_subslice_iter)]
+    rejected_subslice_iter::check();
+    #[cfg(not(ad_bug_subslice_iter))]
     panic!("{REJECTED}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shadowing and temporaries in loops; returns reading local Vecs
+// ---------------------------------------------------------------------------------------------
+
+#[differentiate]
+fn shadow_in_loop(x: f64, v: &[f64]) -> f64 {
+    let mut s = x;
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        let t = s * v[i];
+        let s = t.sin() + x; // shadows the outer mut s inside the body
+        acc += s;
+    }
+    s = s * 2.0;
+    let i = x * 3.0;
+    for i in 0..2 {
+        acc += (i as f64) * x;
+    }
+    acc + s + i
+}
+
+#[test]
+fn shadowing_inside_loop_bodies() {
+    chk_xv!(shadow_in_loop, shadow_in_loop_jvp, shadow_in_loop_vjp; 3).random(5, -1.5, 1.5);
+}
+
+#[differentiate]
+fn swap_vals(x: f64, y: f64) -> f64 {
+    let mut a = x;
+    let mut b = y;
+    for _ in 0..3 {
+        let t = a;
+        a = b * x;
+        b = t + a;
+    }
+    a * b
+}
+
+#[test]
+fn rotating_values_through_temporaries() {
+    Harness::new(2)
+        .primal(|p| vec![swap_vals(p[0], p[1])])
+        .jvp(|p, t| {
+            let (v, d) = swap_vals_jvp(p[0], p[1], t[0], t[1]);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| {
+            let (a, b) = g.split_at_mut(1);
+            vec![swap_vals_vjp(p[0], p[1], &mut a[0], &mut b[0], c[0])]
+        })
+        .random(5, -1.0, 1.0);
+}
+
+#[differentiate]
+fn return_from_loop_with_vec(x: f64, v: &[f64]) -> f64 {
+    let mut w = vec![0.0; v.len()];
+    for i in 0..v.len() {
+        w[i] = v[i] * x;
+        for j in 0..i {
+            w[i] += w[j] * 0.5;
+            if w[i] > 2.0 {
+                return w[i] * w[j];
+            }
+        }
+    }
+    w[0]
+}
+
+#[test]
+fn return_from_nested_loop_reading_local_vec() {
+    chk_xv!(return_from_loop_with_vec, return_from_loop_with_vec_jvp, return_from_loop_with_vec_vjp; 4).random(8, -1.0, 2.0);
 }

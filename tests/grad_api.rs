@@ -1,4 +1,6 @@
-#![allow(unexpected_cfgs)] // `ad_macro_bugs` gates the constructs the macro rejects
+// The `ad_bug_*` cfgs gate constructs the macro rejects at compile time (see the ignored tests).
+#![allow(unexpected_cfgs)]
+
 mod common;
 use autodiff_runtime::check;
 use autodiff_runtime::differentiate;
@@ -74,11 +76,16 @@ where
     const DOT_RTOL: f64 = 2e-5;
 
     fn at(&self, points: &[&[f64]]) {
-        Harness::new(self.n).f32().primal(&self.primal).jvp(&self.jvp).at(points);
+        Harness::new(self.n)
+            .f32()
+            .primal(&self.primal)
+            .jvp(&self.jvp)
+            .at(points);
         let mut rng = ChaCha8Rng::seed_from_u64(32);
         for x in points {
             assert_eq!(x.len(), self.n, "point has the wrong number of inputs");
-            let mut dirs: Vec<Vec<f64>> = vec![(0..self.n).map(|_| rng.gen_range(-1.0..1.0)).collect()];
+            let mut dirs: Vec<Vec<f64>> =
+                vec![(0..self.n).map(|_| rng.gen_range(-1.0..1.0)).collect()];
             for k in 0..self.n {
                 let mut e = vec![0.0; self.n];
                 e[k] = 1.0;
@@ -156,7 +163,6 @@ macro_rules! chk32_xv {
         }
     }};
 }
-
 use num_traits::Float;
 
 // ---------------------------------------------------------------------------------------------
@@ -277,7 +283,14 @@ fn struct_names_and_field_types() {
     assert_eq!(g, PartialGrad { b: 2.0f64.exp() });
 
     let (_, g): (f64, CollideGrad) = collide_grad(2.0, 3.0, 0.5);
-    assert_eq!(g, CollideGrad { x: 3.0, dx: 2.0, seed: 0.5f64.cos() });
+    assert_eq!(
+        g,
+        CollideGrad {
+            x: 3.0,
+            dx: 2.0,
+            seed: 0.5f64.cos()
+        }
+    );
 }
 
 #[test]
@@ -286,7 +299,10 @@ fn struct_derives_clone_debug_partialeq() {
     let h = g.clone();
     assert_eq!(g, h);
     let text = format!("{g:?}");
-    assert!(text.contains("MyLossGrad") && text.contains('x') && text.contains('v'), "{text}");
+    assert!(
+        text.contains("MyLossGrad") && text.contains('x') && text.contains('v'),
+        "{text}"
+    );
     let mut k = h.clone();
     k.x += 1.0;
     assert_ne!(g, k);
@@ -305,7 +321,12 @@ fn grad_matches_vjp_seed_one_scalar() {
         assert_eq!(f_vjp(x, &mut dx, 1.0), val);
         assert_eq!(g, FGrad { x: dx });
         // d/dx x sin x = sin x + x cos x.
-        assert!(close(g.x, x.sin() + x * x.cos()), "{} vs {}", g.x, x.sin() + x * x.cos());
+        assert!(
+            close(g.x, x.sin() + x * x.cos()),
+            "{} vs {}",
+            g.x,
+            x.sin() + x * x.cos()
+        );
     }
 }
 
@@ -319,7 +340,13 @@ fn grad_matches_vjp_seed_one_slices() {
             let mut dx = 0.0;
             let mut dv = vec![0.0; 4];
             assert_eq!(my_loss_vjp(x, &v, n, &mut dx, &mut dv, 1.0), val);
-            assert_eq!(g, MyLossGrad { x: dx, v: dv.clone() });
+            assert_eq!(
+                g,
+                MyLossGrad {
+                    x: dx,
+                    v: dv.clone()
+                }
+            );
             // Analytic: dx = -2/n Σ (v_i - x), dv_i = 2/n (v_i - x) for i < n, 0 beyond.
             let nf = n as f64;
             let ex: f64 = -2.0 / nf * v[..n].iter().map(|e| e - x).sum::<f64>();
@@ -342,8 +369,18 @@ fn grad_matches_vjp_seed_one_arrays_vec() {
         let mut dp = [0.0; 2];
         let mut dw = [0.0; 3];
         let mut dd = vec![0.0; 3];
-        assert_eq!(loss2d_vjp(p, &w, &data, &mut dp, &mut dw, &mut dd, 1.0), val);
-        assert_eq!(g, Loss2dGrad { p: dp, w: dw, data: dd });
+        assert_eq!(
+            loss2d_vjp(p, &w, &data, &mut dp, &mut dw, &mut dd, 1.0),
+            val
+        );
+        assert_eq!(
+            g,
+            Loss2dGrad {
+                p: dp,
+                w: dw,
+                data: dd
+            }
+        );
         // And the harness on the same function: each gradient entry against central differences.
         let (_, gj) = loss2d_jvp(p, &w, &data, [1.0, 0.0], &[0.0; 3], &[0.0; 3]);
         assert!(close(gj, g.p[0]) || (gj - g.p[0]).abs() < 1e-12);
@@ -380,14 +417,26 @@ fn grad_generic_f64_and_f32() {
     let mut dx = 0.0;
     let mut dv = [0.0; 3];
     assert_eq!(gen_loss_vjp(0.7, &v, &mut dx, &mut dv, 1.0), val);
-    assert_eq!(g, GenLossGrad { x: dx, v: dv.to_vec() });
+    assert_eq!(
+        g,
+        GenLossGrad {
+            x: dx,
+            v: dv.to_vec()
+        }
+    );
 
     let v32 = [0.4f32, -1.1, 2.0];
     let (val, g) = gen_loss_grad(0.7f32, &v32);
     let mut dx = 0.0f32;
     let mut dv = [0.0f32; 3];
     assert_eq!(gen_loss_vjp(0.7f32, &v32, &mut dx, &mut dv, 1.0), val);
-    assert_eq!(g, GenLossGrad { x: dx, v: dv.to_vec() });
+    assert_eq!(
+        g,
+        GenLossGrad {
+            x: dx,
+            v: dv.to_vec()
+        }
+    );
     // Against the f64 gradient, to f32 accuracy.
     let (_, g64) = gen_loss_grad(0.7f32 as f64, &to64(&v32));
     assert!((g.x as f64 - g64.x).abs() < 1e-5 * (1.0 + g64.x.abs()));
@@ -443,7 +492,10 @@ fn vjp_adds_into_nonzero_buffers() {
     // A second call adds again.
     my_loss_vjp(0.3, &v, 3, &mut dx, &mut dv, 1.0);
     assert!(close(dx, 10.0 + 2.0 * g.x));
-    assert!(all_close(&dv, &[1.0 + 2.0 * g.v[0], -2.0 + 2.0 * g.v[1], 3.0 + 2.0 * g.v[2]]));
+    assert!(all_close(
+        &dv,
+        &[1.0 + 2.0 * g.v[0], -2.0 + 2.0 * g.v[1], 3.0 + 2.0 * g.v[2]]
+    ));
     // Elements the function does not read stay as they were.
     let mut dx = 0.0;
     let mut dv = [7.0, 8.0, 9.0];
@@ -517,7 +569,11 @@ fn seed_scales_the_gradient() {
         let mut dx = 0.0;
         let mut dv = [0.0; 3];
         let val = my_loss_vjp(0.3, &v, 3, &mut dx, &mut dv, s);
-        assert_eq!(val, my_loss(0.3, &v, 3), "the value does not depend on the seed");
+        assert_eq!(
+            val,
+            my_loss(0.3, &v, 3),
+            "the value does not depend on the seed"
+        );
         assert_eq!(dx, s * g.x);
         assert_eq!(dv.to_vec(), g.v.iter().map(|e| s * e).collect::<Vec<_>>());
     }
@@ -527,7 +583,12 @@ fn seed_scales_the_gradient() {
         my_loss_vjp(0.3, &v, 3, &mut dx, &mut dv, s);
         assert!(close(dx, s * g.x), "seed {s}: {dx} vs {}", s * g.x);
         for i in 0..3 {
-            assert!(close(dv[i], s * g.v[i]), "seed {s}: {} vs {}", dv[i], s * g.v[i]);
+            assert!(
+                close(dv[i], s * g.v[i]),
+                "seed {s}: {} vs {}",
+                dv[i],
+                s * g.v[i]
+            );
         }
     }
     // Seed zero adds nothing.

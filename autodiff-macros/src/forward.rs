@@ -58,12 +58,20 @@ impl<'a> Forward<'a> {
 
     fn primal(&self, e: &Expr) -> TokenStream {
         let name = user_name(&self.f.vars);
-        Printer { name: &name }.expr(e)
+        Printer {
+            name: &name,
+            index: None,
+        }
+        .expr(e)
     }
 
     fn range(&self, r: &Range) -> TokenStream {
         let name = user_name(&self.f.vars);
-        Printer { name: &name }.range(r)
+        Printer {
+            name: &name,
+            index: None,
+        }
+        .range(r)
     }
 
     fn var_active(&self, v: VarId) -> bool {

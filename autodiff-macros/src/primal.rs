@@ -31,6 +31,8 @@ pub fn binop_tokens(op: BinOp) -> TokenStream {
 
 pub struct Printer<'a> {
     pub name: &'a dyn Fn(VarId) -> TokenStream,
+    /// Rewrites an element access `base[index]` (e.g. through a slice view), when it returns Some.
+    pub index: Option<&'a dyn Fn(VarId, &Expr) -> Option<TokenStream>>,
 }
 
 impl Printer<'_> {
@@ -41,6 +43,9 @@ impl Printer<'_> {
             ExprKind::Var(v) => (self.name)(*v),
             ExprKind::Opaque { tokens, .. } => quote_spanned!(span=> (#tokens)),
             ExprKind::Index { base, index } => {
+                if let Some(t) = self.index.and_then(|f| f(*base, index)) {
+                    return t;
+                }
                 let b = (self.name)(*base);
                 let i = self.expr(index);
                 quote_spanned!(span=> #b[#i])

@@ -501,6 +501,22 @@ struct Emitter<'a> {
     depth: i32,
     /// Adjoint windows of the loop being emitted: element adjoints `b[i + c]` kept in locals.
     windows: HashMap<VarId, Window>,
+    /// Slice views of the loop being emitted: `arr[e + i + c]` read through a sub-slice taken
+    /// once before the loop, so that rustc can drop the bounds checks (and vectorize). Primal
+    /// arrays the loop does not write, and adjoint buffers.
+    views: HashMap<VarId, SliceView>,
+    adj_views: HashMap<VarId, SliceView>,
+}
+
+/// `name = &arr[e + a + lo ..]`, read as `name[(i - a) + (c - lo)]` for `arr[e + i + c]`.
+#[derive(Clone)]
+struct SliceView {
+    name: syn::Ident,
+    index: VarId,
+    /// The loop-invariant part `e`, printed (empty when there is none).
+    inv: String,
+    start: TokenStream,
+    lo: i64,
 }
 
 /// The adjoints of `base[i + c]`, `c` in `lo..=hi`, held in local slots while the reverse loop
@@ -608,6 +624,8 @@ pub fn emit_body(f: &Function, diag: &mut Diag) -> Option<TokenStream> {
             writes_w: HashMap::new(),
             depth: 0,
             windows: HashMap::new(),
+            views: HashMap::new(),
+            adj_views: HashMap::new(),
         };
         let code = em.function(&body);
         if em.bug {
@@ -762,7 +780,11 @@ impl Emitter<'_> {
             let n = self.uname(v);
             quote!(#n)
         };
-        let p = crate::primal::Printer { name: &name };
+        let view = |base: VarId, index: &Expr| self.view_access(base, index, false);
+        let p = crate::primal::Printer {
+            name: &name,
+            index: Some(&view),
+        };
         match &e.kind {
             ExprKind::Var(v) if matches!(self.vars[*v].shape, Shape::Seq(SeqKind::Vec)) => {
                 let n = self.uname(*v);
@@ -777,7 +799,11 @@ impl Emitter<'_> {
             let n = self.uname(v);
             quote!(#n)
         };
-        crate::primal::Printer { name: &name }.range(r)
+        crate::primal::Printer {
+            name: &name,
+            index: None,
+        }
+        .range(r)
     }
 
     fn fwd_pat(&self, pat: &Pat) -> TokenStream {
@@ -1123,6 +1149,212 @@ impl Emitter<'_> {
         out
     }
 
+    /// `view[k]` for `base[index]` when a slice view of `base` covers this access.
+    fn view_access(&self, base: VarId, index: &Expr, adjoint: bool) -> Option<TokenStream> {
+        let view = if adjoint {
+            self.adj_views.get(&base)?
+        } else {
+            self.views.get(&base)?
+        };
+        let (inv, c) = affine_split(index, view.index, self)?;
+        if inv != view.inv {
+            return None;
+        }
+        let (n, i, a) = (&view.name, self.uname(view.index), &view.start);
+        let k = (c - view.lo) as usize;
+        Some(quote!(#n[(#i - #a) + #k]))
+    }
+
+    /// Slice views for a simple loop `for i in a..b`: sequences whose every access in the loop
+    /// body is `arr[e + i + c]` (one invariant `e` per sequence), in statements that run on every
+    /// iteration. Primal views only for sequences the loop does not write. Returns the view
+    /// declarations for the forward loop and for the reverse loop.
+    #[allow(clippy::type_complexity)]
+    fn plan_views(
+        &mut self,
+        index: VarId,
+        body: &[R],
+        a: &TokenStream,
+        b: &TokenStream,
+    ) -> (Vec<(VarId, SliceView, i64)>, Vec<(VarId, SliceView, i64)>) {
+        // Per sequence: (invariant, offsets) of every access; None once disqualified.
+        let mut acc: HashMap<VarId, Option<(String, Vec<i64>, Option<Expr>)>> = HashMap::new();
+        let mut written: BTreeSet<VarId> = BTreeSet::new();
+        let mut note = |acc: &mut HashMap<VarId, Option<(String, Vec<i64>, Option<Expr>)>>,
+                        base: VarId,
+                        ix: &Expr| {
+            let split = affine_split(ix, index, self);
+            let entry = acc.entry(base).or_insert_with(|| {
+                split
+                    .as_ref()
+                    .map(|(inv, _)| (inv.clone(), Vec::new(), invariant_part(ix, index)))
+            });
+            match (entry.as_mut(), split) {
+                (Some((inv, cs, _)), Some((inv2, c))) if *inv == inv2 => cs.push(c),
+                _ => *entry = None,
+            }
+        };
+        let visit = |e: &Expr,
+                     acc: &mut HashMap<VarId, Option<(String, Vec<i64>, Option<Expr>)>>,
+                     note: &mut dyn FnMut(
+            &mut HashMap<VarId, Option<(String, Vec<i64>, Option<Expr>)>>,
+            VarId,
+            &Expr,
+        )| {
+            e.visit(&mut |n| match &n.kind {
+                ExprKind::Index { base, index: ix } => note(acc, *base, ix),
+                ExprKind::Var(v)
+                | ExprKind::CopySeq(v)
+                | ExprKind::SubSlice { base: v, .. }
+                | ExprKind::Len(v) => {
+                    acc.insert(*v, None);
+                }
+                _ => {}
+            });
+        };
+        for st in body {
+            match st {
+                R::Let { init: Some(e), .. } | R::Eval(e) => visit(e, &mut acc, &mut note),
+                R::Let { .. } | R::Exit(_) => {}
+                R::Macro(_, vis) => {
+                    for v in vis {
+                        acc.insert(*v, None);
+                    }
+                }
+                R::Assign { place, value } => {
+                    visit(value, &mut acc, &mut note);
+                    match place {
+                        Place::Index(w, ix) => {
+                            visit(ix, &mut acc, &mut note);
+                            note(&mut acc, *w, ix);
+                            written.insert(*w);
+                        }
+                        Place::Var(w) => {
+                            acc.insert(*w, None);
+                        }
+                    }
+                }
+                R::Push { vec, value } => {
+                    visit(value, &mut acc, &mut note);
+                    acc.insert(*vec, None);
+                }
+                _ => {
+                    let mut inner = Vec::new();
+                    collect_seq_uses(st, &mut inner);
+                    for v in inner {
+                        acc.insert(v, None);
+                    }
+                }
+            }
+        }
+        let mut prim = Vec::new();
+        let mut adj = Vec::new();
+        let mut keys: Vec<VarId> = acc.keys().copied().collect();
+        keys.sort();
+        for v in keys {
+            let Some((inv, cs, inv_expr)) = acc[&v].clone() else {
+                continue;
+            };
+            if cs.is_empty() || !matches!(self.vars[v].shape, Shape::Seq(_)) {
+                continue;
+            }
+            let lo = cs.iter().copied().min().unwrap_or(0);
+            let hi = cs.iter().copied().max().unwrap_or(0);
+            let _ = (a, b);
+            let make = |me: &mut Self| SliceView {
+                name: me.fresh("vw"),
+                index,
+                inv: inv.clone(),
+                start: a.clone(),
+                lo,
+            };
+            // `a` is the name of the loop's start, bound before the loop in each sweep.
+            let _ = &inv_expr;
+            // Primal reads: sequences the loop does not write, readable by name in both sweeps.
+            if !written.contains(&v) && self.stable(v) {
+                prim.push((v, make(self), hi));
+            }
+            if self.vars[v].active
+                && self.acc.contains(&v)
+                && !self.windows.contains_key(&v)
+                && !self.restore.contains(&v)
+            {
+                adj.push((v, make(self), hi));
+            }
+        }
+        (prim, adj)
+    }
+
+    /// The printed invariant part `e` of the accesses `arr[e + i + c]` in a loop body.
+    fn view_invariant(&self, body: &[R], arr: VarId, i: VarId) -> Option<TokenStream> {
+        let mut indices: Vec<&Expr> = Vec::new();
+        let look = |e: &Expr| {
+            let mut found = Vec::new();
+            e.visit(&mut |n| {
+                if let ExprKind::Index { base, index } = &n.kind {
+                    if *base == arr {
+                        found.push(invariant_part(index, i));
+                    }
+                }
+            });
+            found
+        };
+        let mut parts: Vec<Option<Expr>> = Vec::new();
+        for st in body {
+            match st {
+                R::Let { init: Some(e), .. } | R::Eval(e) => parts.extend(look(e)),
+                R::Assign { place, value } => {
+                    parts.extend(look(value));
+                    if let Place::Index(w, ix) = place {
+                        if *w == arr {
+                            indices.push(ix);
+                        }
+                    }
+                }
+                R::Push { value, .. } => parts.extend(look(value)),
+                _ => {}
+            }
+        }
+        parts.extend(indices.into_iter().map(|ix| invariant_part(ix, i)));
+        parts
+            .into_iter()
+            .next()
+            .flatten()
+            .map(|e| self.fwd_expr(&e))
+    }
+
+    /// `let name = if a < b { &arr[lo..hi] } else { &arr[0..0] };`
+    fn view_decl(
+        &self,
+        arr: TokenStream,
+        view: &SliceView,
+        hi: i64,
+        inv: Option<TokenStream>,
+        b: &TokenStream,
+        mutable: bool,
+    ) -> TokenStream {
+        let (n, a) = (&view.name, &view.start);
+        let shift = |base: TokenStream, c: i64| -> TokenStream {
+            let m = c.unsigned_abs() as usize;
+            let base = match &inv {
+                Some(e) => quote!(#e + #base),
+                None => base,
+            };
+            if c >= 0 {
+                quote!(#base + #m)
+            } else {
+                quote!(#base - #m)
+            }
+        };
+        let lo_t = shift(quote!(#a), view.lo);
+        let hi_t = shift(quote!(#b), hi);
+        if mutable {
+            quote!(let #n = if #a < #b { &mut #arr[#lo_t..#hi_t] } else { &mut #arr[0..0] };)
+        } else {
+            quote!(let #n = if #a < #b { &#arr[#lo_t..#hi_t] } else { &#arr[0..0] };)
+        }
+    }
+
     /// The window slot for `base[index]`, when `base` has a window over this index.
     fn window_slot(&self, base: VarId, index: &Expr) -> Option<syn::Ident> {
         let win = self.windows.get(&base)?;
@@ -1171,7 +1403,49 @@ impl Emitter<'_> {
                 .into_iter()
                 .map(|(w, win)| (w, self.windows.insert(w, win)))
                 .collect();
+            // The views index relative to the loop's start, bound once before each loop.
+            let vstart = self.fresh("va");
+            let (fs, fe) = (self.fwd_expr(start), self.fwd_expr(end));
+            let mut fwd_decls = vec![quote!(let #vstart = #fs;)];
+            let mut rev_decls = vec![quote!(let #vstart = #s;)];
+            // Slice views (only for plain ascending or descending `a..b` loops).
+            let (pviews, aviews) = if step.is_none() && !*inclusive {
+                self.plan_views(var, body, &quote!(#vstart), &e)
+            } else {
+                (Vec::new(), Vec::new())
+            };
+            for (arr, view, hi) in &pviews {
+                let inv = self.view_invariant(body, *arr, var);
+                let n = self.uname(*arr);
+                fwd_decls.push(self.view_decl(quote!(#n), view, *hi, inv.clone(), &fe, false));
+                rev_decls.push(self.view_decl(quote!(#n), view, *hi, inv, &e, false));
+            }
+            for (arr, view, hi) in &aviews {
+                let inv = self.view_invariant(body, *arr, var);
+                let b = self.adj(*arr);
+                rev_decls.push(self.view_decl(quote!(#b), view, *hi, inv, &e, true));
+            }
+            let saved_views: Vec<_> = pviews
+                .into_iter()
+                .map(|(arr, v, _)| (arr, self.views.insert(arr, v)))
+                .collect();
+            let saved_adj: Vec<_> = aviews
+                .into_iter()
+                .map(|(arr, v, _)| (arr, self.adj_views.insert(arr, v)))
+                .collect();
             let b = self.loop_body(body);
+            for (arr, old) in saved_views {
+                self.views.remove(&arr);
+                if let Some(o) = old {
+                    self.views.insert(arr, o);
+                }
+            }
+            for (arr, old) in saved_adj {
+                self.adj_views.remove(&arr);
+                if let Some(o) = old {
+                    self.adj_views.insert(arr, o);
+                }
+            }
             let mut wins = Vec::new();
             for (w, old) in saved {
                 if let Some(win) = self.windows.remove(&w) {
@@ -1183,7 +1457,8 @@ impl Emitter<'_> {
             }
             let r = self.fwd_range(range);
             let bf = &b.fwd;
-            out.fwd.push(quote!(for #i in #r { #(#bf)* }));
+            out.fwd
+                .push(quote!({ #(#fwd_decls)* for #i in #r { #(#bf)* } }));
             let mut rr = if *inclusive {
                 quote!((#s..=#e))
             } else {
@@ -1199,7 +1474,7 @@ impl Emitter<'_> {
             let br = b.rev.iter().rev();
             if wins.is_empty() {
                 out.rev
-                    .push(quote!(for #i in #rr.rev() { #(#bp)* #(#br)* }));
+                    .push(quote!({ #(#rev_decls)* for #i in #rr.rev() { #(#bp)* #(#br)* } }));
             } else {
                 // The reverse loop runs downwards unless the forward one ran upwards (`.rev()`).
                 let down = !*rev;
@@ -1270,6 +1545,7 @@ impl Emitter<'_> {
                 }
                 out.rev.push(quote! {
                     {
+                        #(#rev_decls)*
                         #(#decl)*
                         let mut #first = true;
                         let mut #last = #s;
@@ -1488,7 +1764,11 @@ impl Emitter<'_> {
         let b = self.adj(v);
         let g = self.fresh("g");
         match (place, &self.vars[v].shape) {
-            (Place::Index(_, ix), _) => match self.window_slot(v, ix) {
+            (Place::Index(_, ix), _) => match self
+                .window_slot(v, ix)
+                .map(|s| quote!(#s))
+                .or_else(|| self.view_access(v, ix, true))
+            {
                 Some(slot) => rev.push(quote!(let #g = #slot; #slot = #rt::zero();)),
                 None => {
                     let i = idx.clone().unwrap_or_default();
@@ -1718,6 +1998,12 @@ impl Emitter<'_> {
                     cx.snap.insert(key, quote!(#s));
                     return quote!(#s);
                 }
+                if let Some(t) = self.view_access(*base, index, false) {
+                    let name = self.fresh("v");
+                    code.push(quote!(let #name = #t;));
+                    cx.vals.insert(key, quote!(#name));
+                    return quote!(#name);
+                }
                 let i = self.val(index, cx, out, code);
                 let b = self.uname(*base);
                 quote_spanned!(span=> #b[#i])
@@ -1867,6 +2153,10 @@ impl Emitter<'_> {
             ExprKind::Index { base, index } => {
                 if let Some(slot) = self.window_slot(*base, index) {
                     code.push(quote!(#slot = #rt::acc(#slot, #g);));
+                    return;
+                }
+                if let Some(t) = self.view_access(*base, index, true) {
+                    code.push(quote!(#t = #rt::acc(#t, #g);));
                     return;
                 }
                 let i = self.val(index, cx, &mut dummy, code);
@@ -2496,4 +2786,91 @@ fn useful(body: &[R], vars: &[Var], acc: &mut BTreeSet<VarId>) {
             _ => {}
         }
     }
+}
+
+/// Splits `e + i + c` into (the printed invariant `e`, `c`): terms added together, exactly one
+/// of them the loop index `i`, integer literals summed into `c`, the rest (which must not read `i`
+/// or anything not stable) forming `e`. `None` for any other shape.
+fn affine_split(ix: &Expr, i: VarId, em: &Emitter) -> Option<(String, i64)> {
+    let mut terms = Vec::new();
+    let mut c = 0i64;
+    if !add_terms(ix, &mut terms, &mut c) {
+        return None;
+    }
+    let (idx, rest): (Vec<&Expr>, Vec<&Expr>) = terms
+        .into_iter()
+        .partition(|t| matches!(t.kind, ExprKind::Var(v) if v == i));
+    if idx.len() != 1 {
+        return None;
+    }
+    let mut reads = Vec::new();
+    for t in &rest {
+        t.reads(&mut reads);
+    }
+    if reads.iter().any(|r| *r == i || !em.stable(*r)) {
+        return None;
+    }
+    let inv: Vec<String> = rest.iter().map(|t| em.fwd_expr(t).to_string()).collect();
+    Some((inv.join(" + "), c))
+}
+
+fn add_terms<'e>(e: &'e Expr, terms: &mut Vec<&'e Expr>, c: &mut i64) -> bool {
+    match &e.kind {
+        ExprKind::Binary {
+            op: BinOp::Add,
+            lhs,
+            rhs,
+        } => add_terms(lhs, terms, c) && add_terms(rhs, terms, c),
+        ExprKind::Binary {
+            op: BinOp::Sub,
+            lhs,
+            rhs,
+        } => match &rhs.kind {
+            ExprKind::Lit(syn::Lit::Int(l)) => match l.base10_parse::<i64>() {
+                Ok(v) => {
+                    *c -= v;
+                    add_terms(lhs, terms, c)
+                }
+                Err(_) => false,
+            },
+            _ => false,
+        },
+        ExprKind::Lit(syn::Lit::Int(l)) => match l.base10_parse::<i64>() {
+            Ok(v) => {
+                *c += v;
+                true
+            }
+            Err(_) => false,
+        },
+        _ => {
+            terms.push(e);
+            true
+        }
+    }
+}
+
+/// The invariant terms of `e + i + c` as one expression (`None` when there are none).
+fn invariant_part(ix: &Expr, i: VarId) -> Option<Expr> {
+    let mut terms = Vec::new();
+    let mut c = 0i64;
+    if !add_terms(ix, &mut terms, &mut c) {
+        return None;
+    }
+    let rest: Vec<&Expr> = terms
+        .into_iter()
+        .filter(|t| !matches!(t.kind, ExprKind::Var(v) if v == i))
+        .collect();
+    let mut it = rest.into_iter();
+    let first = it.next()?.clone();
+    Some(it.fold(first, |acc, t| {
+        let span = acc.span;
+        Expr::new(
+            ExprKind::Binary {
+                op: BinOp::Add,
+                lhs: Box::new(acc),
+                rhs: Box::new(t.clone()),
+            },
+            span,
+        )
+    }))
 }

@@ -38,6 +38,7 @@ pub const ENV_VARS: &[&str] = &[
     "AD_RANDOM_COUNT",
     "AD_RANDOM_ONLY",
     "AD_RANDOM_DISABLE",
+    "AD_RANDOM_ENABLE",
     "AD_RANDOM_PRIMAL_ONLY",
 ];
 
@@ -52,7 +53,7 @@ const RET_CAP: f64 = 64.0;
 /// Bound a program guarantees for the scalar arguments it passes to a helper.
 const HELPER_ARG_BOUND: f64 = 2.0;
 /// Bound a program guarantees for the elements of a slice it passes to a helper.
-const HELPER_SLICE_BOUND: f64 = 4.0;
+const HELPER_SLICE_BOUND: f64 = 16.0;
 /// Literals that appear in expressions.
 const LITS: &[f64] = &[0.5, 0.25, 0.75, 1.5, 2.0, 0.3, 1.25, 0.1, 3.0, 0.6];
 /// Factors by which an expression is scaled to bring it under a bound, largest first.
@@ -153,6 +154,10 @@ pub struct Config {
     pub disabled: Vec<Construct>,
 }
 
+/// Constructs switched off unless re-enabled: for a construct the macro does not support yet
+/// (`AD_RANDOM_DISABLE` adds to this list; `AD_RANDOM_ENABLE` removes from it).
+pub const DEFAULT_DISABLED: &[Construct] = &[];
+
 impl Default for Config {
     fn default() -> Config {
         Config {
@@ -161,14 +166,15 @@ impl Default for Config {
             helpers: DEFAULT_HELPERS,
             only: None,
             primal_only: false,
-            disabled: Vec::new(),
+            disabled: DEFAULT_DISABLED.to_vec(),
         }
     }
 }
 
 impl Config {
     /// Reads `AD_RANDOM_SEED` (decimal or `0x` hex), `AD_RANDOM_COUNT`, `AD_RANDOM_ONLY`
-    /// (comma-separated program names), `AD_RANDOM_DISABLE` (comma-separated construct names) and
+    /// (comma-separated program names), `AD_RANDOM_DISABLE` (comma-separated construct names),
+    /// `AD_RANDOM_ENABLE` (construct names to take off [`DEFAULT_DISABLED`]) and
     /// `AD_RANDOM_PRIMAL_ONLY` (`1` to emit primal functions only) through `var`.
     pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
         let mut cfg = Config::default();
@@ -188,19 +194,15 @@ impl Config {
             }
         }
         if let Some(s) = var("AD_RANDOM_DISABLE") {
-            for name in split_list(&s) {
-                let c = Construct::ALL
-                    .iter()
-                    .find(|c| c.name() == name)
-                    .ok_or_else(|| {
-                        let all: Vec<&str> = Construct::ALL.iter().map(|c| c.name()).collect();
-                        format!(
-                            "AD_RANDOM_DISABLE: unknown construct {name:?}; known: {}",
-                            all.join(",")
-                        )
-                    })?;
-                cfg.disabled.push(*c);
+            for c in parse_constructs("AD_RANDOM_DISABLE", &s)? {
+                if !cfg.disabled.contains(&c) {
+                    cfg.disabled.push(c);
+                }
             }
+        }
+        if let Some(s) = var("AD_RANDOM_ENABLE") {
+            let enable = parse_constructs("AD_RANDOM_ENABLE", &s)?;
+            cfg.disabled.retain(|c| !enable.contains(c));
         }
         if let Some(s) = var("AD_RANDOM_PRIMAL_ONLY") {
             cfg.primal_only = !matches!(s.trim(), "" | "0" | "false");
@@ -220,6 +222,24 @@ fn parse_u64(s: &str) -> Option<u64> {
         Some(hex) => u64::from_str_radix(hex, 16).ok(),
         None => s.parse().ok(),
     }
+}
+
+fn parse_constructs(var: &str, s: &str) -> Result<Vec<Construct>, String> {
+    split_list(s)
+        .map(|name| {
+            Construct::ALL
+                .iter()
+                .copied()
+                .find(|c| c.name() == name)
+                .ok_or_else(|| {
+                    let all: Vec<&str> = Construct::ALL.iter().map(|c| c.name()).collect();
+                    format!(
+                        "{var}: unknown construct {name:?}; known: {}",
+                        all.join(",")
+                    )
+                })
+        })
+        .collect()
 }
 
 fn split_list(s: &str) -> impl Iterator<Item = &str> {
@@ -406,6 +426,8 @@ struct Var {
     decl_k: f64,
     /// Written since last read: the return value picks it up so that no update is dead.
     dirty: bool,
+    /// Holds the constant 0 (so `*=` and `/=` would leave it 0).
+    zero: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -612,6 +634,7 @@ impl<'a> FnGen<'a> {
             room: 0.0,
             decl_k: 1.0,
             dirty: false,
+            zero: false,
         });
     }
 
@@ -744,6 +767,7 @@ impl<'a> FnGen<'a> {
             room,
             decl_k: self.k_mult,
             dirty: ty == Ty::Float,
+            zero: false,
         });
     }
 
@@ -1042,6 +1066,7 @@ impl<'a> FnGen<'a> {
     }
 
     fn sum(&mut self, l: Ex, op: &str, r: Ex) -> Ex {
+        let op = if l.s == r.s { "+" } else { op };
         Ex::new(
             format!("{} {op} {}", l.at(SUM), r.at(PROD)),
             SUM,
@@ -1534,6 +1559,7 @@ impl<'a> FnGen<'a> {
         let base: f64 = self.pick(&[1.0, 2.0]);
         let room: f64 = self.pick(&[8.0, 16.0, 40.0]);
         self.declare(name.to_string(), Ty::Float, true, base, room);
+        self.vars.last_mut().expect("just declared").zero = c == 0.0;
     }
 
     /// Sometimes wraps an expression in a smooth function.
@@ -1555,7 +1581,7 @@ impl<'a> FnGen<'a> {
         let base = self.vars[i].base;
         if self.on(Construct::IfExpr) && self.can_cond() && self.chance(0.12) {
             self.count(Construct::IfExpr);
-            self.if_expr(&format!("{name} = "), base);
+            self.if_expr(&format!("{name} = "), base, Some(i));
         } else {
             let e = if self.chance(0.8) {
                 let me = self.read_var(i);
@@ -1571,6 +1597,7 @@ impl<'a> FnGen<'a> {
             self.line(format!("{name} = {};", e.s));
         }
         self.vars[i].dirty = true;
+        self.vars[i].zero = false;
     }
 
     /// Executions of the current site per execution of the declaration of variable `i`.
@@ -1620,7 +1647,11 @@ impl<'a> FnGen<'a> {
         ]
         .into_iter()
         .filter(|&c| self.on(c))
+        .filter(|&c| !self.vars[i].zero || matches!(c, Construct::AddAssign | Construct::SubAssign))
         .collect();
+        if ops.is_empty() {
+            return self.s_assign(i);
+        }
         let mut op = self.pick(&ops);
         let mut inc = None;
         if matches!(op, Construct::AddAssign | Construct::SubAssign) {
@@ -1632,7 +1663,7 @@ impl<'a> FnGen<'a> {
                     .filter(|c| matches!(c, Construct::MulAssign | Construct::DivAssign))
                     .collect();
                 if rest.is_empty() {
-                    if self.on(Construct::Assign) {
+                    if self.on(Construct::Assign) || self.vars[i].zero {
                         return self.s_assign(i);
                     }
                     return self.s_let(false);
@@ -1650,6 +1681,7 @@ impl<'a> FnGen<'a> {
                     "-="
                 };
                 self.line(format!("{name} {sym} {};", e.s));
+                self.vars[i].zero = false;
             }
             Construct::MulAssign => {
                 let e = self.factor();
@@ -2144,39 +2176,47 @@ impl<'a> FnGen<'a> {
     fn s_let_if(&mut self) {
         self.count(Construct::IfExpr);
         let name = self.fresh("t");
-        let b = self.if_expr(&format!("let {name} = "), EXPR_CAP);
+        let b = self.if_expr(&format!("let {name} = "), EXPR_CAP, None);
         self.declare(name, Ty::Float, false, b, 0.0);
     }
 
     /// Emits `{prefix}if c { e } else if c { e } else { e };` with every branch under `cap`;
     /// returns the bound of the value.
-    fn if_expr(&mut self, prefix: &str, cap: f64) -> f64 {
+    /// `old`: the variable being assigned, which branches usually build on.
+    fn if_expr(&mut self, prefix: &str, cap: f64, old: Option<usize>) -> f64 {
         let c = self.cond();
         self.line(format!("{prefix}if {c} {{"));
-        let mut b = self.branch_expr(cap);
+        let mut b = self.branch_expr(cap, old);
         let mut chain = 0;
         while self.on(Construct::ElseIf) && chain < 1 && self.chance(0.25) {
             self.count(Construct::ElseIf);
             chain += 1;
             let c = self.cond();
             self.line(format!("}} else if {c} {{"));
-            b = b.max(self.branch_expr(cap));
+            b = b.max(self.branch_expr(cap, old));
         }
         self.line("} else {");
-        b = b.max(self.branch_expr(cap));
+        b = b.max(self.branch_expr(cap, old));
         self.line("};");
         b
     }
 
     /// The inside of a block expression: maybe a `let`, then the value.
-    fn branch_expr(&mut self, cap: f64) -> f64 {
+    fn branch_expr(&mut self, cap: f64, old: Option<usize>) -> f64 {
         self.indent += 1;
         self.push_scope();
         if self.chance(0.25) {
             self.s_let(false);
         }
         let d = self.rng.gen_range(0..=2);
-        let e = self.expr_nc(d);
+        let e = match old {
+            Some(i) if self.chance(0.7) => {
+                let me = self.read_var(i);
+                let other = self.expr(d);
+                self.combine(me, other)
+            }
+            _ => self.expr_nc(d),
+        };
         let e = self.squash(e, cap);
         self.line(&e.s);
         self.pop_scope();
