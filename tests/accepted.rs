@@ -95,3 +95,20 @@ fn f64_from_f32() {
     widen_vjp(1.5, &mut g, 1.0);
     assert_eq!(g, 5.0);
 }
+
+#[differentiate]
+fn sum_of_tail(v: &[f64]) -> f64 {
+    v[1..].iter().sum::<f64>() * v[0] + v[..2].iter().map(|x| x * x).sum::<f64>()
+}
+
+#[test]
+fn iterating_a_sub_slice() {
+    Harness::new(4)
+        .primal(|p| vec![sum_of_tail(p)])
+        .jvp(|p, t| {
+            let (v, d) = sum_of_tail_jvp(p, t);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| vec![sum_of_tail_vjp(p, g, c[0])])
+        .random(3, -1.0, 1.0);
+}

@@ -1363,96 +1363,63 @@ fn wrt_callee_standalone() {
         .random(4, -1.5, 1.5);
 }
 
-#[cfg(any(ad_bug_call_outputs, ad_bug_wrt_call))]
+// A call's result bound to one local is taken to be a float unless the `let` gives its type
+// (the macro cannot see the callee's signature; tests/ui/call_result_used_as_sequence.rs).
+
+#[differentiate]
+fn call_arr_out(x: f64) -> f64 {
+    let a: [f64; 2] = arr_out_fn(x);
+    a[0] + a[1]
+}
+
+#[differentiate]
+fn call_vec_out(x: f64, v: &[f64]) -> f64 {
+    let o: Vec<f64> = vec_out_fn(v, x);
+    o[0] * o[1]
+}
+
+#[differentiate]
+fn call_tuple_local(x: f64, y: f64) -> f64 {
+    let t: (f64, f64) = pair(x, y);
+    t.0 * t.1
+}
+
+#[test]
+fn call_with_array_output_bound_to_local() {
+    chk!(call_arr_out, call_arr_out_jvp, call_arr_out_vjp; 0).random(5, -1.5, 1.5);
+}
+
+#[test]
+fn call_with_vec_output_bound_to_local() {
+    chk_xv!(call_vec_out, call_vec_out_jvp, call_vec_out_vjp; 2).random(5, -1.5, 1.5);
+}
+
+#[test]
+fn call_with_tuple_output_bound_to_local() {
+    chk!(call_tuple_local, call_tuple_local_jvp, call_tuple_local_vjp; 0, 1).random(5, -1.5, 1.5);
+}
+
+#[cfg(ad_bug_wrt_call)]
 mod rejected_calls {
     use super::*;
 
-    #[cfg(ad_bug_call_outputs)]
-    #[differentiate]
-    pub fn call_arr_out(x: f64) -> f64 {
-        let a = arr_out_fn(x);
-        a[0] + a[1]
-    }
-
-    #[cfg(ad_bug_call_outputs)]
-    #[differentiate]
-    pub fn call_vec_out(x: f64, v: &[f64]) -> f64 {
-        let o = vec_out_fn(v, x);
-        o[0] * o[1]
-    }
-
-    #[cfg(ad_bug_call_outputs)]
-    #[differentiate]
-    pub fn call_tuple_local(x: f64, y: f64) -> f64 {
-        let t = pair(x, y);
-        t.0 * t.1
-    }
-
-    #[cfg(ad_bug_wrt_call)]
     #[differentiate]
     pub fn call_wrt(x: f64, y: f64) -> f64 {
         wrt_callee(x, y) + x
     }
 
-    #[cfg(ad_bug_call_outputs)]
-    pub fn check_arr() {
-        chk!(call_arr_out, call_arr_out_jvp, call_arr_out_vjp; 0).random(5, -1.5, 1.5);
-    }
-
-    #[cfg(ad_bug_call_outputs)]
-    pub fn check_vec() {
-        chk_xv!(call_vec_out, call_vec_out_jvp, call_vec_out_vjp; 2).random(5, -1.5, 1.5);
-    }
-
-    #[cfg(ad_bug_call_outputs)]
-    pub fn check_tuple() {
-        chk!(call_tuple_local, call_tuple_local_jvp, call_tuple_local_vjp; 0, 1)
-            .random(5, -1.5, 1.5);
-    }
-
-    #[cfg(ad_bug_wrt_call)]
     pub fn check_wrt() {
         chk!(call_wrt, call_wrt_jvp, call_wrt_vjp; 0, 1).random(5, -1.5, 1.5);
     }
 }
 
-const REJECTED: &str =
-    "rejected at compile time by #[differentiate]; build with RUSTFLAGS=\"--cfg <the cfg named in the ignore reason>\"";
-
 #[test]
-#[ignore = "macro bug: `let a = arr_out_fn(x);` (a differentiated callee with an array output bound to a local) gives E0282 in the vjp (the local's adjoint starts as a scalar `zero()`); build with --cfg ad_bug_call_outputs"]
-fn call_with_array_output_bound_to_local() {
-    #[cfg(ad_bug_call_outputs)]
-    rejected_calls::check_arr();
-    #[cfg(not(ad_bug_call_outputs))]
-    panic!("{REJECTED}");
-}
-
-#[test]
-#[ignore = "macro bug: `let o = vec_out_fn(v, x);` (a differentiated callee with a Vec output bound to a local) gives E0282; build with --cfg ad_bug_call_outputs"]
-fn call_with_vec_output_bound_to_local() {
-    #[cfg(ad_bug_call_outputs)]
-    rejected_calls::check_vec();
-    #[cfg(not(ad_bug_call_outputs))]
-    panic!("{REJECTED}");
-}
-
-#[test]
-#[ignore = "macro bug: `let t = pair(x, y); t.0 * t.1` (tuple output bound to one local, not destructured) gives E0282; build with --cfg ad_bug_call_outputs"]
-fn call_with_tuple_output_bound_to_local() {
-    #[cfg(ad_bug_call_outputs)]
-    rejected_calls::check_tuple();
-    #[cfg(not(ad_bug_call_outputs))]
-    panic!("{REJECTED}");
-}
-
-#[test]
-#[ignore = "macro bug/limitation: calling a `#[differentiate(wrt(y))]` function from a differentiated function passes tangents/adjoints for every float argument (E0061 wrong argument count); build with --cfg ad_bug_wrt_call"]
+#[ignore = "known limitation (README): calling a `#[differentiate(wrt(y))]` function from a differentiated function passes tangents/adjoints for every float argument (E0061 wrong argument count); build with --cfg ad_bug_wrt_call"]
 fn call_to_wrt_subset_function() {
     #[cfg(ad_bug_wrt_call)]
     rejected_calls::check_wrt();
     #[cfg(not(ad_bug_wrt_call))]
-    panic!("{REJECTED}");
+    panic!("rejected at compile time; build with RUSTFLAGS=\"--cfg ad_bug_wrt_call\"");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -248,6 +248,53 @@ impl Lowerer<'_> {
         match e {
             syn::Expr::Paren(p) => self.parse_seq(&p.expr, out),
             syn::Expr::Reference(r) if r.mutability.is_none() => self.parse_seq(&r.expr, out),
+            // `&v[a..b]`, `v[a..].iter()`: a window of a sequence variable.
+            syn::Expr::Index(ix) if matches!(&*ix.index, syn::Expr::Range(_)) => {
+                let syn::Expr::Range(rg) = &*ix.index else {
+                    return None;
+                };
+                let v = match self.var_of_path(&ix.expr) {
+                    Some(v) => v,
+                    None => {
+                        self.diag.unsupported_at(
+                            &ix.expr,
+                            "iterating over a sub-slice of this expression",
+                            "slice a sequence variable: `&v[a..b]`",
+                        );
+                        return None;
+                    }
+                };
+                let span = ix.index.span();
+                let start = match &rg.start {
+                    Some(st) => {
+                        let e = self.expr(st, out);
+                        self.once(e, out)
+                    }
+                    None => int_lit(0, span),
+                };
+                let end = match &rg.end {
+                    Some(en) => {
+                        let mut e = self.expr(en, out);
+                        if matches!(rg.limits, syn::RangeLimits::Closed(_)) {
+                            e = bin(BinOp::Add, e, int_lit(1, span));
+                        }
+                        e
+                    }
+                    None => Expr::new(ExprKind::Len(v), span),
+                };
+                let len = bin(BinOp::Sub, end, start.clone());
+                let len = self.once(len, out);
+                // A window of a window: offsets add up.
+                let (base, offset) = match self.views.get(&v) {
+                    Some(view) => (view.base, bin(BinOp::Add, view.offset.clone(), start)),
+                    None => (v, start),
+                };
+                Some(ISeq::Slice {
+                    var: base,
+                    offset: Some(offset),
+                    len: Some(len),
+                })
+            }
             syn::Expr::Path(_) => {
                 let v = self.var_of_path(e)?;
                 Some(self.slice_source(v))
@@ -288,6 +335,9 @@ impl Lowerer<'_> {
                 };
                 match name.as_str() {
                     "iter" | "into_iter" if m.args.is_empty() => {
+                        if let syn::Expr::Index(_) = &*m.receiver {
+                            return self.parse_seq(&m.receiver, out);
+                        }
                         if let Some(v) = self.var_of_path(&m.receiver) {
                             return Some(self.slice_source(v));
                         }

@@ -35,7 +35,8 @@ pub fn emit_body(f: &Function) -> TokenStream {
     for p in f.params.iter().filter(|p| p.active) {
         let t = names::tangent(&p.name);
         let d = fw.param_tangent_name(p);
-        out.push(quote!(let #t = #d;));
+        let m = f.vars[p.var].mutable.then(|| quote!(mut));
+        out.push(quote!(let #m #t = #d;));
     }
     out.push(fw.stmts(&f.body));
     if let Some(tail) = &f.tail {

@@ -25,6 +25,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         closures: HashMap::new(),
         views: HashMap::new(),
         poisoned_names: Vec::new(),
+        call_lets: Vec::new(),
     };
     cx.check_signature(&item.sig);
     let params = cx.params(&item.sig, attr);
@@ -32,6 +33,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     let mut body = Vec::new();
     let tail = cx.block_into(&item.block, &mut body);
     cx.infer_shapes(&body);
+    cx.check_call_results(&body, tail.as_ref());
     let output = output?;
     Some(Function {
         item: item.clone(),
@@ -94,6 +96,8 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) views: HashMap<VarId, View>,
     /// Arguments already reported as unsupported: uses of them are not reported again.
     pub(crate) poisoned_names: Vec<String>,
+    /// Variables bound without a type to the result of a call (assumed to be one float).
+    pub(crate) call_lets: Vec<(VarId, TokenStream)>,
 }
 
 /// A borrowed window `base[offset .. offset + len]`.
@@ -709,13 +713,25 @@ impl Lowerer<'_> {
                 return;
             }
         }
-        let init_ir = init.map(|e| self.expr(e, out));
+        let mut init_ir = init.map(|e| self.expr(e, out));
+        // A call's result takes the shape the annotation gives.
+        if let (Some(t), Some(Expr { kind: ExprKind::Call { shape, .. }, .. })) =
+            (&ty, init_ir.as_mut())
+        {
+            *shape = self.shape_of_type(t);
+        }
         let shape = match (&ty, &init_ir) {
             (Some(t), _) => self.shape_of_type(t),
             (None, Some(e)) => self.shape_of(e),
             (None, None) => Shape::Other,
         };
         let pat_ir = self.pattern(pat, &shape, ty.clone());
+        // The result of a call is assumed to be one float unless the `let` says otherwise.
+        if let (Pat::Bind(v), None, Some(Expr { kind: ExprKind::Call { .. }, .. })) =
+            (&pat_ir, &ty, &init_ir)
+        {
+            self.call_lets.push((*v, pat.to_token_stream()));
+        }
         if init_ir.is_none() {
             let mut vs = Vec::new();
             pat_ir.vars(&mut vs);
@@ -2028,6 +2044,50 @@ impl Lowerer<'_> {
 
     pub(crate) fn shape_of(&self, e: &Expr) -> Shape {
         shape_of(&self.vars, e)
+    }
+
+    /// A variable holding a call's result (assumed one float) used as a sequence or a tuple: the
+    /// macro cannot see the callee's output type, so it asks for an annotation.
+    fn check_call_results(&mut self, body: &[Stmt], tail: Option<&Expr>) {
+        if self.call_lets.is_empty() {
+            return;
+        }
+        let mut misused: Vec<VarId> = Vec::new();
+        let mut look = |e: &Expr| {
+            e.visit(&mut |n| match &n.kind {
+                ExprKind::Index { base: v, .. }
+                | ExprKind::Len(v)
+                | ExprKind::CopySeq(v)
+                | ExprKind::SubSlice { base: v, .. } => misused.push(*v),
+                ExprKind::Field { base, .. } => {
+                    if let ExprKind::Var(v) = base.kind {
+                        misused.push(v);
+                    }
+                }
+                _ => {}
+            })
+        };
+        let blk = Block {
+            stmts: body.to_vec(),
+        };
+        walk_exprs(&blk, &mut look);
+        if let Some(t) = tail {
+            look(t);
+        }
+        for (v, tokens) in self.call_lets.clone() {
+            if misused.contains(&v) {
+                let name = self.vars[v].name.to_string();
+                self.diag.error_at(
+                    &tokens,
+                    format!(
+                        "`{name}` holds the result of a call, which #[differentiate] takes to be a \
+                         single float unless told otherwise; give its type, e.g. \
+                         `let {name}: [f64; 2] = ...`, `let {name}: Vec<f64> = ...` or \
+                         `let {name}: (f64, f64) = ...` (or destructure it: `let (a, b) = ...`)"
+                    ),
+                );
+            }
+        }
     }
 
     /// Shapes of variables assigned after their declaration (`let mut s = T::zero(); s += x;`).

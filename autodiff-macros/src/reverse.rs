@@ -2401,7 +2401,7 @@ impl Emitter<'_> {
         &mut self,
         func: &syn::Path,
         args: &[Expr],
-        _shape: &Shape,
+        shape: &Shape,
         g: TokenStream,
         cx: &mut StmtCx,
         code: &mut Vec<TokenStream>,
@@ -2518,7 +2518,12 @@ impl Emitter<'_> {
         }
         self.flush_dummy(dummy, code);
         let vjp = crate::forward::companion_path(func, "vjp");
-        code.push(quote!(let _ = #vjp(#(#prims,)* #(#adjs,)* #g);));
+        // The seed of a `Vec` output is passed as a slice.
+        let seed = match shape {
+            Shape::Seq(SeqKind::Vec) | Shape::Seq(SeqKind::Slice) => quote!(&#g[..]),
+            _ => g,
+        };
+        code.push(quote!(let _ = #vjp(#(#prims,)* #(#adjs,)* #seed);));
         for (a, t) in after {
             self.backprop(a, t, cx, code);
         }
