@@ -1002,7 +1002,6 @@ fn break_with_value_f32() {
     chk32!(loop_value32, loop_value32_jvp, loop_value32_vjp; 0, 1).random(6, 0.3, 1.7);
 }
 
- build with RUSTFLAGS=\"--cfg <the cfg named in the ignore reason>\"";
 
 // ---------------------------------------------------------------------------------------------
 // More control-flow forms
