@@ -89,6 +89,7 @@ fn inactive_option_argument() {
 #[test]
 fn f64_from_f32() {
     let (v, d) = widen_jvp(1.5, 1.0);
+    assert_eq!(v, widen(1.5));
     assert_eq!(v, 3.0 + 2.25);
     assert_eq!(d, 2.0 + 3.0);
     let mut g = 0.0f32;
