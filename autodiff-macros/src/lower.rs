@@ -658,10 +658,15 @@ impl Lowerer<'_> {
         };
         let init = match &l.init {
             Some(init) => {
-                if let Some((else_tok, _)) = &init.diverge {
+                if let Some((else_tok, else_expr)) = &init.diverge {
+                    // `let [a, b, ..] = v[..] else { .. };`: a length check, then the reads.
+                    if let (syn::Pat::Slice(ps), syn::Expr::Block(eb)) = (pat, &**else_expr) {
+                        self.slice_let_else(ps, &init.expr, &eb.block, out);
+                        return;
+                    }
                     self.diag.unsupported_at(
                         &else_tok,
-                        "`let ... else`",
+                        "`let ... else` except with a slice pattern",
                         "use `match` or `if` to handle the other case",
                     );
                 }
@@ -715,8 +720,13 @@ impl Lowerer<'_> {
         }
         let mut init_ir = init.map(|e| self.expr(e, out));
         // A call's result takes the shape the annotation gives.
-        if let (Some(t), Some(Expr { kind: ExprKind::Call { shape, .. }, .. })) =
-            (&ty, init_ir.as_mut())
+        if let (
+            Some(t),
+            Some(Expr {
+                kind: ExprKind::Call { shape, .. },
+                ..
+            }),
+        ) = (&ty, init_ir.as_mut())
         {
             *shape = self.shape_of_type(t);
         }
@@ -727,8 +737,14 @@ impl Lowerer<'_> {
         };
         let pat_ir = self.pattern(pat, &shape, ty.clone());
         // The result of a call is assumed to be one float unless the `let` says otherwise.
-        if let (Pat::Bind(v), None, Some(Expr { kind: ExprKind::Call { .. }, .. })) =
-            (&pat_ir, &ty, &init_ir)
+        if let (
+            Pat::Bind(v),
+            None,
+            Some(Expr {
+                kind: ExprKind::Call { .. },
+                ..
+            }),
+        ) = (&pat_ir, &ty, &init_ir)
         {
             self.call_lets.push((*v, pat.to_token_stream()));
         }
@@ -743,6 +759,66 @@ impl Lowerer<'_> {
             pat: pat_ir,
             init: init_ir,
         });
+    }
+
+    /// `let [a, b, ..] = v[..] else { diverge };`
+    fn slice_let_else(
+        &mut self,
+        ps: &syn::PatSlice,
+        init: &syn::Expr,
+        els: &syn::Block,
+        out: &mut Vec<Stmt>,
+    ) {
+        let mut src = init;
+        loop {
+            match src {
+                syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => src = &u.expr,
+                syn::Expr::Reference(r) => src = &r.expr,
+                syn::Expr::Paren(p) => src = &p.expr,
+                syn::Expr::Index(ix) if matches!(&*ix.index, syn::Expr::Range(r) if r.start.is_none() && r.end.is_none()) => {
+                    src = &ix.expr
+                }
+                _ => break,
+            }
+        }
+        let Some(base) = self.var_of_path(src) else {
+            self.diag.unsupported_at(
+                init,
+                "slice patterns on this expression",
+                "destructure a sequence variable: `let [a, b, ..] = v[..] else { .. };`",
+            );
+            return;
+        };
+        let has_rest = ps.elems.iter().any(|p| matches!(p, syn::Pat::Rest(_)));
+        let want = ps
+            .elems
+            .iter()
+            .filter(|p| !matches!(p, syn::Pat::Rest(_)))
+            .count();
+        let span = init.span();
+        let len = Expr::new(ExprKind::Len(base), span);
+        let n = Expr::new(
+            ExprKind::Lit(syn::Lit::Int(syn::LitInt::new(
+                &format!("{want}usize"),
+                span,
+            ))),
+            span,
+        );
+        let cond = Expr::new(
+            ExprKind::Binary {
+                op: if has_rest { BinOp::Lt } else { BinOp::Ne },
+                lhs: Box::new(len),
+                rhs: Box::new(n),
+            },
+            span,
+        );
+        let then = self.unit_block(els);
+        out.push(Stmt::If {
+            cond,
+            then,
+            els: None,
+        });
+        self.slice_pattern(ps, init, out);
     }
 
     fn slice_pattern(&mut self, ps: &syn::PatSlice, init: &syn::Expr, out: &mut Vec<Stmt>) {
