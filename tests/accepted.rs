@@ -113,3 +113,28 @@ fn iterating_a_sub_slice() {
         .vjp(|p, c, g| vec![sum_of_tail_vjp(p, g, c[0])])
         .random(3, -1.0, 1.0);
 }
+
+#[differentiate]
+fn let_else_slice(x: f64, v: &[f64]) -> f64 {
+    let [a, b] = v else {
+        return x;
+    };
+    a * b * x
+}
+
+#[test]
+fn let_else_with_slice_pattern() {
+    for len in [2usize, 3] {
+        Harness::new(1 + len)
+            .primal(|p| vec![let_else_slice(p[0], &p[1..])])
+            .jvp(|p, t| {
+                let (v, d) = let_else_slice_jvp(p[0], &p[1..], t[0], &t[1..]);
+                (vec![v], vec![d])
+            })
+            .vjp(|p, c, g| {
+                let (a, b) = g.split_at_mut(1);
+                vec![let_else_slice_vjp(p[0], &p[1..], &mut a[0], b, c[0])]
+            })
+            .random(2, -1.0, 1.0);
+    }
+}

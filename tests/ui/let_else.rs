@@ -1,11 +1,11 @@
 use autodiff_runtime::differentiate;
 
-#[differentiate]
-fn f(x: f64, v: &[f64]) -> f64 {
-    let [a, b] = v else {
+#[differentiate(wrt(x))]
+fn f(x: f64, o: Option<usize>) -> f64 {
+    let Some(k) = o else {
         return x;
     };
-    a * b * x
+    x * k as f64
 }
 
 fn main() {}
