@@ -4,6 +4,11 @@
 //! accumulates into its adjoint buffers.
 #![allow(dead_code)]
 
+#[macro_use]
+pub mod checks;
+#[allow(unused_imports)]
+pub use checks::*;
+
 use autodiff_runtime::check;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
