@@ -451,7 +451,9 @@ impl Expr {
         self.for_each_child(&mut |c| c.visit(f));
     }
 
-    pub fn for_each_child(&self, f: &mut dyn FnMut(&Expr)) {
+    /// The direct sub-expressions, in evaluation order.
+    pub fn children(&self) -> Vec<&Expr> {
+        let mut out = Vec::new();
         match &self.kind {
             ExprKind::Lit(_)
             | ExprKind::Var(_)
@@ -459,43 +461,50 @@ impl Expr {
             | ExprKind::Len(_)
             | ExprKind::CopySeq(_)
             | ExprKind::Poison => {}
-            ExprKind::Index { index, .. } => f(index),
+            ExprKind::Index { index, .. } => out.push(index),
             ExprKind::Binary { lhs, rhs, .. } => {
-                f(lhs);
-                f(rhs)
+                out.push(lhs);
+                out.push(rhs)
             }
             ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } | ExprKind::Ref(expr) => {
-                f(expr)
+                out.push(expr)
             }
-            ExprKind::Field { base, .. } => f(base),
+            ExprKind::Field { base, .. } => out.push(base),
             ExprKind::Method { recv, args, .. } | ExprKind::PlainMethod { recv, args, .. } => {
-                f(recv);
-                args.iter().for_each(f)
+                out.push(recv);
+                out.extend(args.iter())
             }
             ExprKind::Call { args, .. } | ExprKind::PlainCall { args, .. } => {
-                args.iter().for_each(f)
+                out.extend(args.iter())
             }
             ExprKind::Tuple(items) | ExprKind::Array(items) | ExprKind::VecList(items) => {
-                items.iter().for_each(f)
+                out.extend(items.iter())
             }
-            ExprKind::ArrayRepeat { elem, .. } => f(elem),
+            ExprKind::ArrayRepeat { elem, .. } => out.push(elem),
             ExprKind::VecRepeat { elem, len } => {
-                f(elem);
-                f(len)
+                out.push(elem);
+                out.push(len)
             }
             ExprKind::VecNew { capacity } => {
                 if let Some(c) = capacity {
-                    f(c)
+                    out.push(c)
                 }
             }
             ExprKind::SubSlice { start, end, .. } => {
                 if let Some(s) = start {
-                    f(s)
+                    out.push(s)
                 }
-                if let Some(e) = end {
-                    f(e)
+                if let Some(x) = end {
+                    out.push(x)
                 }
             }
+        }
+        out
+    }
+
+    pub fn for_each_child(&self, f: &mut dyn FnMut(&Expr)) {
+        for c in self.children() {
+            f(c)
         }
     }
 

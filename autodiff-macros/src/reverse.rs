@@ -1870,8 +1870,7 @@ impl Emitter<'_> {
                 }
             }
             _ => {
-                let mut kids = Vec::new();
-                collect_children(e, &mut kids);
+                let kids = e.children();
                 for k in kids {
                     self.mark(k, false, cx);
                 }
@@ -1951,8 +1950,7 @@ impl Emitter<'_> {
                 snaps.push((key, t));
             }
             _ => {
-                let mut kids: Vec<&Expr> = Vec::new();
-                collect_children(e, &mut kids);
+                let kids = e.children();
                 for k in kids {
                     self.collect_snaps(k, cx, snaps);
                 }
@@ -2545,52 +2543,6 @@ impl StmtCx {
             needed: BTreeSet::new(),
             snap: HashMap::new(),
             vals: HashMap::new(),
-        }
-    }
-}
-
-fn collect_children<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
-    match &e.kind {
-        ExprKind::Lit(_)
-        | ExprKind::Var(_)
-        | ExprKind::Opaque { .. }
-        | ExprKind::Len(_)
-        | ExprKind::CopySeq(_)
-        | ExprKind::Poison => {}
-        ExprKind::Index { index, .. } => out.push(index),
-        ExprKind::Binary { lhs, rhs, .. } => {
-            out.push(lhs);
-            out.push(rhs)
-        }
-        ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } | ExprKind::Ref(expr) => {
-            out.push(expr)
-        }
-        ExprKind::Field { base, .. } => out.push(base),
-        ExprKind::Method { recv, args, .. } | ExprKind::PlainMethod { recv, args, .. } => {
-            out.push(recv);
-            out.extend(args.iter())
-        }
-        ExprKind::Call { args, .. } | ExprKind::PlainCall { args, .. } => out.extend(args.iter()),
-        ExprKind::Tuple(items) | ExprKind::Array(items) | ExprKind::VecList(items) => {
-            out.extend(items.iter())
-        }
-        ExprKind::ArrayRepeat { elem, .. } => out.push(elem),
-        ExprKind::VecRepeat { elem, len } => {
-            out.push(elem);
-            out.push(len)
-        }
-        ExprKind::VecNew { capacity } => {
-            if let Some(c) = capacity {
-                out.push(c)
-            }
-        }
-        ExprKind::SubSlice { start, end, .. } => {
-            if let Some(s) = start {
-                out.push(s)
-            }
-            if let Some(x) = end {
-                out.push(x)
-            }
         }
     }
 }
