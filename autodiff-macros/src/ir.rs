@@ -453,7 +453,7 @@ impl Expr {
 
     /// The direct sub-expressions, in evaluation order.
     pub fn children(&self) -> Vec<&Expr> {
-        let mut out = Vec::new();
+        let mut out: Vec<&Expr> = Vec::new();
         match &self.kind {
             ExprKind::Lit(_)
             | ExprKind::Var(_)
