@@ -1,6 +1,9 @@
 //! Benchmark functions written the way numeric Rust is usually written (generic over
 //! `num_traits::Float`, iterator chains, constants from `T::from_*`), in both modes and both
 //! float types.
+// The functions under test are written the way users write them (index loops, casts, edge
+// cases such as empty ranges), not the way clippy prefers.
+#![allow(clippy::all)]
 mod common;
 use autodiff_runtime::differentiate;
 use common::*;

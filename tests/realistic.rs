@@ -1,5 +1,8 @@
 //! Realistic numeric code: an RK4 integrator over arrays, a Newton solve with a convergence
 //! loop, a damped least-squares fit, a polynomial evaluated by Horner's rule, in both modes.
+// The functions under test are written the way users write them (index loops, casts, edge
+// cases such as empty ranges), not the way clippy prefers.
+#![allow(clippy::all)]
 mod common;
 use autodiff_runtime::differentiate;
 use common::*;
@@ -39,7 +42,16 @@ fn runge_kutta_over_arrays() {
         .vjp(|p, c, g| {
             let mut dy = [0.0; 2];
             let (mut dk, mut dc) = (0.0, 0.0);
-            let v = rk4_vjp([p[0], p[1]], p[2], p[3], 40, &mut dy, &mut dk, &mut dc, [c[0], c[1]]);
+            let v = rk4_vjp(
+                [p[0], p[1]],
+                p[2],
+                p[3],
+                40,
+                &mut dy,
+                &mut dk,
+                &mut dc,
+                [c[0], c[1]],
+            );
             g[0] += dy[0];
             g[1] += dy[1];
             g[2] += dk;

@@ -29,10 +29,13 @@ pub fn binop_tokens(op: BinOp) -> TokenStream {
     }
 }
 
+/// Rewrites an element access `base[index]`, or leaves it (`None`).
+pub type IndexHook<'a> = &'a dyn Fn(VarId, &Expr) -> Option<TokenStream>;
+
 pub struct Printer<'a> {
     pub name: &'a dyn Fn(VarId) -> TokenStream,
     /// Rewrites an element access `base[index]` (e.g. through a slice view), when it returns Some.
-    pub index: Option<&'a dyn Fn(VarId, &Expr) -> Option<TokenStream>>,
+    pub index: Option<IndexHook<'a>>,
 }
 
 impl Printer<'_> {

@@ -1808,6 +1808,12 @@ impl Emitter<'_> {
         self.mark(e, false, cx);
         let mut snaps = Vec::new();
         self.collect_snaps(e, cx, &mut snaps);
+        let mut sub_slices = BTreeSet::new();
+        e.visit(&mut |n| {
+            if matches!(n.kind, ExprKind::SubSlice { .. }) {
+                sub_slices.insert(n as *const Expr as usize);
+            }
+        });
         // One saved copy per distinct read (`s * s` saves `s` once).
         let mut by_text: HashMap<String, TokenStream> = HashMap::new();
         for (key, tokens) in snaps {
@@ -1819,6 +1825,12 @@ impl Emitter<'_> {
                     by_text.insert(text, quote!(#s));
                     quote!(#s)
                 }
+            };
+            // A saved sub-slice is an owned copy; the expression it stands for is a borrow.
+            let name = if sub_slices.contains(&key) {
+                quote!(&#name[..])
+            } else {
+                name
             };
             cx.snap.insert(key, name);
         }

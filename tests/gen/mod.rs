@@ -108,6 +108,24 @@ constructs! {
     Powi => "powi",
     Atan => "atan",
     Hypot => "hypot",
+    Tan => "tan",
+    Asin => "asin",
+    Acos => "acos",
+    Sinh => "sinh",
+    Cosh => "cosh",
+    Atan2 => "atan2",
+    Powf => "powf",
+    MulAdd => "mul_add",
+    Recip => "recip",
+    Cbrt => "cbrt",
+    ExpM1 => "exp_m1",
+    Ln1p => "ln_1p",
+    Log2 => "log2",
+    Log10 => "log10",
+    Exp2 => "exp2",
+    SinCos => "sin_cos",
+    SinCosField => "sin_cos_field",
+    Ufcs => "ufcs",
     Cast => "cast",
     IfStmt => "if_stmt",
     IfExpr => "if_expr",
@@ -131,6 +149,11 @@ constructs! {
     HelperCall => "helper_call",
     HelperSliceArg => "helper_slice_arg",
     HelperVecArg => "helper_vec_arg",
+    HelperTwoSlices => "helper_two_slices",
+    SubsliceArg => "subslice_arg",
+    VecSubsliceArg => "vec_subslice_arg",
+    SliceLen => "slice_len",
+    TwoVarIndex => "two_var_index",
     HelperInHelper => "helper_in_helper",
     TupleOut => "tuple_out",
     ArrayOut => "array_out",
@@ -480,6 +503,7 @@ enum St {
     Break,
     Continue,
     LetCall,
+    SinCos,
 }
 
 /// Expression node kinds.
@@ -496,8 +520,29 @@ enum Op {
     Ln,
     Powi,
     Hypot,
+    Extra(Construct),
     Call,
 }
+
+/// Less common smooth methods, each drawn less often than the classic ones.
+const EXTRA_METHODS: &[Construct] = &[
+    Construct::Tan,
+    Construct::Asin,
+    Construct::Acos,
+    Construct::Sinh,
+    Construct::Cosh,
+    Construct::Atan2,
+    Construct::Powf,
+    Construct::MulAdd,
+    Construct::Recip,
+    Construct::Cbrt,
+    Construct::ExpM1,
+    Construct::Ln1p,
+    Construct::Log2,
+    Construct::Log10,
+    Construct::Exp2,
+    Construct::SinCosField,
+];
 
 /// Generates one function.
 struct FnGen<'a> {
@@ -518,9 +563,11 @@ struct FnGen<'a> {
     next_id: usize,
     counts: Vec<usize>,
     calls: BTreeSet<usize>,
-    slice: Option<&'static str>,
+    /// Slice parameters (all of the common length).
+    slices: Vec<&'static str>,
     slice_bound: f64,
-    len: Option<&'static str>,
+    /// Expressions for the common length: the canonical one first, then aliases (`v.len()`).
+    lens: Vec<&'static str>,
     out: OutKind,
     ret_bound: f64,
     vec_count: usize,
@@ -548,9 +595,9 @@ impl<'a> FnGen<'a> {
             next_id: 0,
             counts: vec![0; Construct::ALL.len()],
             calls: BTreeSet::new(),
-            slice: None,
+            slices: Vec::new(),
             slice_bound: 1.0,
-            len: None,
+            lens: Vec::new(),
             out: OutKind::F64,
             ret_bound: 0.0,
             vec_count: 0,
@@ -570,9 +617,15 @@ impl<'a> FnGen<'a> {
         if self.on(Construct::HelperSliceArg) && slice_wanted {
             params.push(Param::Slice("u".into()));
             self.count(Construct::HelperSliceArg);
-            self.slice = Some("u");
-            self.len = Some("u.len()");
+            self.slices.push("u");
+            self.lens.push("u.len()");
             self.slice_bound = HELPER_SLICE_BOUND;
+            if self.on(Construct::HelperTwoSlices) && (k % 6 == 4 || self.rng.gen_bool(0.2)) {
+                params.push(Param::Slice("z".into()));
+                self.count(Construct::HelperTwoSlices);
+                self.slices.push("z");
+                self.lens.push("z.len()");
+            }
         }
         self.shuffle_params(&mut params);
         for n in &names[..scalars] {
@@ -592,10 +645,13 @@ impl<'a> FnGen<'a> {
         if self.on(Construct::SliceParam) {
             params.push(Param::Slice("v".into()));
             self.count(Construct::SliceParam);
-            self.slice = Some("v");
+            self.slices.push("v");
         }
         params.push(Param::Len("n".into()));
-        self.len = Some("n");
+        self.lens.push("n");
+        if !self.slices.is_empty() {
+            self.lens.push("v.len()");
+        }
         self.shuffle_params(&mut params);
         for n in &names[..scalars] {
             self.push_input(n, 1.0);
@@ -680,6 +736,20 @@ impl<'a> FnGen<'a> {
     }
 
     // ---- small utilities --------------------------------------------------------------------
+
+    fn has_len(&self) -> bool {
+        !self.lens.is_empty()
+    }
+
+    /// An expression for the common length: usually the canonical one, sometimes an alias.
+    fn len(&mut self) -> Option<&'static str> {
+        if self.lens.len() > 1 && self.on(Construct::SliceLen) && self.chance(0.2) {
+            self.count(Construct::SliceLen);
+            let alts = self.lens[1..].to_vec();
+            return Some(self.pick(&alts));
+        }
+        self.lens.first().copied()
+    }
 
     fn on(&self, c: Construct) -> bool {
         self.cfg.enabled(c)
@@ -817,7 +887,19 @@ impl<'a> FnGen<'a> {
         let f = self.pick(&fs);
         let a = self.scale(e, ARG_CAP);
         self.count(f);
-        Ex::atom(format!("{}.{}()", a.at(ATOM), f.name()), 1.0)
+        Ex::atom(self.meth(&a, f.name(), &[]), 1.0)
+    }
+
+    /// `recv.name(args)`, or sometimes the same call in the `f64::name(recv, args)` form.
+    fn meth(&mut self, recv: &Ex, name: &str, args: &[String]) -> String {
+        if self.on(Construct::Ufcs) && self.chance(0.1) {
+            self.count(Construct::Ufcs);
+            let mut all = vec![recv.s.clone()];
+            all.extend(args.iter().cloned());
+            format!("f64::{name}({})", all.join(", "))
+        } else {
+            format!("{}.{name}({})", recv.at(ATOM), args.join(", "))
+        }
     }
 
     fn expr(&mut self, depth: u32) -> Ex {
@@ -874,13 +956,13 @@ impl<'a> FnGen<'a> {
 
     fn leaf(&mut self) -> Ex {
         let mut opts = vec![(0, 6.0), (1, 1.2)];
-        if self.slice.is_some() {
+        if !self.slices.is_empty() {
             opts.push((2, 2.5));
         }
         if !self.visible(|v| v.ty == Ty::Vector).is_empty() {
             opts.push((3, 2.5));
         }
-        if self.on(Construct::Cast) && (self.len.is_some() || !self.index_vars().is_empty()) {
+        if self.on(Construct::Cast) && (self.has_len() || !self.index_vars().is_empty()) {
             opts.push((4, 0.8));
         }
         match self.pick_weighted(&opts) {
@@ -893,7 +975,8 @@ impl<'a> FnGen<'a> {
     }
 
     fn slice_read(&mut self) -> Ex {
-        let s = self.slice.expect("slice read needs a slice");
+        let slices = self.slices.clone();
+        let s = self.pick(&slices);
         let ix = self.index();
         Ex::atom(format!("{s}[{ix}]"), self.slice_bound)
     }
@@ -910,7 +993,7 @@ impl<'a> FnGen<'a> {
     fn cast(&mut self) -> Ex {
         self.count(Construct::Cast);
         let idx = self.index_vars();
-        if !idx.is_empty() && (self.len.is_none() || self.chance(0.75)) {
+        if !idx.is_empty() && (!self.has_len() || self.chance(0.75)) {
             let i = self.pick(&idx);
             let name = self.vars[i].name.clone();
             if self.chance(0.3) {
@@ -919,7 +1002,7 @@ impl<'a> FnGen<'a> {
                 Ex::atom(format!("({name} as f64)"), (N_MAX - 1) as f64)
             }
         } else {
-            let len = self.len.expect("cast needs a length or an index");
+            let len = self.len().expect("cast needs a length or an index");
             Ex::atom(format!("({len} as f64)"), N_MAX as f64)
         }
     }
@@ -934,7 +1017,15 @@ impl<'a> FnGen<'a> {
                 unreachable!("index_vars returns indices")
             };
             let mut forms = vec![(name.clone(), 5.0), (format!("{name} / 2"), 0.5)];
-            if let Some(len) = self.len {
+            if idx.len() >= 2 && self.has_len() && self.on(Construct::TwoVarIndex) {
+                let j = self.pick(&idx);
+                if j != i && self.chance(0.3) {
+                    self.count(Construct::TwoVarIndex);
+                    let len = self.len().expect("checked above");
+                    return format!("({name} + {}) % {len}", self.vars[j].name);
+                }
+            }
+            if let Some(len) = self.len() {
                 forms.push((format!("{len} - 1 - {name}"), 1.5));
                 forms.push((format!("({name} + 1) % {len}"), 1.5));
                 forms.push((format!("({name} + 2) % {len}"), 0.5));
@@ -945,7 +1036,7 @@ impl<'a> FnGen<'a> {
             self.pick_weighted(&forms)
         } else {
             let mut forms: Vec<String> = (0..N_MIN).map(|k| k.to_string()).collect();
-            if let Some(len) = self.len {
+            if let Some(len) = self.len() {
                 forms.push(format!("{len} - 1"));
                 forms.push(format!("{len} / 2"));
             }
@@ -987,6 +1078,11 @@ impl<'a> FnGen<'a> {
                 ops.push((op, w));
             }
         }
+        for c in EXTRA_METHODS {
+            if self.on(*c) {
+                ops.push((Op::Extra(*c), 0.3));
+            }
+        }
         if !self.callable().is_empty() {
             ops.push((Op::Call, if self.is_helper { 3.0 } else { 1.0 }));
         }
@@ -1024,23 +1120,23 @@ impl<'a> FnGen<'a> {
                 self.count(c);
                 let a = self.arg(d, ARG_CAP);
                 let b = if c == Construct::Atan { 1.6 } else { 1.0 };
-                Ex::atom(format!("{}.{}()", a.at(ATOM), c.name()), b)
+                Ex::atom(self.meth(&a, c.name(), &[]), b)
             }
             Op::Exp => {
                 self.count(Construct::Exp);
                 let a = self.arg(d, EXP_CAP);
-                Ex::atom(format!("{}.exp()", a.at(ATOM)), a.b.exp())
+                Ex::atom(self.meth(&a, "exp", &[]), a.b.exp())
             }
             Op::Sqrt => {
                 self.count(Construct::Sqrt);
                 let (p, _) = self.pos(d, false, false);
-                Ex::atom(format!("{}.sqrt()", p.at(ATOM)), p.b.sqrt())
+                Ex::atom(self.meth(&p, "sqrt", &[]), p.b.sqrt())
             }
             Op::Ln => {
                 self.count(Construct::Ln);
                 let (p, lo) = self.pos(d, false, false);
                 let b = p.b.ln().abs().max(lo.ln().abs());
-                Ex::atom(format!("{}.ln()", p.at(ATOM)), b)
+                Ex::atom(self.meth(&p, "ln", &[]), b)
             }
             Op::Powi => {
                 self.count(Construct::Powi);
@@ -1048,20 +1144,80 @@ impl<'a> FnGen<'a> {
                     let k: i32 = self.pick(&[2, 3]);
                     let a = self.arg(d, EXPR_CAP.powf(1.0 / k as f64));
                     let b = a.b.powi(k);
-                    Ex::atom(format!("{}.powi({k})", a.at(ATOM)), b)
+                    Ex::atom(self.meth(&a, "powi", &[k.to_string()]), b)
                 } else {
                     let k: i32 = self.pick(&[-1, -2]);
                     let (p, lo) = self.pos(d, false, false);
-                    Ex::atom(format!("{}.powi({k})", p.at(ATOM)), lo.powi(k))
+                    Ex::atom(self.meth(&p, "powi", &[k.to_string()]), lo.powi(k))
                 }
             }
             Op::Hypot => {
                 self.count(Construct::Hypot);
                 let a = self.arg(d, EXPR_CAP);
                 let (p, _) = self.pos(d, true, false);
-                Ex::atom(format!("{}.hypot({})", a.at(ATOM), p.s), a.b + p.b)
+                Ex::atom(self.meth(&a, "hypot", &[p.s.clone()]), a.b + p.b)
             }
+            Op::Extra(c) => self.extra_method(c, d),
             Op::Call => self.call(d),
+        }
+    }
+
+    /// One of [`EXTRA_METHODS`], with an argument inside its smooth domain.
+    fn extra_method(&mut self, c: Construct, d: u32) -> Ex {
+        self.count(c);
+        let name = c.name();
+        match c {
+            Construct::Tan | Construct::Asin | Construct::Acos => {
+                let cap = if c == Construct::Tan { 1.0 } else { 0.9 };
+                let a = self.arg(d, cap);
+                let b = if c == Construct::Acos { 3.2 } else { 1.6 };
+                Ex::atom(self.meth(&a, name, &[]), b)
+            }
+            Construct::Sinh | Construct::Cosh | Construct::ExpM1 | Construct::Exp2 => {
+                let a = self.arg(d, EXP_CAP);
+                Ex::atom(self.meth(&a, name, &[]), a.b.exp())
+            }
+            Construct::Atan2 => {
+                let a = self.arg(d, EXPR_CAP);
+                let (p, _) = self.pos(d, true, false);
+                Ex::atom(self.meth(&a, name, &[p.s.clone()]), 1.6)
+            }
+            Construct::Powf => {
+                let (p, lo) = self.pos(d, false, false);
+                let a = self.arg(d, 1.5);
+                let b = p.b.max(1.0 / lo).max(1.0).powf(a.b);
+                Ex::atom(self.meth(&p, name, &[a.s.clone()]), b)
+            }
+            Construct::MulAdd => {
+                let l = self.expr_nc(d);
+                let r = self.expr(d);
+                let r = self.scale(r, EXPR_CAP / l.b.max(1.0));
+                let z = self.expr(d);
+                let b = l.b * r.b + z.b;
+                Ex::atom(self.meth(&l, name, &[r.s.clone(), z.s.clone()]), b)
+            }
+            Construct::Recip => {
+                let (p, lo) = self.pos(d, false, false);
+                Ex::atom(self.meth(&p, name, &[]), 1.0 / lo)
+            }
+            Construct::Cbrt => {
+                let (p, _) = self.pos(d, false, false);
+                Ex::atom(self.meth(&p, name, &[]), p.b.cbrt())
+            }
+            Construct::Ln1p => {
+                let (p, _) = self.pos(d, false, false);
+                Ex::atom(self.meth(&p, name, &[]), p.b.ln_1p())
+            }
+            Construct::Log2 | Construct::Log10 => {
+                let (p, lo) = self.pos(d, false, false);
+                let b = p.b.ln().abs().max(lo.ln().abs()) / 2.0f64.ln();
+                Ex::atom(self.meth(&p, name, &[]), b)
+            }
+            _ => {
+                let a = self.arg(d, ARG_CAP);
+                let field = self.pick(&["0", "1"]);
+                Ex::atom(format!("{}.sin_cos().{field}", a.at(ATOM)), 1.0)
+            }
         }
     }
 
@@ -1145,7 +1301,7 @@ impl<'a> FnGen<'a> {
                 let a = self.arg(depth, 4.0);
                 let c = self.pick(&shift(ge1, &[0.5, 1.0, 2.0]));
                 let e = Ex::new(
-                    format!("{}.powi(2) + {}", a.at(ATOM), lit(c)),
+                    format!("{} + {}", self.meth(&a, "powi", &["2".into()]), lit(c)),
                     SUM,
                     a.b * a.b + c,
                     false,
@@ -1158,7 +1314,7 @@ impl<'a> FnGen<'a> {
                 let a = self.arg(depth, ARG_CAP);
                 let c = self.pick(&shift(ge1, &[1.5, 2.0]));
                 let e = Ex::new(
-                    format!("{} + {}.{}()", lit(c), a.at(ATOM), f.name()),
+                    format!("{} + {}", lit(c), self.meth(&a, f.name(), &[])),
                     SUM,
                     c + 1.0,
                     false,
@@ -1168,14 +1324,14 @@ impl<'a> FnGen<'a> {
             4 => {
                 self.count(Construct::Exp);
                 let a = self.arg(depth, EXP_CAP);
-                let e = Ex::atom(format!("{}.exp()", a.at(ATOM)), a.b.exp());
+                let e = Ex::atom(self.meth(&a, "exp", &[]), a.b.exp());
                 (e, (-a.b).exp())
             }
             5 => {
                 self.count(Construct::Hypot);
                 let a = self.arg(depth, EXPR_CAP);
                 let c = self.pick(&shift(ge1, &[0.5, 1.0, 2.0]));
-                let e = Ex::atom(format!("{}.hypot({})", a.at(ATOM), lit(c)), a.b + c);
+                let e = Ex::atom(self.meth(&a, "hypot", &[lit(c)]), a.b + c);
                 (e, c)
             }
             6 => {
@@ -1185,7 +1341,7 @@ impl<'a> FnGen<'a> {
             _ => {
                 self.count(Construct::Sqrt);
                 let (p, lo) = self.pos(depth - 1, false, false);
-                let e = Ex::atom(format!("{}.sqrt()", p.at(ATOM)), p.b.sqrt());
+                let e = Ex::atom(self.meth(&p, "sqrt", &[]), p.b.sqrt());
                 (e, lo.sqrt())
             }
         }
@@ -1207,7 +1363,13 @@ impl<'a> FnGen<'a> {
     /// What can be passed for a slice argument: the slice parameter, or a local vector whose
     /// elements stay within the helper's bound (not the one being written).
     fn slice_args(&self) -> Vec<String> {
-        let mut out: Vec<String> = self.slice.iter().map(|s| s.to_string()).collect();
+        let mut out: Vec<String> = self.slices.iter().map(|s| s.to_string()).collect();
+        if self.on(Construct::SubsliceArg) {
+            for s in &self.slices {
+                out.push(format!("&{s}[..]"));
+                out.push(format!("&{s}[..{}]", self.lens[0]));
+            }
+        }
         if !self.on(Construct::HelperVecArg) {
             return out;
         }
@@ -1215,6 +1377,9 @@ impl<'a> FnGen<'a> {
             let v = &self.vars[i];
             if v.bound <= HELPER_SLICE_BOUND && self.write_target.as_deref() != Some(&v.name) {
                 out.push(format!("&{}", v.name));
+                if self.on(Construct::VecSubsliceArg) {
+                    out.push(format!("&{}[0..{}]", v.name, self.lens[0]));
+                }
             }
         }
         out
@@ -1229,6 +1394,14 @@ impl<'a> FnGen<'a> {
         }
         self.calls.insert(h);
         let helpers = self.helpers;
+        let slice_params = helpers[h]
+            .params
+            .iter()
+            .filter(|p| matches!(p, Param::Slice(_)))
+            .count();
+        if slice_params > 1 {
+            self.count(Construct::HelperTwoSlices);
+        }
         let mut args = Vec::new();
         for p in &helpers[h].params {
             match p {
@@ -1241,7 +1414,18 @@ impl<'a> FnGen<'a> {
                     self.count(Construct::HelperSliceArg);
                     let opts = self.slice_args();
                     let a = self.pick(&opts);
-                    if let Some(name) = a.strip_prefix('&') {
+                    let vec_name = a
+                        .strip_prefix('&')
+                        .map(|x| x.split('[').next().unwrap_or(x));
+                    let vec_name = vec_name.filter(|n| !self.slices.contains(n));
+                    if a.contains('[') {
+                        self.count(if vec_name.is_some() {
+                            Construct::VecSubsliceArg
+                        } else {
+                            Construct::SubsliceArg
+                        });
+                    }
+                    if let Some(name) = vec_name {
                         self.count(Construct::HelperVecArg);
                         for v in &mut self.vars {
                             if v.name == name {
@@ -1251,7 +1435,10 @@ impl<'a> FnGen<'a> {
                     }
                     args.push(a);
                 }
-                Param::Len(_) => args.push(self.len.unwrap_or("3").to_string()),
+                Param::Len(_) => {
+                    let len = self.len().unwrap_or("3");
+                    args.push(len.to_string())
+                }
             }
         }
         let e = Ex::atom(
@@ -1264,15 +1451,15 @@ impl<'a> FnGen<'a> {
     // ---- conditions -------------------------------------------------------------------------
 
     fn can_cond(&self) -> bool {
-        self.on(Construct::ActiveCond) || self.len.is_some() || !self.index_vars().is_empty()
+        self.on(Construct::ActiveCond) || self.has_len() || !self.index_vars().is_empty()
     }
 
     fn can_match(&self) -> bool {
-        self.len.is_some() || !self.index_vars().is_empty()
+        self.has_len() || !self.index_vars().is_empty()
     }
 
     fn cond(&mut self) -> String {
-        let int_ok = self.len.is_some() || !self.index_vars().is_empty();
+        let int_ok = self.has_len() || !self.index_vars().is_empty();
         if self.on(Construct::ActiveCond) && (!int_ok || self.chance(0.7)) {
             self.count(Construct::ActiveCond);
             let d = self.rng.gen_range(0..=2);
@@ -1299,9 +1486,9 @@ impl<'a> FnGen<'a> {
 
     fn int_cond(&mut self) -> String {
         let idx = self.index_vars();
-        if idx.is_empty() || (self.len.is_some() && self.chance(0.15)) {
+        if idx.is_empty() || (self.has_len() && self.chance(0.15)) {
             let len = self
-                .len
+                .len()
                 .expect("an integer condition needs a length or an index");
             return self.pick(&[format!("{len} > 4"), format!("{len} % 2 == 0")]);
         }
@@ -1313,7 +1500,7 @@ impl<'a> FnGen<'a> {
             format!("{name} > 1"),
             format!("{name} % 3 != 1"),
         ];
-        if let Some(len) = self.len {
+        if let Some(len) = self.len() {
             forms.push(format!("{name} + 1 < {len}"));
         }
         if idx.len() >= 2 {
@@ -1329,8 +1516,8 @@ impl<'a> FnGen<'a> {
     /// A `match` scrutinee and the number of distinct arms it calls for.
     fn scrutinee(&mut self) -> (String, usize) {
         let idx = self.index_vars();
-        if idx.is_empty() || (self.len.is_some() && self.chance(0.15)) {
-            let len = self.len.expect("a scrutinee needs a length or an index");
+        if idx.is_empty() || (self.has_len() && self.chance(0.15)) {
+            let len = self.len().expect("a scrutinee needs a length or an index");
             return (format!("{len} % 3"), 3);
         }
         let i = self.pick(&idx);
@@ -1387,7 +1574,7 @@ impl<'a> FnGen<'a> {
             }
         }
         if self.on(Construct::LocalVec)
-            && self.len.is_some()
+            && self.has_len()
             && self.vec_count < 2
             && self.loops.is_empty()
         {
@@ -1413,7 +1600,8 @@ impl<'a> FnGen<'a> {
             if self.on(Construct::ForRange) {
                 opts.push((St::For, 2.5));
             }
-            let iter_src = self.slice.is_some() || !self.visible(|v| v.ty == Ty::Vector).is_empty();
+            let iter_src =
+                !self.slices.is_empty() || !self.visible(|v| v.ty == Ty::Vector).is_empty();
             if (self.on(Construct::ForIter) || self.on(Construct::ForEnumerate)) && iter_src {
                 opts.push((St::ForIter, 1.2));
             }
@@ -1443,6 +1631,9 @@ impl<'a> FnGen<'a> {
         if !self.callable().is_empty() {
             opts.push((St::LetCall, if self.is_helper { 3.0 } else { 0.8 }));
         }
+        if self.on(Construct::SinCos) {
+            opts.push((St::SinCos, 0.4));
+        }
         match self.pick_weighted(&opts) {
             St::Let => self.s_let(false),
             St::LetMut => self.s_let(true),
@@ -1470,6 +1661,16 @@ impl<'a> FnGen<'a> {
             St::LetMatch => self.s_let_match(),
             St::Break => self.s_guarded(Tail::Break),
             St::Continue => self.s_guarded(Tail::Continue),
+            St::SinCos => {
+                self.count(Construct::SinCos);
+                let (s, c) = (self.fresh("t"), self.fresh("t"));
+                let d = self.rng.gen_range(0..=2);
+                let a = self.arg(d, ARG_CAP);
+                let call = self.meth(&a, "sin_cos", &[]);
+                self.line(format!("let ({s}, {c}) = {call};"));
+                self.declare(s, Ty::Float, false, 1.0, 0.0);
+                self.declare(c, Ty::Float, false, 1.0, 0.0);
+            }
             St::LetCall => {
                 let name = self.fresh("t");
                 let d = self.rng.gen_range(0..=2);
@@ -1572,7 +1773,7 @@ impl<'a> FnGen<'a> {
         self.count(f);
         let a = self.scale(e, ARG_CAP);
         let b = if f == Construct::Atan { 1.6 } else { 1.0 };
-        Ex::atom(format!("{}.{}()", a.at(ATOM), f.name()), b)
+        Ex::atom(self.meth(&a, f.name(), &[]), b)
     }
 
     fn s_assign(&mut self, i: usize) {
@@ -1700,7 +1901,7 @@ impl<'a> FnGen<'a> {
         self.count(Construct::LocalVec);
         self.vec_count += 1;
         let name = self.fresh("w");
-        let len = self.len.expect("a local vector needs a length");
+        let len = self.len().expect("a local vector needs a length");
         let base0: f64 = self.pick(&[1.0, 2.0, 4.0]);
         let room: f64 = self.pick(&[2.0, 8.0, 16.0, 40.0]);
         let base = if self.chance(0.6) {
@@ -2012,7 +2213,7 @@ impl<'a> FnGen<'a> {
         // (header, trips, lo)
         let mut forms: Vec<(String, usize, usize, Option<Construct>)> =
             vec![("0..3".into(), 3, 0, None), ("0..2".into(), 2, 0, None)];
-        if let Some(len) = self.len {
+        if let Some(len) = self.len() {
             forms.push((format!("0..{len}"), N_MAX, 0, None));
             forms.push((format!("0..{len}"), N_MAX, 0, None));
             forms.push((format!("1..{len}"), N_MAX - 1, 1, None));
@@ -2067,7 +2268,7 @@ impl<'a> FnGen<'a> {
 
     fn s_for_iter(&mut self) {
         let mut srcs: Vec<(String, f64, Option<String>)> = Vec::new();
-        if let Some(s) = self.slice {
+        for s in self.slices.clone() {
             srcs.push((s.to_string(), self.slice_bound, None));
         }
         for w in self.visible(|v| v.ty == Ty::Vector) {
@@ -2113,7 +2314,7 @@ impl<'a> FnGen<'a> {
         self.count(Construct::While);
         self.ensure_target();
         let k = self.fresh("k");
-        let (lim, trips0) = match self.len {
+        let (lim, trips0) = match self.len() {
             Some(len) => (len, N_MAX),
             None => ("3", 3),
         };
@@ -2141,7 +2342,7 @@ impl<'a> FnGen<'a> {
         self.count(Construct::Loop);
         self.ensure_target();
         let k = self.fresh("k");
-        let (lim, trips) = match self.len {
+        let (lim, trips) = match self.len() {
             Some(len) => (len, N_MAX),
             None => ("3", 3),
         };
@@ -2409,6 +2610,7 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
     let mut args = Vec::new();
     let mut tangents = Vec::new();
     let mut adjoints = Vec::new();
+    let mut extra_slices: Vec<String> = Vec::new();
     let mut k = 0;
     for p in &f.params {
         match p {
@@ -2421,7 +2623,15 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
             Param::Slice(_) => {
                 args.push("v".to_string());
                 tangents.push("tv".to_string());
-                adjoints.push("gv".to_string());
+                if adjoints.iter().any(|a| a == "gv") {
+                    // A second slice parameter gets the same values and its own adjoint
+                    // buffer, added into `gv` afterwards.
+                    let z = format!("gz{}", extra_slices.len());
+                    adjoints.push(format!("&mut {z}"));
+                    extra_slices.push(z);
+                } else {
+                    adjoints.push("gv".to_string());
+                }
             }
             Param::Len(_) => args.push("n".to_string()),
         }
@@ -2458,12 +2668,20 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
             "            jvp: Some(|s, v, n, ts, tv| {{\n                let (y, t) = {name}_jvp({args}, {});\n                (Out::flat(y), Out::flat(t))\n            }}),\n",
             tangents.join(", ")
         ));
-        let loads: String = (0..scalars)
+        let mut loads: String = (0..scalars)
             .map(|k| format!("                let mut g{k} = gs[{k}];\n"))
             .collect();
-        let stores: String = (0..scalars)
+        let mut stores: String = (0..scalars)
             .map(|k| format!("                gs[{k}] = g{k};\n"))
             .collect();
+        for z in &extra_slices {
+            loads.push_str(&format!(
+                "                let mut {z} = vec![0.0; v.len()];\n"
+            ));
+            stores.push_str(&format!(
+                "                for (g, z) in gv.iter_mut().zip(&{z}) {{\n                    *g += z;\n                }}\n"
+            ));
+        }
         s.push_str(&format!(
             "            vjp: Some(|s, v, n, gs, gv, c| {{\n{loads}                let y = {name}_vjp({args}, {}, Out::unflat(c));\n{stores}                Out::flat(y)\n            }}),\n",
             adjoints.join(", ")
