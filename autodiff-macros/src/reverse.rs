@@ -1769,10 +1769,14 @@ impl Emitter<'_> {
                 .map(|s| quote!(#s))
                 .or_else(|| self.view_access(v, ix, true))
             {
-                Some(slot) => rev.push(quote!(let #g = #slot; #slot = #rt::zero();)),
+                Some(slot) => {
+                    rev.push(quote!(let #g = #slot; #slot = #rt::zero();));
+                    cx.zeroed.insert(slot.to_string());
+                }
                 None => {
                     let i = idx.clone().unwrap_or_default();
                     rev.push(quote!(let #g = #b[#i]; #b[#i] = #rt::zero();));
+                    cx.zeroed.insert(quote!(#b[#i]).to_string());
                 }
             },
             (Place::Var(_), Shape::Seq(SeqKind::Array(_))) => {
@@ -1787,7 +1791,10 @@ impl Emitter<'_> {
                 let z = items.iter().map(tuple_zero_item);
                 rev.push(quote!(let #g = #b; #b = (#(#z,)*);));
             }
-            _ => rev.push(quote!(let #g = #b; #b = #rt::zero();)),
+            _ => {
+                rev.push(quote!(let #g = #b; #b = #rt::zero();));
+                cx.zeroed.insert(quote!(#b).to_string());
+            }
         }
         // The value is recomputed from the state before the write.
         if let Some(r) = restore_code {
@@ -2159,21 +2166,21 @@ impl Emitter<'_> {
             pops: Vec::new(),
         };
         match &e.kind {
-            ExprKind::Var(v) => self.accumulate_var(*v, g, code),
+            ExprKind::Var(v) => self.accumulate_var(*v, g, cx, code),
             ExprKind::Index { base, index } => {
                 if let Some(slot) = self.window_slot(*base, index) {
-                    code.push(quote!(#slot = #rt::acc(#slot, #g);));
+                    self.accumulate(quote!(#slot), g, cx, code);
                     return;
                 }
                 if let Some(t) = self.view_access(*base, index, true) {
-                    code.push(quote!(#t = #rt::acc(#t, #g);));
+                    self.accumulate(t, g, cx, code);
                     return;
                 }
                 let i = self.val(index, cx, &mut dummy, code);
                 self.flush_dummy(dummy, code);
                 let b = self.adj(*base);
                 self.acc_now.insert(*base);
-                code.push(quote!(#b[#i] = #rt::acc(#b[#i], #g);));
+                self.accumulate(quote!(#b[#i]), g, cx, code);
             }
             ExprKind::Binary { op, lhs, rhs } => {
                 let rule = rule_name(*op);
@@ -2243,7 +2250,7 @@ impl Emitter<'_> {
             ExprKind::ArrayRepeat { elem, .. } | ExprKind::VecRepeat { elem, .. } => {
                 self.backprop(elem, quote!(#rt::sum(&#g[..])), cx, code);
             }
-            ExprKind::CopySeq(v) => self.accumulate_var(*v, g, code),
+            ExprKind::CopySeq(v) => self.accumulate_var(*v, g, cx, code),
             ExprKind::Field { base, index } => {
                 let ix = syn::Index::from(*index as usize);
                 if let ExprKind::Var(v) = base.kind {
@@ -2304,7 +2311,29 @@ impl Emitter<'_> {
         n
     }
 
-    fn accumulate_var(&mut self, v: VarId, g: TokenStream, code: &mut Vec<TokenStream>) {
+    /// `target += g`, or `target = g` right after the statement zeroed `target`.
+    fn accumulate(
+        &self,
+        target: TokenStream,
+        g: TokenStream,
+        cx: &mut StmtCx,
+        code: &mut Vec<TokenStream>,
+    ) {
+        let rt = names::rt();
+        if cx.zeroed.remove(&target.to_string()) {
+            code.push(quote!(#target = #g;));
+        } else {
+            code.push(quote!(#target = #rt::acc(#target, #g);));
+        }
+    }
+
+    fn accumulate_var(
+        &mut self,
+        v: VarId,
+        g: TokenStream,
+        cx: &mut StmtCx,
+        code: &mut Vec<TokenStream>,
+    ) {
         if !self.vars[v].active {
             return;
         }
@@ -2323,7 +2352,7 @@ impl Emitter<'_> {
                     code.push(quote!(#b.#ix = #rt::acc(#b.#ix, #g.#ix);));
                 }
             }
-            _ => code.push(quote!(#b = #rt::acc(#b, #g);)),
+            _ => self.accumulate(quote!(#b), g, cx, code),
         }
     }
 
@@ -2546,6 +2575,10 @@ struct StmtCx {
     needed: BTreeSet<usize>,
     snap: HashMap<usize, TokenStream>,
     vals: HashMap<usize, TokenStream>,
+    /// Adjoint places just set to zero by this statement's reverse: the first contribution is
+    /// assigned, not added (`0.0 + g` is not `g` in IEEE arithmetic, so rustc could not drop the
+    /// addition, and in a loop it would chain every iteration to the previous one).
+    zeroed: BTreeSet<String>,
 }
 
 impl StmtCx {
@@ -2555,6 +2588,7 @@ impl StmtCx {
             needed: BTreeSet::new(),
             snap: HashMap::new(),
             vals: HashMap::new(),
+            zeroed: BTreeSet::new(),
         }
     }
 }

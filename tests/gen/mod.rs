@@ -53,7 +53,7 @@ const RET_CAP: f64 = 64.0;
 /// Bound a program guarantees for the scalar arguments it passes to a helper.
 const HELPER_ARG_BOUND: f64 = 2.0;
 /// Bound a program guarantees for the elements of a slice it passes to a helper.
-const HELPER_SLICE_BOUND: f64 = 16.0;
+const HELPER_SLICE_BOUND: f64 = 48.0;
 /// Literals that appear in expressions.
 const LITS: &[f64] = &[0.5, 0.25, 0.75, 1.5, 2.0, 0.3, 1.25, 0.1, 3.0, 0.6];
 /// Factors by which an expression is scaled to bring it under a bound, largest first.
@@ -154,6 +154,11 @@ constructs! {
     VecSubsliceArg => "vec_subslice_arg",
     SliceLen => "slice_len",
     TwoVarIndex => "two_var_index",
+    PowiVar => "powi_var",
+    DeferredInit => "deferred_init",
+    BlockExpr => "block_expr",
+    TupleLet => "tuple_let",
+    LocalArray => "local_array",
     HelperInHelper => "helper_in_helper",
     TupleOut => "tuple_out",
     ArrayOut => "array_out",
@@ -451,6 +456,8 @@ struct Var {
     dirty: bool,
     /// Holds the constant 0 (so `*=` and `/=` would leave it 0).
     zero: bool,
+    /// For a local fixed-size array (a `Vector` whose length is not the common one): its length.
+    arr_len: Option<usize>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -480,6 +487,8 @@ enum Tail {
     Return,
     Break,
     Continue,
+    /// Assign the innermost pending deferred-initialized variable.
+    Init,
 }
 
 /// Statement kinds the picker chooses from.
@@ -504,6 +513,10 @@ enum St {
     Continue,
     LetCall,
     SinCos,
+    ArrayDecl,
+    Deferred,
+    BlockExpr,
+    TupleLet,
 }
 
 /// Expression node kinds.
@@ -571,6 +584,9 @@ struct FnGen<'a> {
     out: OutKind,
     ret_bound: f64,
     vec_count: usize,
+    arr_count: usize,
+    /// Deferred-initialized variables being assigned, with the bound of what they got so far.
+    inits: Vec<(String, f64)>,
 }
 
 impl<'a> FnGen<'a> {
@@ -601,6 +617,8 @@ impl<'a> FnGen<'a> {
             out: OutKind::F64,
             ret_bound: 0.0,
             vec_count: 0,
+            arr_count: 0,
+            inits: Vec::new(),
         }
     }
 
@@ -691,6 +709,7 @@ impl<'a> FnGen<'a> {
             decl_k: 1.0,
             dirty: false,
             zero: false,
+            arr_len: None,
         });
     }
 
@@ -838,6 +857,7 @@ impl<'a> FnGen<'a> {
             decl_k: self.k_mult,
             dirty: ty == Ty::Float,
             zero: false,
+            arr_len: None,
         });
     }
 
@@ -984,7 +1004,7 @@ impl<'a> FnGen<'a> {
     fn vec_read(&mut self) -> Ex {
         let vecs = self.visible(|v| v.ty == Ty::Vector);
         let i = self.pick(&vecs);
-        let ix = self.index();
+        let ix = self.index_into(i);
         self.vars[i].dirty = false;
         let e = Ex::atom(format!("{}[{ix}]", self.vars[i].name), self.vars[i].bound);
         self.scale(e, EXPR_CAP)
@@ -1004,6 +1024,20 @@ impl<'a> FnGen<'a> {
         } else {
             let len = self.len().expect("cast needs a length or an index");
             Ex::atom(format!("({len} as f64)"), N_MAX as f64)
+        }
+    }
+
+    /// A valid index into the local vector or array `i`.
+    fn index_into(&mut self, i: usize) -> String {
+        let Some(m) = self.vars[i].arr_len else {
+            return self.index();
+        };
+        let idx = self.index_vars();
+        if !idx.is_empty() && self.chance(0.6) {
+            let j = self.pick(&idx);
+            format!("{} % {m}", self.vars[j].name)
+        } else {
+            self.rng.gen_range(0..m).to_string()
         }
     }
 
@@ -1140,7 +1174,20 @@ impl<'a> FnGen<'a> {
             }
             Op::Powi => {
                 self.count(Construct::Powi);
-                if self.chance(0.7) {
+                let int_exp = !self.index_vars().is_empty() || self.has_len();
+                if self.on(Construct::PowiVar) && int_exp && self.chance(0.25) {
+                    self.count(Construct::PowiVar);
+                    let idx = self.index_vars();
+                    let k = if !idx.is_empty() && self.chance(0.7) {
+                        let i = self.pick(&idx);
+                        self.vars[i].name.clone()
+                    } else {
+                        self.len().expect("checked above").to_string()
+                    };
+                    let a = self.arg(d, 1.3);
+                    let b = a.b.max(1.0).powi(N_MAX as i32);
+                    Ex::atom(self.meth(&a, "powi", &[format!("{k} as i32")]), b)
+                } else if self.chance(0.7) {
                     let k: i32 = self.pick(&[2, 3]);
                     let a = self.arg(d, EXPR_CAP.powf(1.0 / k as f64));
                     let b = a.b.powi(k);
@@ -1375,7 +1422,8 @@ impl<'a> FnGen<'a> {
         }
         for i in self.visible(|v| v.ty == Ty::Vector) {
             let v = &self.vars[i];
-            if v.bound <= HELPER_SLICE_BOUND && self.write_target.as_deref() != Some(&v.name) {
+            let fits = v.bound <= HELPER_SLICE_BOUND && v.arr_len.is_none();
+            if fits && self.write_target.as_deref() != Some(&v.name) {
                 out.push(format!("&{}", v.name));
                 if self.on(Construct::VecSubsliceArg) {
                     out.push(format!("&{}[0..{}]", v.name, self.lens[0]));
@@ -1413,7 +1461,19 @@ impl<'a> FnGen<'a> {
                 Param::Slice(_) => {
                     self.count(Construct::HelperSliceArg);
                     let opts = self.slice_args();
-                    let a = self.pick(&opts);
+                    let local: Vec<String> = opts
+                        .iter()
+                        .filter(|a| {
+                            let name = a.trim_start_matches('&').split('[').next().unwrap_or("");
+                            !self.slices.contains(&name)
+                        })
+                        .cloned()
+                        .collect();
+                    let a = if !local.is_empty() && self.chance(0.5) {
+                        self.pick(&local)
+                    } else {
+                        self.pick(&opts)
+                    };
                     let vec_name = a
                         .strip_prefix('&')
                         .map(|x| x.split('[').next().unwrap_or(x));
@@ -1580,6 +1640,18 @@ impl<'a> FnGen<'a> {
         {
             opts.push((St::VecDecl, if self.vec_count == 0 { 2.0 } else { 0.6 }));
         }
+        if self.on(Construct::LocalArray) && self.arr_count < 1 && self.loops.is_empty() {
+            opts.push((St::ArrayDecl, 0.8));
+        }
+        if self.on(Construct::DeferredInit) && can_nest && self.can_cond() {
+            opts.push((St::Deferred, 0.6));
+        }
+        if self.on(Construct::BlockExpr) {
+            opts.push((St::BlockExpr, 0.5));
+        }
+        if self.on(Construct::TupleLet) {
+            opts.push((St::TupleLet, 0.5));
+        }
         if !vecs.is_empty() {
             opts.push((St::VecWrite, 3.0));
         }
@@ -1646,6 +1718,10 @@ impl<'a> FnGen<'a> {
                 self.s_compound(i)
             }
             St::VecDecl => self.s_vec_decl(),
+            St::ArrayDecl => self.s_array_decl(),
+            St::Deferred => self.s_deferred(),
+            St::BlockExpr => self.s_block_expr(),
+            St::TupleLet => self.s_tuple_let(),
             St::VecWrite => {
                 let i = self.pick(&vecs);
                 self.s_vec_write(i)
@@ -1689,17 +1765,25 @@ impl<'a> FnGen<'a> {
         for _ in 0..k {
             self.stmt();
         }
+        if matches!(tail, Tail::None | Tail::Init) {
+            self.absorb_locals();
+        }
         match tail {
             Tail::None => {}
+            Tail::Init => {
+                let d = self.rng.gen_range(0..=2);
+                let e = self.expr_nc(d);
+                let (name, b) = self.inits.last_mut().expect("a pending deferred init");
+                *b = b.max(e.b);
+                let name = name.clone();
+                self.line(format!("{name} = {};", e.s));
+            }
             Tail::Return => {
                 let (v, _) = self.ret_value(false);
                 self.line(format!("return {v};"));
             }
             Tail::Break => self.line("break;"),
             Tail::Continue => self.line("continue;"),
-        }
-        if tail == Tail::None {
-            self.absorb_locals();
         }
         self.pop_scope();
         self.nest -= 1;
@@ -1925,10 +2009,124 @@ impl<'a> FnGen<'a> {
         self.declare(name, Ty::Vector, true, base, room);
     }
 
+    /// `let mut r = [e, e, e];` (or typed zeros): a local array written and read like a vector.
+    fn s_array_decl(&mut self) {
+        self.count(Construct::LocalArray);
+        self.arr_count += 1;
+        let name = self.fresh("r");
+        let base0: f64 = self.pick(&[1.0, 2.0, 4.0]);
+        let room: f64 = self.pick(&[2.0, 8.0, 16.0]);
+        let base = if self.on(Construct::TypedLet) && self.chance(0.4) {
+            self.count(Construct::TypedLet);
+            self.line(format!("let mut {name}: [f64; 3] = [0.0; 3];"));
+            base0
+        } else {
+            let mut elems = Vec::new();
+            let mut b = base0;
+            for _ in 0..3 {
+                let d = self.rng.gen_range(0..=1);
+                let e = self.expr_nc(d);
+                b = b.max(e.b);
+                elems.push(e.s);
+            }
+            self.line(format!("let mut {name} = [{}];", elems.join(", ")));
+            b
+        };
+        self.declare(name, Ty::Vector, true, base, room);
+        self.vars.last_mut().expect("just declared").arr_len = Some(3);
+    }
+
+    /// `let t; if c { ...; t = e; } else { ...; t = e; }` (or a `match` assigning in every arm).
+    fn s_deferred(&mut self) {
+        self.count(Construct::DeferredInit);
+        let name = self.fresh("t");
+        self.line(format!("let {name};"));
+        self.inits.push((name.clone(), 0.0));
+        if self.on(Construct::MatchStmt) && self.can_match() && self.chance(0.3) {
+            self.count(Construct::MatchStmt);
+            let (scrut, m) = self.scrutinee();
+            self.line(format!("match {scrut} {{"));
+            self.indent += 1;
+            for pat in self.arm_patterns(m) {
+                self.line(format!("{pat} => {{"));
+                let k = self.child_len(2) - 1;
+                self.block(k, Tail::Init);
+                self.line("}");
+            }
+            self.indent -= 1;
+            self.line("}");
+        } else {
+            let c = self.cond();
+            self.line(format!("if {c} {{"));
+            let k = self.child_len(2) - 1;
+            self.block(k, Tail::Init);
+            self.line("} else {");
+            let k = self.child_len(2) - 1;
+            self.block(k, Tail::Init);
+            self.line("}");
+        }
+        let (_, b) = self.inits.pop().expect("pushed above");
+        self.declare(name, Ty::Float, false, b, 0.0);
+    }
+
+    /// `let t = { let q = ...; e };`
+    fn s_block_expr(&mut self) {
+        self.count(Construct::BlockExpr);
+        let name = self.fresh("t");
+        self.line(format!("let {name} = {{"));
+        self.indent += 1;
+        self.push_scope();
+        let k = self.rng.gen_range(1..=2);
+        for _ in 0..k {
+            self.s_let(false);
+        }
+        let d = self.rng.gen_range(1..=2);
+        let e = self.expr_nc(d);
+        self.line(&e.s);
+        self.pop_scope();
+        self.indent -= 1;
+        self.line("};");
+        self.declare(name, Ty::Float, false, e.b, 0.0);
+    }
+
+    /// `let (t, mut s) = (e, e);`
+    fn s_tuple_let(&mut self) {
+        self.count(Construct::TupleLet);
+        let mut pats = Vec::new();
+        let mut vals = Vec::new();
+        let mut decls = Vec::new();
+        for _ in 0..2 {
+            let d = self.rng.gen_range(0..=2);
+            let e = self.expr_nc(d);
+            let mutable = self.on(Construct::LetMut) && self.chance(0.3);
+            if mutable {
+                self.count(Construct::LetMut);
+                let name = self.fresh("s");
+                let base = e.b.max(1.0);
+                let room: f64 = self.pick(&[0.0, 4.0, 16.0]);
+                pats.push(format!("mut {name}"));
+                decls.push((name, true, base, room));
+            } else {
+                let name = self.fresh("t");
+                pats.push(name.clone());
+                decls.push((name, false, e.b, 0.0));
+            }
+            vals.push(e.s);
+        }
+        self.line(format!(
+            "let ({}) = ({});",
+            pats.join(", "),
+            vals.join(", ")
+        ));
+        for (name, mutable, base, room) in decls {
+            self.declare(name, Ty::Float, mutable, base, room);
+        }
+    }
+
     fn s_vec_write(&mut self, i: usize) {
         let name = self.vars[i].name.clone();
         self.write_target = Some(name.clone());
-        let ix = self.index();
+        let ix = self.index_into(i);
         let mut ops = vec![("=", 3.0)];
         if self.on(Construct::VecCompound) {
             ops.extend([("+=", 3.0), ("-=", 1.0), ("*=", 1.0)]);
@@ -1968,7 +2166,7 @@ impl<'a> FnGen<'a> {
     }
 
     fn vec_read_of(&mut self, i: usize) -> Ex {
-        let ix = self.index();
+        let ix = self.index_into(i);
         self.vars[i].dirty = false;
         let e = Ex::atom(format!("{}[{ix}]", self.vars[i].name), self.vars[i].bound);
         self.scale(e, EXPR_CAP)
@@ -2154,7 +2352,7 @@ impl<'a> FnGen<'a> {
             self.read_var(i)
         };
         let place = if self.vars[t].ty == Ty::Vector {
-            let ix = self.index();
+            let ix = self.index_into(t);
             format!("{name}[{ix}]")
         } else {
             name
