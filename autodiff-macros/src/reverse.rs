@@ -1274,11 +1274,7 @@ impl Emitter<'_> {
             if !written.contains(&v) && self.stable(v) {
                 prim.push((v, make(self), hi));
             }
-            if self.vars[v].active
-                && self.acc.contains(&v)
-                && !self.windows.contains_key(&v)
-                && !self.restore.contains(&v)
-            {
+            if self.vars[v].active && self.acc.contains(&v) && !self.restore.contains(&v) {
                 adj.push((v, make(self), hi));
             }
         }
@@ -1429,6 +1425,12 @@ impl Emitter<'_> {
                 .into_iter()
                 .map(|(arr, v, _)| (arr, self.views.insert(arr, v)))
                 .collect();
+            // Windowed adjoints load and store their slots through their view.
+            let win_views: HashMap<VarId, SliceView> = aviews
+                .iter()
+                .filter(|(arr, _, _)| self.windows.contains_key(arr))
+                .map(|(arr, v, _)| (*arr, v.clone()))
+                .collect();
             let saved_adj: Vec<_> = aviews
                 .into_iter()
                 .map(|(arr, v, _)| (arr, self.adj_views.insert(arr, v)))
@@ -1479,8 +1481,18 @@ impl Emitter<'_> {
                 // The reverse loop runs downwards unless the forward one ran upwards (`.rev()`).
                 let down = !*rev;
                 let rt = names::rt();
-                let first = self.fresh("first");
                 let last = self.fresh("last");
+                let nonempty = if *inclusive {
+                    quote!(#vstart <= #e)
+                } else {
+                    quote!(#vstart < #e)
+                };
+                // The first index the reverse loop visits.
+                let first_i = match (down, *inclusive) {
+                    (true, true) => quote!(#e),
+                    (true, false) => quote!(#e - 1),
+                    (false, _) => quote!(#vstart),
+                };
                 let mut decl = Vec::new();
                 let mut load_all = Vec::new();
                 let mut load_new = Vec::new();
@@ -1488,19 +1500,31 @@ impl Emitter<'_> {
                 let mut flush = Vec::new();
                 for (w, win) in &wins {
                     let b = self.adj(*w);
-                    let off = |c: i64| -> TokenStream {
-                        let m = c.unsigned_abs() as usize;
-                        if c >= 0 {
-                            quote!(#i + #m)
-                        } else {
-                            quote!(#i - #m)
+                    let view = win_views.get(w);
+                    // The adjoint of element `at + c`, through the view when there is one.
+                    let elem = |at: &TokenStream, c: i64| -> TokenStream {
+                        match view {
+                            Some(v) => {
+                                let (n, k) = (&v.name, (c - v.lo) as usize);
+                                quote!(#n[(#at - #vstart) + #k])
+                            }
+                            None => {
+                                let m = c.unsigned_abs() as usize;
+                                if c >= 0 {
+                                    quote!(#b[#at + #m])
+                                } else {
+                                    quote!(#b[#at - #m])
+                                }
+                            }
                         }
                     };
+                    let here = quote!(#i);
+                    let start_i = quote!(#last);
                     for c in win.lo..=win.hi {
                         let sl = win.slot(c);
-                        let o = off(c);
                         decl.push(quote!(let mut #sl = #rt::zero();));
-                        load_all.push(quote!(#sl = #b[#o];));
+                        let at = elem(&start_i, c);
+                        load_all.push(quote!(#sl = #at;));
                     }
                     let (enter, leave) = if down {
                         (win.lo, win.hi)
@@ -1508,10 +1532,10 @@ impl Emitter<'_> {
                         (win.hi, win.lo)
                     };
                     let (se, sl_leave) = (win.slot(enter), win.slot(leave));
-                    let oe = off(enter);
-                    load_new.push(quote!(#se = #b[#oe];));
-                    let ol = off(leave);
-                    store_shift.push(quote!(#b[#ol] = #sl_leave;));
+                    let oe = elem(&here, enter);
+                    load_new.push(quote!(#se = #oe;));
+                    let ol = elem(&here, leave);
+                    store_shift.push(quote!(#ol = #sl_leave;));
                     // Shift towards the leaving end.
                     let cs: Vec<i64> = (win.lo..=win.hi).collect();
                     if down {
@@ -1533,29 +1557,26 @@ impl Emitter<'_> {
                             continue;
                         }
                         let e = if down { c - 1 } else { c + 1 };
-                        let m = e.unsigned_abs() as usize;
-                        let idx = if e >= 0 {
-                            quote!(#last + #m)
-                        } else {
-                            quote!(#last - #m)
-                        };
+                        let at = elem(&start_i, e);
                         let sl = win.slot(c);
-                        flush.push(quote!(#b[#idx] = #sl;));
+                        flush.push(quote!(#at = #sl;));
                     }
                 }
+                // The slots are filled before the first iteration (the first iteration's reload
+                // of the entering slot reads the same, untouched value).
                 out.rev.push(quote! {
                     {
                         #(#rev_decls)*
                         #(#decl)*
-                        let mut #first = true;
-                        let mut #last = #s;
+                        let mut #last = if #nonempty { #first_i } else { #vstart };
+                        if #nonempty { #(#load_all)* }
                         for #i in #rr.rev() {
-                            if #first { #(#load_all)* #first = false; } else { #(#load_new)* }
+                            #(#load_new)*
                             #last = #i;
                             #(#bp)* #(#br)*
                             #(#store_shift)*
                         }
-                        if !#first { #(#flush)* }
+                        if #nonempty { #(#flush)* }
                     }
                 });
             }
