@@ -169,3 +169,42 @@ fn stencil_windows() {
         .vjp(|p, c, g| vec![stencil_vjp(p, 6, g, c[0])])
         .random(4, -1.0, 1.0);
 }
+
+/// Neighbour accesses guarded by conditions: adjoint windows whose loads and stores check that
+/// the element exists (first and last element, both loop directions).
+#[differentiate]
+fn guarded_neighbours(x: &[f64], n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..n {
+        let mut d = x[i];
+        if i > 0 {
+            d = x[i] - x[i - 1];
+        }
+        if i + 1 < n {
+            d += 0.5 * x[i + 1] * x[i];
+        }
+        s += d * d;
+    }
+    for i in (0..n).rev() {
+        if i >= 2 {
+            s += x[i] * x[i - 2];
+        } else {
+            s += x[i].sin();
+        }
+    }
+    s
+}
+
+#[test]
+fn guarded_windows() {
+    for n in [1usize, 2, 3, 6] {
+        Harness::new(n)
+            .primal(|p| vec![guarded_neighbours(p, n)])
+            .jvp(|p, t| {
+                let (v, d) = guarded_neighbours_jvp(p, n, t);
+                (vec![v], vec![d])
+            })
+            .vjp(|p, c, g| vec![guarded_neighbours_vjp(p, n, g, c[0])])
+            .random(3, -1.0, 1.0);
+    }
+}

@@ -527,6 +527,8 @@ struct Window {
     lo: i64,
     hi: i64,
     slots: Vec<syn::Ident>,
+    /// Some access is conditional: loads and stores check that the element exists.
+    guarded: bool,
 }
 
 impl Window {
@@ -1088,42 +1090,87 @@ impl Emitter<'_> {
                 _ => {}
             });
         };
-        for st in body {
-            match st {
-                R::Let { init: Some(e), .. } | R::Eval(e) => visit(e, &mut offsets, &mut bad),
-                R::Let { .. } | R::Macro(..) | R::Exit(_) => {}
-                R::Assign { place, value } => {
-                    visit(value, &mut offsets, &mut bad);
-                    match place {
-                        Place::Index(w, ix) => {
-                            visit(ix, &mut offsets, &mut bad);
-                            if vars[*w].active {
-                                match affine_offset(ix, index) {
-                                    Some(c) => offsets.entry(*w).or_default().push(c),
-                                    None => {
-                                        bad.insert(*w);
+        // Accesses inside branches may not happen on every iteration: their window loads and
+        // stores are guarded (an element that does not exist is never touched).
+        let mut guarded: BTreeSet<VarId> = BTreeSet::new();
+        #[allow(clippy::too_many_arguments)]
+        fn walk(
+            stmts: &[R],
+            nested: bool,
+            index: VarId,
+            vars: &[Var],
+            visit: &dyn Fn(&Expr, &mut HashMap<VarId, Vec<i64>>, &mut BTreeSet<VarId>),
+            offsets: &mut HashMap<VarId, Vec<i64>>,
+            bad: &mut BTreeSet<VarId>,
+            guarded: &mut BTreeSet<VarId>,
+        ) {
+            for st in stmts {
+                let before: BTreeSet<VarId> = offsets.keys().copied().collect();
+                let counts: HashMap<VarId, usize> =
+                    offsets.iter().map(|(k, v)| (*k, v.len())).collect();
+                match st {
+                    R::Let { init: Some(e), .. } | R::Eval(e) => visit(e, offsets, bad),
+                    R::Let { .. } | R::Macro(..) | R::Exit(_) => {}
+                    R::Assign { place, value } => {
+                        visit(value, offsets, bad);
+                        match place {
+                            Place::Index(w, ix) => {
+                                visit(ix, offsets, bad);
+                                if vars[*w].active {
+                                    match affine_offset(ix, index) {
+                                        Some(c) => offsets.entry(*w).or_default().push(c),
+                                        None => {
+                                            bad.insert(*w);
+                                        }
                                     }
                                 }
                             }
+                            Place::Var(w) => {
+                                bad.insert(*w);
+                            }
                         }
-                        Place::Var(w) => {
-                            bad.insert(*w);
+                    }
+                    R::Push { vec, value } => {
+                        visit(value, offsets, bad);
+                        bad.insert(*vec);
+                    }
+                    R::If { cond, then, els } => {
+                        visit(cond, offsets, bad);
+                        walk(then, true, index, vars, visit, offsets, bad, guarded);
+                        walk(els, true, index, vars, visit, offsets, bad, guarded);
+                    }
+                    R::Match { scrut, arms } => {
+                        visit(scrut, offsets, bad);
+                        for (_, b) in arms {
+                            walk(b, true, index, vars, visit, offsets, bad, guarded);
+                        }
+                    }
+                    // Inner loops run under their own index.
+                    R::For { .. } | R::While { .. } => {
+                        let mut inner = Vec::new();
+                        collect_seq_uses(st, &mut inner);
+                        bad.extend(inner);
+                    }
+                }
+                if nested {
+                    for (k, v) in offsets.iter() {
+                        if !before.contains(k) || counts.get(k).copied().unwrap_or(0) < v.len() {
+                            guarded.insert(*k);
                         }
                     }
                 }
-                R::Push { vec, value } => {
-                    visit(value, &mut offsets, &mut bad);
-                    bad.insert(*vec);
-                }
-                // Accesses under control flow may not happen on every iteration (and then the
-                // window could load an element that does not exist).
-                R::If { .. } | R::Match { .. } | R::For { .. } | R::While { .. } => {
-                    let mut inner = Vec::new();
-                    collect_seq_uses(st, &mut inner);
-                    bad.extend(inner);
-                }
             }
         }
+        walk(
+            body,
+            false,
+            index,
+            vars,
+            &visit,
+            &mut offsets,
+            &mut bad,
+            &mut guarded,
+        );
         let mut out = Vec::new();
         for (w, cs) in offsets {
             if bad.contains(&w) || self.windows.contains_key(&w) || !self.acc.contains(&w) {
@@ -1142,6 +1189,7 @@ impl Emitter<'_> {
                     lo,
                     hi,
                     slots,
+                    guarded: guarded.contains(&w),
                 },
             ));
         }
@@ -1520,11 +1568,43 @@ impl Emitter<'_> {
                     };
                     let here = quote!(#i);
                     let start_i = quote!(#last);
+                    // Guarded windows: the element `at + c` may not exist (its accesses were
+                    // conditional); a missing element loads as zero and is never stored.
+                    let guarded_ix = |at: &TokenStream, c: i64| -> TokenStream {
+                        let m = c.unsigned_abs() as usize;
+                        if c >= 0 {
+                            quote!(::core::option::Option::Some(#at + #m))
+                        } else {
+                            quote!(#at.checked_sub(#m))
+                        }
+                    };
+                    let load = |sl: &syn::Ident, at: &TokenStream, c: i64| -> TokenStream {
+                        if win.guarded {
+                            let ix = guarded_ix(at, c);
+                            quote!(#sl = match #ix {
+                                ::core::option::Option::Some(k) if k < #b.len() => #b[k],
+                                _ => #rt::zero(),
+                            };)
+                        } else {
+                            let e = elem(at, c);
+                            quote!(#sl = #e;)
+                        }
+                    };
+                    let store = |sl: &syn::Ident, at: &TokenStream, c: i64| -> TokenStream {
+                        if win.guarded {
+                            let ix = guarded_ix(at, c);
+                            quote!(if let ::core::option::Option::Some(k) = #ix {
+                                if k < #b.len() { #b[k] = #sl; }
+                            })
+                        } else {
+                            let e = elem(at, c);
+                            quote!(#e = #sl;)
+                        }
+                    };
                     for c in win.lo..=win.hi {
                         let sl = win.slot(c);
                         decl.push(quote!(let mut #sl = #rt::zero();));
-                        let at = elem(&start_i, c);
-                        load_all.push(quote!(#sl = #at;));
+                        load_all.push(load(sl, &start_i, c));
                     }
                     let (enter, leave) = if down {
                         (win.lo, win.hi)
@@ -1532,10 +1612,8 @@ impl Emitter<'_> {
                         (win.hi, win.lo)
                     };
                     let (se, sl_leave) = (win.slot(enter), win.slot(leave));
-                    let oe = elem(&here, enter);
-                    load_new.push(quote!(#se = #oe;));
-                    let ol = elem(&here, leave);
-                    store_shift.push(quote!(#ol = #sl_leave;));
+                    load_new.push(load(se, &here, enter));
+                    store_shift.push(store(sl_leave, &here, leave));
                     // Shift towards the leaving end.
                     let cs: Vec<i64> = (win.lo..=win.hi).collect();
                     if down {
@@ -1557,9 +1635,7 @@ impl Emitter<'_> {
                             continue;
                         }
                         let e = if down { c - 1 } else { c + 1 };
-                        let at = elem(&start_i, e);
-                        let sl = win.slot(c);
-                        flush.push(quote!(#at = #sl;));
+                        flush.push(store(win.slot(c), &start_i, e));
                     }
                 }
                 // The slots are filled before the first iteration (the first iteration's reload

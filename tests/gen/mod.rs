@@ -302,7 +302,7 @@ pub fn generate(cfg: &Config) -> Generated {
     for k in 0..cfg.programs {
         let f = FnGen::new(cfg, k as u64, &helpers, false).program(k);
         let keep = match &cfg.only {
-            Some(names) => names.iter().any(|n| *n == f.name),
+            Some(names) => names.contains(&f.name),
             None => true,
         };
         if keep {
@@ -1202,7 +1202,7 @@ impl<'a> FnGen<'a> {
                 self.count(Construct::Hypot);
                 let a = self.arg(d, EXPR_CAP);
                 let (p, _) = self.pos(d, true, false);
-                Ex::atom(self.meth(&a, "hypot", &[p.s.clone()]), a.b + p.b)
+                Ex::atom(self.meth(&a, "hypot", &[p.s]), a.b + p.b)
             }
             Op::Extra(c) => self.extra_method(c, d),
             Op::Call => self.call(d),
@@ -1227,13 +1227,13 @@ impl<'a> FnGen<'a> {
             Construct::Atan2 => {
                 let a = self.arg(d, EXPR_CAP);
                 let (p, _) = self.pos(d, true, false);
-                Ex::atom(self.meth(&a, name, &[p.s.clone()]), 1.6)
+                Ex::atom(self.meth(&a, name, &[p.s]), 1.6)
             }
             Construct::Powf => {
                 let (p, lo) = self.pos(d, false, false);
                 let a = self.arg(d, 1.5);
                 let b = p.b.max(1.0 / lo).max(1.0).powf(a.b);
-                Ex::atom(self.meth(&p, name, &[a.s.clone()]), b)
+                Ex::atom(self.meth(&p, name, &[a.s]), b)
             }
             Construct::MulAdd => {
                 let l = self.expr_nc(d);
