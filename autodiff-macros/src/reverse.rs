@@ -1067,111 +1067,23 @@ impl Emitter<'_> {
     /// Sequences whose adjoint accesses in this loop body are all `b[i + c]` with constant `c`,
     /// in statements that run on every iteration: they get an adjoint window.
     fn plan_windows(&mut self, index: VarId, body: &[R]) -> Vec<(VarId, Window)> {
-        let mut offsets: HashMap<VarId, Vec<i64>> = HashMap::new();
-        let mut bad: BTreeSet<VarId> = BTreeSet::new();
-        let vars = self.vars;
-        let visit = |e: &Expr,
-                     offsets: &mut HashMap<VarId, Vec<i64>>,
-                     bad: &mut BTreeSet<VarId>| {
-            e.visit(&mut |n| match &n.kind {
-                ExprKind::Index { base, index: ix } if vars[*base].active => {
-                    match affine_offset(ix, index) {
-                        Some(c) => offsets.entry(*base).or_default().push(c),
-                        None => {
-                            bad.insert(*base);
-                        }
-                    }
-                }
-                ExprKind::Var(v) | ExprKind::CopySeq(v) | ExprKind::SubSlice { base: v, .. }
-                    if vars[*v].active && matches!(vars[*v].shape, Shape::Seq(_)) =>
-                {
-                    bad.insert(*v);
-                }
-                _ => {}
-            });
-        };
-        // Accesses inside branches may not happen on every iteration: their window loads and
-        // stores are guarded (an element that does not exist is never touched).
-        let mut guarded: BTreeSet<VarId> = BTreeSet::new();
-        #[allow(clippy::too_many_arguments)]
-        fn walk(
-            stmts: &[R],
-            nested: bool,
-            index: VarId,
-            vars: &[Var],
-            visit: &dyn Fn(&Expr, &mut HashMap<VarId, Vec<i64>>, &mut BTreeSet<VarId>),
-            offsets: &mut HashMap<VarId, Vec<i64>>,
-            bad: &mut BTreeSet<VarId>,
-            guarded: &mut BTreeSet<VarId>,
-        ) {
-            for st in stmts {
-                let before: BTreeSet<VarId> = offsets.keys().copied().collect();
-                let counts: HashMap<VarId, usize> =
-                    offsets.iter().map(|(k, v)| (*k, v.len())).collect();
-                match st {
-                    R::Let { init: Some(e), .. } | R::Eval(e) => visit(e, offsets, bad),
-                    R::Let { .. } | R::Macro(..) | R::Exit(_) => {}
-                    R::Assign { place, value } => {
-                        visit(value, offsets, bad);
-                        match place {
-                            Place::Index(w, ix) => {
-                                visit(ix, offsets, bad);
-                                if vars[*w].active {
-                                    match affine_offset(ix, index) {
-                                        Some(c) => offsets.entry(*w).or_default().push(c),
-                                        None => {
-                                            bad.insert(*w);
-                                        }
-                                    }
-                                }
-                            }
-                            Place::Var(w) => {
-                                bad.insert(*w);
-                            }
-                        }
-                    }
-                    R::Push { vec, value } => {
-                        visit(value, offsets, bad);
-                        bad.insert(*vec);
-                    }
-                    R::If { cond, then, els } => {
-                        visit(cond, offsets, bad);
-                        walk(then, true, index, vars, visit, offsets, bad, guarded);
-                        walk(els, true, index, vars, visit, offsets, bad, guarded);
-                    }
-                    R::Match { scrut, arms } => {
-                        visit(scrut, offsets, bad);
-                        for (_, b) in arms {
-                            walk(b, true, index, vars, visit, offsets, bad, guarded);
-                        }
-                    }
-                    // Inner loops run under their own index.
-                    R::For { .. } | R::While { .. } => {
-                        let mut inner = Vec::new();
-                        collect_seq_uses(st, &mut inner);
-                        bad.extend(inner);
-                    }
-                }
-                if nested {
-                    for (k, v) in offsets.iter() {
-                        if !before.contains(k) || counts.get(k).copied().unwrap_or(0) < v.len() {
-                            guarded.insert(*k);
-                        }
-                    }
-                }
-            }
-        }
-        walk(
-            body,
-            false,
+        let mut plan = WindowPlan {
             index,
-            vars,
-            &visit,
-            &mut offsets,
-            &mut bad,
-            &mut guarded,
-        );
+            vars: self.vars,
+            offsets: HashMap::new(),
+            bad: BTreeSet::new(),
+            guarded: BTreeSet::new(),
+        };
+        plan.stmts(body, false);
+        let WindowPlan {
+            offsets,
+            bad,
+            guarded,
+            ..
+        } = plan;
         let mut out = Vec::new();
+        let mut offsets: Vec<(VarId, Vec<i64>)> = offsets.into_iter().collect();
+        offsets.sort_by_key(|(w, _)| *w);
         for (w, cs) in offsets {
             if bad.contains(&w) || self.windows.contains_key(&w) || !self.acc.contains(&w) {
                 continue;
@@ -2973,4 +2885,99 @@ fn invariant_part(ix: &Expr, i: VarId) -> Option<Expr> {
             span,
         )
     }))
+}
+
+/// The adjoint accesses of one loop body, for `plan_windows`: per sequence the offsets `c` of
+/// its accesses `b[i + c]`; sequences used any other way are `bad`; those accessed inside a branch
+/// are `guarded`.
+struct WindowPlan<'a> {
+    index: VarId,
+    vars: &'a [Var],
+    offsets: HashMap<VarId, Vec<i64>>,
+    bad: BTreeSet<VarId>,
+    guarded: BTreeSet<VarId>,
+}
+
+impl WindowPlan<'_> {
+    fn access(&mut self, base: VarId, ix: &Expr, nested: bool) {
+        match affine_offset(ix, self.index) {
+            Some(c) => {
+                self.offsets.entry(base).or_default().push(c);
+                if nested {
+                    self.guarded.insert(base);
+                }
+            }
+            None => {
+                self.bad.insert(base);
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &Expr, nested: bool) {
+        let vars = self.vars;
+        let mut found = Vec::new();
+        e.visit(&mut |n| match &n.kind {
+            ExprKind::Index { base, index } if vars[*base].active => {
+                found.push((*base, Some((**index).clone())))
+            }
+            ExprKind::Var(v) | ExprKind::CopySeq(v) | ExprKind::SubSlice { base: v, .. }
+                if vars[*v].active && matches!(vars[*v].shape, Shape::Seq(_)) =>
+            {
+                found.push((*v, None))
+            }
+            _ => {}
+        });
+        for (base, ix) in found {
+            match ix {
+                Some(ix) => self.access(base, &ix, nested),
+                None => {
+                    self.bad.insert(base);
+                }
+            }
+        }
+    }
+
+    fn stmts(&mut self, stmts: &[R], nested: bool) {
+        for st in stmts {
+            match st {
+                R::Let { init: Some(e), .. } | R::Eval(e) => self.expr(e, nested),
+                R::Let { .. } | R::Macro(..) | R::Exit(_) => {}
+                R::Assign { place, value } => {
+                    self.expr(value, nested);
+                    match place {
+                        Place::Index(w, ix) => {
+                            self.expr(ix, nested);
+                            if self.vars[*w].active {
+                                self.access(*w, ix, nested);
+                            }
+                        }
+                        Place::Var(w) => {
+                            self.bad.insert(*w);
+                        }
+                    }
+                }
+                R::Push { vec, value } => {
+                    self.expr(value, nested);
+                    self.bad.insert(*vec);
+                }
+                R::If { cond, then, els } => {
+                    self.expr(cond, nested);
+                    self.stmts(then, true);
+                    self.stmts(els, true);
+                }
+                R::Match { scrut, arms } => {
+                    self.expr(scrut, nested);
+                    for (_, b) in arms {
+                        self.stmts(b, true);
+                    }
+                }
+                // Inner loops run under their own index.
+                R::For { .. } | R::While { .. } => {
+                    let mut inner = Vec::new();
+                    collect_seq_uses(st, &mut inner);
+                    self.bad.extend(inner);
+                }
+            }
+        }
+    }
 }
