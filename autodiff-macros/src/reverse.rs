@@ -513,8 +513,9 @@ struct Emitter<'a> {
 struct SliceView {
     name: syn::Ident,
     index: VarId,
-    /// The loop-invariant part `e`, printed (empty when there is none).
+    /// The loop-invariant part `e`, printed (empty when there is none), and as an expression.
     inv: String,
+    inv_expr: Option<Expr>,
     start: TokenStream,
     lo: i64,
 }
@@ -1135,101 +1136,36 @@ impl Emitter<'_> {
         index: VarId,
         body: &[R],
         a: &TokenStream,
-        b: &TokenStream,
     ) -> (Vec<(VarId, SliceView, i64)>, Vec<(VarId, SliceView, i64)>) {
-        // Per sequence: (invariant, offsets) of every access; None once disqualified.
-        let mut acc: HashMap<VarId, Option<(String, Vec<i64>, Option<Expr>)>> = HashMap::new();
-        let mut written: BTreeSet<VarId> = BTreeSet::new();
-        let mut note = |acc: &mut HashMap<VarId, Option<(String, Vec<i64>, Option<Expr>)>>,
-                        base: VarId,
-                        ix: &Expr| {
-            let split = affine_split(ix, index, self);
-            let entry = acc.entry(base).or_insert_with(|| {
-                split
-                    .as_ref()
-                    .map(|(inv, _)| (inv.clone(), Vec::new(), invariant_part(ix, index)))
-            });
-            match (entry.as_mut(), split) {
-                (Some((inv, cs, _)), Some((inv2, c))) if *inv == inv2 => cs.push(c),
-                _ => *entry = None,
-            }
+        let mut plan = ViewPlan {
+            em: self,
+            index,
+            seqs: HashMap::new(),
+            written: BTreeSet::new(),
         };
-        let visit = |e: &Expr,
-                     acc: &mut HashMap<VarId, Option<(String, Vec<i64>, Option<Expr>)>>,
-                     note: &mut dyn FnMut(
-            &mut HashMap<VarId, Option<(String, Vec<i64>, Option<Expr>)>>,
-            VarId,
-            &Expr,
-        )| {
-            e.visit(&mut |n| match &n.kind {
-                ExprKind::Index { base, index: ix } => note(acc, *base, ix),
-                ExprKind::Var(v)
-                | ExprKind::CopySeq(v)
-                | ExprKind::SubSlice { base: v, .. }
-                | ExprKind::Len(v) => {
-                    acc.insert(*v, None);
-                }
-                _ => {}
-            });
-        };
-        for st in body {
-            match st {
-                R::Let { init: Some(e), .. } | R::Eval(e) => visit(e, &mut acc, &mut note),
-                R::Let { .. } | R::Exit(_) => {}
-                R::Macro(_, vis) => {
-                    for v in vis {
-                        acc.insert(*v, None);
-                    }
-                }
-                R::Assign { place, value } => {
-                    visit(value, &mut acc, &mut note);
-                    match place {
-                        Place::Index(w, ix) => {
-                            visit(ix, &mut acc, &mut note);
-                            note(&mut acc, *w, ix);
-                            written.insert(*w);
-                        }
-                        Place::Var(w) => {
-                            acc.insert(*w, None);
-                        }
-                    }
-                }
-                R::Push { vec, value } => {
-                    visit(value, &mut acc, &mut note);
-                    acc.insert(*vec, None);
-                }
-                _ => {
-                    let mut inner = Vec::new();
-                    collect_seq_uses(st, &mut inner);
-                    for v in inner {
-                        acc.insert(v, None);
-                    }
-                }
-            }
-        }
+        plan.stmts(body);
+        let ViewPlan { seqs, written, .. } = plan;
+        let mut seqs: Vec<(VarId, Option<ViewAccesses>)> = seqs.into_iter().collect();
+        seqs.sort_by_key(|(v, _)| *v);
         let mut prim = Vec::new();
         let mut adj = Vec::new();
-        let mut keys: Vec<VarId> = acc.keys().copied().collect();
-        keys.sort();
-        for v in keys {
-            let Some((inv, cs, inv_expr)) = acc[&v].clone() else {
+        for (v, acc) in seqs {
+            let Some(acc) = acc else {
                 continue;
             };
-            if cs.is_empty() || !matches!(self.vars[v].shape, Shape::Seq(_)) {
+            if acc.offsets.is_empty() || !matches!(self.vars[v].shape, Shape::Seq(_)) {
                 continue;
             }
-            let lo = cs.iter().copied().min().unwrap_or(0);
-            let hi = cs.iter().copied().max().unwrap_or(0);
-            let _ = (a, b);
+            let lo = acc.offsets.iter().copied().min().unwrap_or(0);
+            let hi = acc.offsets.iter().copied().max().unwrap_or(0);
             let make = |me: &mut Self| SliceView {
                 name: me.fresh("vw"),
                 index,
-                inv: inv.clone(),
+                inv: acc.inv.clone(),
+                inv_expr: acc.inv_expr.clone(),
                 start: a.clone(),
                 lo,
             };
-            // `a` is the name of the loop's start, bound before the loop in each sweep.
-            let _ = &inv_expr;
             // Primal reads: sequences the loop does not write, readable by name in both sweeps.
             if !written.contains(&v) && self.stable(v) {
                 prim.push((v, make(self), hi));
@@ -1239,44 +1175,6 @@ impl Emitter<'_> {
             }
         }
         (prim, adj)
-    }
-
-    /// The printed invariant part `e` of the accesses `arr[e + i + c]` in a loop body.
-    fn view_invariant(&self, body: &[R], arr: VarId, i: VarId) -> Option<TokenStream> {
-        let mut indices: Vec<&Expr> = Vec::new();
-        let look = |e: &Expr| {
-            let mut found = Vec::new();
-            e.visit(&mut |n| {
-                if let ExprKind::Index { base, index } = &n.kind {
-                    if *base == arr {
-                        found.push(invariant_part(index, i));
-                    }
-                }
-            });
-            found
-        };
-        let mut parts: Vec<Option<Expr>> = Vec::new();
-        for st in body {
-            match st {
-                R::Let { init: Some(e), .. } | R::Eval(e) => parts.extend(look(e)),
-                R::Assign { place, value } => {
-                    parts.extend(look(value));
-                    if let Place::Index(w, ix) = place {
-                        if *w == arr {
-                            indices.push(ix);
-                        }
-                    }
-                }
-                R::Push { value, .. } => parts.extend(look(value)),
-                _ => {}
-            }
-        }
-        parts.extend(indices.into_iter().map(|ix| invariant_part(ix, i)));
-        parts
-            .into_iter()
-            .next()
-            .flatten()
-            .map(|e| self.fwd_expr(&e))
     }
 
     /// `let name = if a < b { &arr[lo..hi] } else { &arr[0..0] };`
@@ -1366,18 +1264,18 @@ impl Emitter<'_> {
             let mut rev_decls = vec![quote!(let #vstart = #s;)];
             // Slice views (only for plain ascending or descending `a..b` loops).
             let (pviews, aviews) = if step.is_none() && !*inclusive {
-                self.plan_views(var, body, &quote!(#vstart), &e)
+                self.plan_views(var, body, &quote!(#vstart))
             } else {
                 (Vec::new(), Vec::new())
             };
             for (arr, view, hi) in &pviews {
-                let inv = self.view_invariant(body, *arr, var);
+                let inv = view.inv_expr.as_ref().map(|x| self.fwd_expr(x));
                 let n = self.uname(*arr);
                 fwd_decls.push(self.view_decl(quote!(#n), view, *hi, inv.clone(), &fe, false));
                 rev_decls.push(self.view_decl(quote!(#n), view, *hi, inv, &e, false));
             }
             for (arr, view, hi) in &aviews {
-                let inv = self.view_invariant(body, *arr, var);
+                let inv = view.inv_expr.as_ref().map(|x| self.fwd_expr(x));
                 let b = self.adj(*arr);
                 rev_decls.push(self.view_decl(quote!(#b), view, *hi, inv, &e, true));
             }
@@ -2976,6 +2874,94 @@ impl WindowPlan<'_> {
                     let mut inner = Vec::new();
                     collect_seq_uses(st, &mut inner);
                     self.bad.extend(inner);
+                }
+            }
+        }
+    }
+}
+
+/// The accesses `arr[e + i + c]` of one sequence in a loop body (one invariant `e`).
+#[derive(Clone)]
+struct ViewAccesses {
+    inv: String,
+    inv_expr: Option<Expr>,
+    offsets: Vec<i64>,
+}
+
+/// Walks a loop body for `plan_views`: per sequence its accesses, or `None` once it is used in
+/// any other way (whole, with another invariant, under control flow).
+struct ViewPlan<'e, 'a> {
+    em: &'e Emitter<'a>,
+    index: VarId,
+    seqs: HashMap<VarId, Option<ViewAccesses>>,
+    written: BTreeSet<VarId>,
+}
+
+impl ViewPlan<'_, '_> {
+    fn access(&mut self, base: VarId, ix: &Expr) {
+        let split = affine_split(ix, self.index, self.em);
+        let index = self.index;
+        let entry = self.seqs.entry(base).or_insert_with(|| {
+            split.as_ref().map(|(inv, _)| ViewAccesses {
+                inv: inv.clone(),
+                inv_expr: invariant_part(ix, index),
+                offsets: Vec::new(),
+            })
+        });
+        match (entry.as_mut(), split) {
+            (Some(acc), Some((inv, c))) if acc.inv == inv => acc.offsets.push(c),
+            _ => *entry = None,
+        }
+    }
+
+    fn disqualify(&mut self, v: VarId) {
+        self.seqs.insert(v, None);
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        let mut found: Vec<(VarId, Option<Expr>)> = Vec::new();
+        e.visit(&mut |n| match &n.kind {
+            ExprKind::Index { base, index } => found.push((*base, Some((**index).clone()))),
+            ExprKind::Var(v)
+            | ExprKind::CopySeq(v)
+            | ExprKind::SubSlice { base: v, .. }
+            | ExprKind::Len(v) => found.push((*v, None)),
+            _ => {}
+        });
+        for (v, ix) in found {
+            match ix {
+                Some(ix) => self.access(v, &ix),
+                None => self.disqualify(v),
+            }
+        }
+    }
+
+    fn stmts(&mut self, body: &[R]) {
+        for st in body {
+            match st {
+                R::Let { init: Some(e), .. } | R::Eval(e) => self.expr(e),
+                R::Let { .. } | R::Exit(_) => {}
+                R::Macro(_, vis) => vis.iter().for_each(|v| self.disqualify(*v)),
+                R::Assign { place, value } => {
+                    self.expr(value);
+                    match place {
+                        Place::Index(w, ix) => {
+                            self.expr(ix);
+                            self.access(*w, ix);
+                            self.written.insert(*w);
+                        }
+                        Place::Var(w) => self.disqualify(*w),
+                    }
+                }
+                R::Push { vec, value } => {
+                    self.expr(value);
+                    self.disqualify(*vec);
+                }
+                // Accesses under control flow might not happen on every iteration.
+                _ => {
+                    let mut inner = Vec::new();
+                    collect_seq_uses(st, &mut inner);
+                    inner.into_iter().for_each(|v| self.disqualify(v));
                 }
             }
         }

@@ -1178,7 +1178,7 @@ impl<'a> FnGen<'a> {
                 if self.on(Construct::PowiVar) && int_exp && self.chance(0.25) {
                     self.count(Construct::PowiVar);
                     let idx = self.index_vars();
-                    let k = if !idx.is_empty() && self.chance(0.7) {
+                    let k = if !idx.is_empty() && (self.chance(0.7) || !self.has_len()) {
                         let i = self.pick(&idx);
                         self.vars[i].name.clone()
                     } else {
