@@ -53,90 +53,13 @@ impl Printer<'_> {
                 let i = self.expr(index);
                 quote_spanned!(span=> #b[#i])
             }
-            ExprKind::Binary { op, lhs, rhs } => {
-                let (l, r, o) = (self.expr(lhs), self.expr(rhs), binop_tokens(*op));
-                quote_spanned!(span=> (#l #o #r))
-            }
-            ExprKind::Unary { op, expr } => {
-                let x = self.expr(expr);
-                match op {
-                    UnOp::Neg => quote_spanned!(span=> (-#x)),
-                    UnOp::Not => quote_spanned!(span=> (!#x)),
-                }
-            }
-            ExprKind::Cast { expr, ty } => {
-                let x = self.expr(expr);
-                quote_spanned!(span=> (#x as #ty))
-            }
-            ExprKind::Method { recv, method, args } => {
-                let r = self.expr(recv);
-                let a = args.iter().map(|a| self.expr(a));
-                quote_spanned!(span=> #r.#method(#(#a),*))
-            }
-            ExprKind::PlainMethod {
-                recv,
-                method,
-                turbofish,
-                args,
-                ..
-            } => {
-                let r = self.expr(recv);
-                let a = args.iter().map(|a| self.expr(a));
-                quote_spanned!(span=> #r.#method #turbofish (#(#a),*))
-            }
             ExprKind::Len(v) => {
                 let b = (self.name)(*v);
                 quote_spanned!(span=> #b.len())
             }
-            ExprKind::Call { func, args, .. } => {
-                let a = args.iter().map(|a| self.expr(a));
-                quote_spanned!(span=> #func(#(#a),*))
-            }
-            ExprKind::PlainCall {
-                func, args, suffix, ..
-            } => {
-                let a = args.iter().map(|a| self.expr(a));
-                quote_spanned!(span=> #func(#(#a),*) #suffix)
-            }
-            ExprKind::Tuple(items) => {
-                let a = items.iter().map(|a| self.expr(a));
-                quote_spanned!(span=> (#(#a,)*))
-            }
-            ExprKind::Array(items) => {
-                let a = items.iter().map(|a| self.expr(a));
-                quote_spanned!(span=> [#(#a),*])
-            }
-            ExprKind::ArrayRepeat { elem, len } => {
-                let x = self.expr(elem);
-                quote_spanned!(span=> [#x; #len])
-            }
-            ExprKind::VecRepeat { elem, len } => {
-                let (x, n) = (self.expr(elem), self.expr(len));
-                quote_spanned!(span=> ::std::vec![#x; #n])
-            }
-            ExprKind::VecList(items) => {
-                let a = items.iter().map(|a| self.expr(a));
-                quote_spanned!(span=> ::std::vec![#(#a),*])
-            }
-            ExprKind::VecNew { capacity } => match capacity {
-                None => quote_spanned!(span=> ::std::vec::Vec::new()),
-                Some(c) => {
-                    let c = self.expr(c);
-                    quote_spanned!(span=> ::std::vec::Vec::with_capacity(#c))
-                }
-            },
             ExprKind::CopySeq(v) => {
                 let b = (self.name)(*v);
                 quote_spanned!(span=> ::std::borrow::ToOwned::to_owned(&*#b))
-            }
-            ExprKind::Field { base, index } => {
-                let b = self.expr(base);
-                let i = syn::Index::from(*index as usize);
-                quote_spanned!(span=> #b.#i)
-            }
-            ExprKind::Ref(inner) => {
-                let x = self.expr(inner);
-                quote_spanned!(span=> &#x)
             }
             ExprKind::SubSlice {
                 base,
@@ -154,6 +77,11 @@ impl Printer<'_> {
                 }
             }
             ExprKind::Poison => quote!(()),
+            _ => {
+                let kids: Vec<TokenStream> =
+                    e.children().into_iter().map(|c| self.expr(c)).collect();
+                compose(e, &kids)
+            }
         }
     }
 
@@ -186,4 +114,72 @@ impl Printer<'_> {
 /// The user's name of a variable.
 pub fn user_name(vars: &[Var]) -> impl Fn(VarId) -> TokenStream + '_ {
     move |v| vars[v].name.to_token_stream()
+}
+
+/// An operation applied to its operands, already printed in `Expr::children` order: the part of
+/// printing shared by the primal printer and the reverse sweep's recomputation. Leaves (`Lit`,
+/// `Var`, `Opaque`, `Index`, `Len`, `CopySeq`, `SubSlice`) are printed by the callers.
+pub fn compose(e: &Expr, kids: &[TokenStream]) -> TokenStream {
+    let span = e.span;
+    let k = |i: usize| kids.get(i).cloned().unwrap_or_default();
+    match &e.kind {
+        ExprKind::Binary { op, .. } => {
+            let (l, r, o) = (k(0), k(1), binop_tokens(*op));
+            quote_spanned!(span=> (#l #o #r))
+        }
+        ExprKind::Unary { op, .. } => {
+            let x = k(0);
+            match op {
+                UnOp::Neg => quote_spanned!(span=> (-#x)),
+                UnOp::Not => quote_spanned!(span=> (!#x)),
+            }
+        }
+        ExprKind::Cast { ty, .. } => {
+            let x = k(0);
+            quote_spanned!(span=> (#x as #ty))
+        }
+        ExprKind::Method { method, .. } => {
+            let (r, a) = (k(0), &kids[1.min(kids.len())..]);
+            quote_spanned!(span=> #r.#method(#(#a),*))
+        }
+        ExprKind::PlainMethod {
+            method, turbofish, ..
+        } => {
+            let (r, a) = (k(0), &kids[1.min(kids.len())..]);
+            quote_spanned!(span=> #r.#method #turbofish (#(#a),*))
+        }
+        ExprKind::Call { func, .. } => quote_spanned!(span=> #func(#(#kids),*)),
+        ExprKind::PlainCall { func, suffix, .. } => {
+            quote_spanned!(span=> #func(#(#kids),*) #suffix)
+        }
+        ExprKind::Tuple(_) => quote_spanned!(span=> (#(#kids,)*)),
+        ExprKind::Array(_) => quote_spanned!(span=> [#(#kids),*]),
+        ExprKind::ArrayRepeat { len, .. } => {
+            let x = k(0);
+            quote_spanned!(span=> [#x; #len])
+        }
+        ExprKind::VecRepeat { .. } => {
+            let (x, n) = (k(0), k(1));
+            quote_spanned!(span=> ::std::vec![#x; #n])
+        }
+        ExprKind::VecList(_) => quote_spanned!(span=> ::std::vec![#(#kids),*]),
+        ExprKind::VecNew { capacity } => match capacity {
+            None => quote_spanned!(span=> ::std::vec::Vec::new()),
+            Some(_) => {
+                let c = k(0);
+                quote_spanned!(span=> ::std::vec::Vec::with_capacity(#c))
+            }
+        },
+        ExprKind::Field { index, .. } => {
+            let b = k(0);
+            let i = syn::Index::from(*index as usize);
+            quote_spanned!(span=> #b.#i)
+        }
+        ExprKind::Ref(_) => {
+            let x = k(0);
+            quote_spanned!(span=> &#x)
+        }
+        // Leaves: printed by the callers.
+        _ => quote!(()),
+    }
 }

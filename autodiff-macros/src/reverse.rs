@@ -1941,72 +1941,6 @@ impl Emitter<'_> {
                 let b = self.uname(*v);
                 quote!(#b.len())
             }
-            ExprKind::Binary { op, lhs, rhs } => {
-                let (a, b) = (self.val(lhs, cx, out, code), self.val(rhs, cx, out, code));
-                let o = crate::primal::binop_tokens(*op);
-                quote_spanned!(span=> (#a #o #b))
-            }
-            ExprKind::Unary { op, expr } => {
-                let a = self.val(expr, cx, out, code);
-                match op {
-                    UnOp::Neg => quote_spanned!(span=> (-#a)),
-                    UnOp::Not => quote_spanned!(span=> (!#a)),
-                }
-            }
-            ExprKind::Cast { expr, ty } => {
-                let a = self.val(expr, cx, out, code);
-                quote_spanned!(span=> (#a as #ty))
-            }
-            ExprKind::Method { recv, method, args } => {
-                let r = self.val(recv, cx, out, code);
-                let a: Vec<TokenStream> = args.iter().map(|x| self.val(x, cx, out, code)).collect();
-                quote_spanned!(span=> #r.#method(#(#a),*))
-            }
-            ExprKind::PlainMethod {
-                recv,
-                method,
-                turbofish,
-                args,
-                ..
-            } => {
-                let r = self.val(recv, cx, out, code);
-                let a: Vec<TokenStream> = args.iter().map(|x| self.val(x, cx, out, code)).collect();
-                quote_spanned!(span=> #r.#method #turbofish (#(#a),*))
-            }
-            ExprKind::Call { func, args, .. } => {
-                let a: Vec<TokenStream> = args.iter().map(|x| self.val(x, cx, out, code)).collect();
-                quote_spanned!(span=> #func(#(#a),*))
-            }
-            ExprKind::PlainCall {
-                func, args, suffix, ..
-            } => {
-                let a: Vec<TokenStream> = args.iter().map(|x| self.val(x, cx, out, code)).collect();
-                quote_spanned!(span=> #func(#(#a),*) #suffix)
-            }
-            ExprKind::Tuple(items) => {
-                let a: Vec<TokenStream> =
-                    items.iter().map(|x| self.val(x, cx, out, code)).collect();
-                quote!((#(#a,)*))
-            }
-            ExprKind::Array(items) => {
-                let a: Vec<TokenStream> =
-                    items.iter().map(|x| self.val(x, cx, out, code)).collect();
-                quote!([#(#a),*])
-            }
-            ExprKind::VecList(items) => {
-                let a: Vec<TokenStream> =
-                    items.iter().map(|x| self.val(x, cx, out, code)).collect();
-                quote!(::std::vec![#(#a),*])
-            }
-            ExprKind::ArrayRepeat { elem, len } => {
-                let a = self.val(elem, cx, out, code);
-                quote!([#a; #len])
-            }
-            ExprKind::VecRepeat { elem, len } => {
-                let (a, n) = (self.val(elem, cx, out, code), self.val(len, cx, out, code));
-                quote!(::std::vec![#a; #n])
-            }
-            ExprKind::VecNew { .. } => quote!(::std::vec::Vec::new()),
             ExprKind::CopySeq(v) => {
                 if !self.stable_at_stmt(*v) {
                     let s = self.save(self.fwd_expr(e), cx.level, out, None);
@@ -2015,15 +1949,6 @@ impl Emitter<'_> {
                 }
                 let b = self.uname(*v);
                 quote!(::std::borrow::ToOwned::to_owned(&#b[..]))
-            }
-            ExprKind::Field { base, index } => {
-                let b = self.val(base, cx, out, code);
-                let i = syn::Index::from(*index as usize);
-                quote!(#b.#i)
-            }
-            ExprKind::Ref(inner) => {
-                let b = self.val(inner, cx, out, code);
-                quote!(&#b)
             }
             ExprKind::SubSlice {
                 base,
@@ -2052,6 +1977,14 @@ impl Emitter<'_> {
                 }
             }
             ExprKind::Poison => quote!(()),
+            _ => {
+                let kids: Vec<TokenStream> = e
+                    .children()
+                    .into_iter()
+                    .map(|c| self.val(c, cx, out, code))
+                    .collect();
+                crate::primal::compose(e, &kids)
+            }
         };
         let name = self.fresh("v");
         code.push(quote!(let #name = #t;));
