@@ -94,20 +94,14 @@ impl Printer<'_> {
             rev,
             step,
         } = r;
-        let (s, e) = (self.expr(start), self.expr(end));
-        let mut t = if *inclusive {
-            quote!((#s..=#e))
-        } else {
-            quote!((#s..#e))
-        };
-        if *rev {
-            t = quote!(#t.rev());
-        }
-        if let Some(st) = step {
-            let st = self.expr(st);
-            t = quote!(#t.step_by(#st));
-        }
-        t
+        let st = step.as_ref().map(|st| self.expr(st));
+        range_tokens(
+            &self.expr(start),
+            &self.expr(end),
+            *inclusive,
+            *rev,
+            st.as_ref(),
+        )
     }
 }
 
@@ -182,4 +176,26 @@ pub fn compose(e: &Expr, kids: &[TokenStream]) -> TokenStream {
         // Leaves: printed by the callers.
         _ => quote!(()),
     }
+}
+
+/// `(s..e)` or `(s..=e)`, then `.rev()`, then `.step_by(step)`.
+pub fn range_tokens(
+    s: &TokenStream,
+    e: &TokenStream,
+    inclusive: bool,
+    rev: bool,
+    step: Option<&TokenStream>,
+) -> TokenStream {
+    let mut t = if inclusive {
+        quote!((#s..=#e))
+    } else {
+        quote!((#s..#e))
+    };
+    if rev {
+        t = quote!(#t.rev());
+    }
+    if let Some(st) = step {
+        t = quote!(#t.step_by(#st));
+    }
+    t
 }

@@ -1319,17 +1319,7 @@ impl Emitter<'_> {
             let bf = &b.fwd;
             out.fwd
                 .push(quote!({ #(#fwd_decls)* for #i in #r { #(#bf)* } }));
-            let mut rr = if *inclusive {
-                quote!((#s..=#e))
-            } else {
-                quote!((#s..#e))
-            };
-            if *rev {
-                rr = quote!(#rr.rev());
-            }
-            if let Some(st) = st {
-                rr = quote!(#rr.step_by(#st));
-            }
+            let rr = crate::primal::range_tokens(&s, &e, *inclusive, *rev, st.as_ref());
             let bp = &b.pops;
             let br = b.rev.iter().rev();
             if wins.is_empty() {
@@ -1884,6 +1874,13 @@ impl Emitter<'_> {
         }
     }
 
+    /// Saves the value of the read `e` before its statement; the reverse reads the copy.
+    fn save_read(&mut self, e: &Expr, cx: &mut StmtCx, out: &mut BlockOut) -> TokenStream {
+        let s = self.save(self.fwd_expr(e), cx.level, out, None);
+        cx.snap.insert(e as *const Expr as usize, quote!(#s));
+        quote!(#s)
+    }
+
     /// The value of `e` in the reverse sweep (children computed once, into locals).
     fn val(
         &mut self,
@@ -1907,9 +1904,7 @@ impl Emitter<'_> {
                 if !self.stable_at_stmt(*v) {
                     if self.vars[*v].mutable {
                         // Index expressions and decisions reached without `prepare`.
-                        let s = self.save(self.fwd_expr(e), cx.level, out, None);
-                        cx.snap.insert(key, quote!(#s));
-                        return quote!(#s);
+                        return self.save_read(e, cx, out);
                     }
                     self.needed_now.insert(*v);
                 }
@@ -1918,9 +1913,7 @@ impl Emitter<'_> {
             }
             ExprKind::Index { base, index } => {
                 if !self.stable_at_stmt(*base) {
-                    let s = self.save(self.fwd_expr(e), cx.level, out, None);
-                    cx.snap.insert(key, quote!(#s));
-                    return quote!(#s);
+                    return self.save_read(e, cx, out);
                 }
                 if let Some(t) = self.view_access(*base, index, false) {
                     let name = self.fresh("v");
@@ -1934,18 +1927,14 @@ impl Emitter<'_> {
             }
             ExprKind::Len(v) => {
                 if !self.stable_at_stmt(*v) {
-                    let s = self.save(self.fwd_expr(e), cx.level, out, None);
-                    cx.snap.insert(key, quote!(#s));
-                    return quote!(#s);
+                    return self.save_read(e, cx, out);
                 }
                 let b = self.uname(*v);
                 quote!(#b.len())
             }
             ExprKind::CopySeq(v) => {
                 if !self.stable_at_stmt(*v) {
-                    let s = self.save(self.fwd_expr(e), cx.level, out, None);
-                    cx.snap.insert(key, quote!(#s));
-                    return quote!(#s);
+                    return self.save_read(e, cx, out);
                 }
                 let b = self.uname(*v);
                 quote!(::std::borrow::ToOwned::to_owned(&#b[..]))
