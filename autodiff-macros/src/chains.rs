@@ -913,7 +913,7 @@ impl Lowerer<'_> {
             _ => None,
         });
         let rt = crate::names::rt();
-        let typed_const = |cx: &Self, what: &str| -> Expr {
+        let typed_const = |what: &str| -> Expr {
             let f = syn::Ident::new(what, span);
             let ty = turbofish_ty.clone().or(elem_ty.clone());
             let tokens = match ty {
@@ -926,7 +926,6 @@ impl Lowerer<'_> {
                     }
                 }
             };
-            let _ = cx;
             Expr::new(
                 ExprKind::Opaque {
                     tokens,
@@ -937,8 +936,8 @@ impl Lowerer<'_> {
         };
         // Accumulator and its initial value.
         let (acc_init, start_at_one): (Option<Expr>, bool) = match name.as_str() {
-            "sum" => (Some(typed_const(self, "zero")), false),
-            "product" => (Some(typed_const(self, "one")), false),
+            "sum" => (Some(typed_const("zero")), false),
+            "product" => (Some(typed_const("one")), false),
             "fold" => match m.args.first() {
                 Some(init) => (Some(self.expr(init, out)), false),
                 None => (None, false),

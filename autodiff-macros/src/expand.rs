@@ -195,8 +195,7 @@ impl<'a> Signatures<'a> {
         let sig = &self.f.item.sig;
         let vis = &self.f.item.vis;
         let name = &sig.ident;
-        let (impl_g, _, where_c) = sig.generics.split_for_impl();
-        let _ = impl_g;
+        let where_c = &sig.generics.where_clause;
         let gparams = &sig.generics.params;
         let generics = if gparams.is_empty() {
             quote!()

@@ -7,7 +7,7 @@
 use crate::attr::Attr;
 use crate::diag::Diag;
 use crate::ir::*;
-use crate::methods::{self, Arity};
+use crate::methods;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use std::collections::HashMap;
@@ -1875,7 +1875,6 @@ impl Lowerer<'_> {
                     );
                 }
                 let args = m.args.iter().map(|a| self.expr(a, out)).collect();
-                let _ = Arity::Unary;
                 return Expr::new(
                     ExprKind::Method {
                         recv: Box::new(recv),

@@ -77,7 +77,6 @@ enum Exit {
 struct LoopCx {
     label: Option<String>,
     brk: VarId,
-    brk_used: bool,
 }
 
 struct Norm<'a> {
@@ -221,14 +220,12 @@ impl Norm<'_> {
                     arms,
                 });
             }
-            Stmt::Return { value, span } => {
+            Stmt::Return { value, .. } => {
                 if let Some(v) = value {
                     out.push(R::Assign {
                         place: Place::Var(self.ret),
                         value: v.clone(),
                     });
-                } else {
-                    let _ = span;
                 }
                 out.push(R::Exit(Exit::Return));
             }
@@ -302,7 +299,6 @@ impl Norm<'_> {
         self.loops.push(LoopCx {
             label: label.as_ref().map(|l| l.ident.to_string()),
             brk,
-            brk_used: false,
         });
         let mut body = self.block(stmts);
         let mut after = Vec::new();
@@ -325,8 +321,7 @@ impl Norm<'_> {
                 els: Vec::new(),
             });
         }
-        let cx = self.loops.pop();
-        let _ = cx.map(|c| c.brk_used);
+        self.loops.pop();
         (body, brk, after)
     }
 
@@ -340,10 +335,7 @@ impl Norm<'_> {
                     let ex = ex.clone();
                     let repl: Vec<R> = match &ex {
                         Exit::Continue(t) if *t == depth => vec![],
-                        Exit::Break(t) if *t == depth => {
-                            self.loops[depth].brk_used = true;
-                            vec![Self::set(brk, true)]
-                        }
+                        Exit::Break(t) if *t == depth => vec![Self::set(brk, true)],
                         Exit::Return => {
                             let flag = match self.returned {
                                 Some(f) => f,
@@ -507,6 +499,9 @@ struct Emitter<'a> {
     views: HashMap<VarId, SliceView>,
     adj_views: HashMap<VarId, SliceView>,
 }
+
+/// A view of a sequence for one loop, with the largest offset it covers.
+type PlannedView = (VarId, SliceView, i64);
 
 /// `name = &arr[e + a + lo ..]`, read as `name[(i - a) + (c - lo)]` for `arr[e + i + c]`.
 #[derive(Clone)]
@@ -1130,13 +1125,12 @@ impl Emitter<'_> {
     /// body is `arr[e + i + c]` (one invariant `e` per sequence), in statements that run on every
     /// iteration. Primal views only for sequences the loop does not write. Returns the view
     /// declarations for the forward loop and for the reverse loop.
-    #[allow(clippy::type_complexity)]
     fn plan_views(
         &mut self,
         index: VarId,
         body: &[R],
         a: &TokenStream,
-    ) -> (Vec<(VarId, SliceView, i64)>, Vec<(VarId, SliceView, i64)>) {
+    ) -> (Vec<PlannedView>, Vec<PlannedView>) {
         let mut plan = ViewPlan {
             em: self,
             index,
