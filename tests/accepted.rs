@@ -141,3 +141,34 @@ fn let_else_with_slice_pattern() {
             .random(2, -1.0, 1.0);
     }
 }
+
+#[differentiate]
+fn twice(a: f64, u: &[f64]) -> f64 {
+    a * u[0] + u[u.len() - 1]
+}
+
+/// A variable declared before it is given a value, then passed to calls (directly and through a
+/// `Vec` built from it).
+#[differentiate]
+fn late_init_into_calls(x: f64, n: usize) -> f64 {
+    let t;
+    if x > 0.0 {
+        t = x * x;
+    } else {
+        t = x.sin();
+    }
+    let w = vec![t; n];
+    twice(t, &w) + twice(x, &w[1..])
+}
+
+#[test]
+fn late_initialised_values_in_calls() {
+    Harness::new(1)
+        .primal(|p| vec![late_init_into_calls(p[0], 3)])
+        .jvp(|p, t| {
+            let (v, d) = late_init_into_calls_jvp(p[0], 3, t[0]);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| vec![late_init_into_calls_vjp(p[0], 3, &mut g[0], c[0])])
+        .at(&[&[0.7], &[-0.4]]);
+}

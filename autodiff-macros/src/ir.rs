@@ -231,6 +231,9 @@ pub enum ExprKind {
         args: Vec<Expr>,
         shape: Shape,
         suffix: TokenStream,
+        /// The callee, when this call becomes differentiable once the arguments' shapes are
+        /// known (an argument declared with `let x;` and assigned a float later).
+        path: Option<syn::Path>,
     },
     /// A method of an integer or bool receiver (`i.min(j)`, `n.pow(2)`): never active.
     PlainMethod {
@@ -502,6 +505,64 @@ impl Expr {
         out
     }
 
+    /// Calls `f` on every node, children first.
+    pub fn visit_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        for c in self.children_mut() {
+            c.visit_mut(f);
+        }
+        f(self);
+    }
+
+    fn children_mut(&mut self) -> Vec<&mut Expr> {
+        let mut out: Vec<&mut Expr> = Vec::new();
+        match &mut self.kind {
+            ExprKind::Lit(_)
+            | ExprKind::Var(_)
+            | ExprKind::Opaque { .. }
+            | ExprKind::Len(_)
+            | ExprKind::CopySeq(_)
+            | ExprKind::Poison => {}
+            ExprKind::Index { index, .. } => out.push(index),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                out.push(lhs);
+                out.push(rhs)
+            }
+            ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } | ExprKind::Ref(expr) => {
+                out.push(expr)
+            }
+            ExprKind::Field { base, .. } => out.push(base),
+            ExprKind::Method { recv, args, .. } | ExprKind::PlainMethod { recv, args, .. } => {
+                out.push(recv);
+                out.extend(args.iter_mut())
+            }
+            ExprKind::Call { args, .. } | ExprKind::PlainCall { args, .. } => {
+                out.extend(args.iter_mut())
+            }
+            ExprKind::Tuple(items) | ExprKind::Array(items) | ExprKind::VecList(items) => {
+                out.extend(items.iter_mut())
+            }
+            ExprKind::ArrayRepeat { elem, .. } => out.push(elem),
+            ExprKind::VecRepeat { elem, len } => {
+                out.push(elem);
+                out.push(len)
+            }
+            ExprKind::VecNew { capacity } => {
+                if let Some(c) = capacity {
+                    out.push(c)
+                }
+            }
+            ExprKind::SubSlice { start, end, .. } => {
+                if let Some(s) = start {
+                    out.push(s)
+                }
+                if let Some(x) = end {
+                    out.push(x)
+                }
+            }
+        }
+        out
+    }
+
     pub fn for_each_child(&self, f: &mut dyn FnMut(&Expr)) {
         for c in self.children() {
             f(c)
@@ -539,5 +600,61 @@ impl Expr {
             }
         });
         found
+    }
+}
+
+/// Calls `f` on every expression node of a statement list (nested blocks included).
+pub fn visit_exprs_mut(stmts: &mut [Stmt], f: &mut dyn FnMut(&mut Expr)) {
+    for s in stmts {
+        match s {
+            Stmt::Let { init, .. } => {
+                if let Some(e) = init {
+                    e.visit_mut(f)
+                }
+            }
+            Stmt::Assign { place, value, .. } => {
+                if let Place::Index(_, i) = place {
+                    i.visit_mut(f)
+                }
+                value.visit_mut(f)
+            }
+            Stmt::Push { value, .. } => value.visit_mut(f),
+            Stmt::Eval(e) => e.visit_mut(f),
+            Stmt::If { cond, then, els } => {
+                cond.visit_mut(f);
+                visit_exprs_mut(&mut then.stmts, f);
+                if let Some(b) = els {
+                    visit_exprs_mut(&mut b.stmts, f)
+                }
+            }
+            Stmt::Match { scrut, arms } => {
+                scrut.visit_mut(f);
+                for a in arms {
+                    visit_exprs_mut(&mut a.body.stmts, f)
+                }
+            }
+            Stmt::For { range, body, .. } => {
+                let Range::Bounds {
+                    start, end, step, ..
+                } = range;
+                start.visit_mut(f);
+                end.visit_mut(f);
+                if let Some(s) = step {
+                    s.visit_mut(f)
+                }
+                visit_exprs_mut(&mut body.stmts, f)
+            }
+            Stmt::While { cond, body, .. } => {
+                cond.visit_mut(f);
+                visit_exprs_mut(&mut body.stmts, f)
+            }
+            Stmt::Loop { body, .. } | Stmt::Block(body) => visit_exprs_mut(&mut body.stmts, f),
+            Stmt::Return { value, .. } => {
+                if let Some(e) = value {
+                    e.visit_mut(f)
+                }
+            }
+            Stmt::Break { .. } | Stmt::Continue { .. } | Stmt::Macro(..) => {}
+        }
     }
 }

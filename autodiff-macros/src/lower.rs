@@ -33,6 +33,8 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     let mut body = Vec::new();
     let tail = cx.block_into(&item.block, &mut body);
     cx.infer_shapes(&body);
+    let mut tail = tail;
+    cx.reclassify_calls(&mut body, tail.as_mut());
     cx.check_call_results(&body, tail.as_ref());
     let output = output?;
     Some(Function {
@@ -990,6 +992,14 @@ impl Lowerer<'_> {
             syn::Expr::Assign(a) => {
                 let value = self.expr(&a.right, out);
                 if let Some(place) = self.place(&a.left, out) {
+                    // A variable declared without a value takes the shape of what it is given,
+                    // so that later uses in this function see it.
+                    if let Place::Var(v) = place {
+                        if self.vars[v].ty.is_none() {
+                            let s = self.shape_of(&value);
+                            self.vars[v].shape = self.vars[v].shape.join(&s);
+                        }
+                    }
                     out.push(Stmt::Assign {
                         place,
                         op: None,
@@ -1645,7 +1655,10 @@ impl Lowerer<'_> {
                 }
                 let inner = self.expr(&r.expr, out);
                 match &inner.kind {
-                    ExprKind::Var(v) if matches!(self.vars[*v].shape, Shape::Seq(_)) => {
+                    // A sequence, or a variable whose shape is not known yet (`let w;`).
+                    ExprKind::Var(v)
+                        if matches!(self.vars[*v].shape, Shape::Seq(_) | Shape::Other) =>
+                    {
                         Expr::new(ExprKind::Ref(Box::new(inner)), span)
                     }
                     _ => inner,
@@ -1853,6 +1866,7 @@ impl Lowerer<'_> {
                                     args,
                                     shape,
                                     suffix,
+                                    path: None,
                                 },
                                 span,
                             );
@@ -2017,6 +2031,7 @@ impl Lowerer<'_> {
         let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a, out)).collect();
         let any_float = args.iter().any(|a| self.shape_of(a).is_float());
         if !any_float {
+            // Re-examined once every variable's shape is known (`reclassify_calls`).
             let shape = self.path_shape(&path);
             return Expr::new(
                 ExprKind::PlainCall {
@@ -2024,6 +2039,7 @@ impl Lowerer<'_> {
                     args,
                     shape,
                     suffix: TokenStream::new(),
+                    path: Some(path),
                 },
                 span,
             );
@@ -2119,6 +2135,33 @@ impl Lowerer<'_> {
 
     pub(crate) fn shape_of(&self, e: &Expr) -> Shape {
         shape_of(&self.vars, e)
+    }
+
+    /// A call none of whose arguments looked float-valued when it was lowered, but one of which
+    /// is, now that every variable's shape is known: a call of a differentiable function.
+    fn reclassify_calls(&self, body: &mut [Stmt], tail: Option<&mut Expr>) {
+        let vars = &self.vars;
+        let mut fix = |e: &mut Expr| {
+            if let ExprKind::PlainCall {
+                args,
+                path: Some(path),
+                ..
+            } = &mut e.kind
+            {
+                if args.iter().any(|a| shape_of(vars, a).is_float()) {
+                    let (path, args) = (path.clone(), std::mem::take(args));
+                    e.kind = ExprKind::Call {
+                        func: path,
+                        args,
+                        shape: Shape::Scalar,
+                    };
+                }
+            }
+        };
+        visit_exprs_mut(body, &mut fix);
+        if let Some(t) = tail {
+            t.visit_mut(&mut fix);
+        }
     }
 
     /// A variable holding a call's result (assumed one float) used as a sequence or a tuple: the
