@@ -172,3 +172,33 @@ fn late_initialised_values_in_calls() {
         .vjp(|p, c, g| vec![late_init_into_calls_vjp(p[0], 3, &mut g[0], c[0])])
         .at(&[&[0.7], &[-0.4]]);
 }
+
+#[differentiate]
+fn with_items(x: f64, v: &[f64]) -> f64 {
+    const SCALE: f64 = 0.5;
+    static OFFSET: f64 = 1.0;
+    use std::f64::consts::PI;
+    fn count(n: usize) -> f64 {
+        n as f64
+    }
+    let mut s = OFFSET;
+    for &e in v {
+        s += SCALE * (PI * e * x).sin();
+    }
+    s / count(v.len())
+}
+
+#[test]
+fn items_inside_the_body() {
+    Harness::new(3)
+        .primal(|p| vec![with_items(p[0], &p[1..])])
+        .jvp(|p, t| {
+            let (v, d) = with_items_jvp(p[0], &p[1..], t[0], &t[1..]);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| {
+            let (a, b) = g.split_at_mut(1);
+            vec![with_items_vjp(p[0], &p[1..], &mut a[0], b, c[0])]
+        })
+        .random(3, -1.0, 1.0);
+}

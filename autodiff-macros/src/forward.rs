@@ -38,6 +38,7 @@ pub fn emit_body(f: &Function) -> TokenStream {
         let m = f.vars[p.var].mutable.then(|| quote!(mut));
         out.push(quote!(let #m #t = #d;));
     }
+    out.extend(f.items.iter().cloned());
     out.push(fw.stmts(&f.body));
     if let Some(tail) = &f.tail {
         let r = fw.output_pair(tail);

@@ -380,6 +380,9 @@ pub struct Function {
     pub body: Block,
     /// The value the body evaluates to, if it ends in an expression.
     pub tail: Option<Expr>,
+    /// Items declared in the body (`const`, `static`, `use`, `fn`): copied to the top of every
+    /// generated function.
+    pub items: Vec<TokenStream>,
 }
 
 /// Visits every expression in a statement list, in evaluation order (children before parents is

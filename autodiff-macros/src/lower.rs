@@ -26,6 +26,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         views: HashMap::new(),
         poisoned_names: Vec::new(),
         call_lets: Vec::new(),
+        items: Vec::new(),
     };
     cx.check_signature(&item.sig);
     let params = cx.params(&item.sig, attr);
@@ -44,6 +45,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         vars: cx.vars,
         body: Block { stmts: body },
         tail,
+        items: cx.items,
     })
 }
 
@@ -100,6 +102,8 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) poisoned_names: Vec<String>,
     /// Variables bound without a type to the result of a call (assumed to be one float).
     pub(crate) call_lets: Vec<(VarId, TokenStream)>,
+    /// Items declared in the body, copied into the generated functions.
+    pub(crate) items: Vec<TokenStream>,
 }
 
 /// A borrowed window `base[offset .. offset + len]`.
@@ -599,13 +603,20 @@ impl Lowerer<'_> {
     fn stmt(&mut self, s: &syn::Stmt, out: &mut Vec<Stmt>) {
         match s {
             syn::Stmt::Local(l) => self.local(l, out),
-            syn::Stmt::Item(item) => {
-                self.diag.unsupported_at(
-                    &item,
-                    "items declared inside a differentiated function",
-                    "move this item out of the function body",
-                );
-            }
+            syn::Stmt::Item(item) => match item {
+                syn::Item::Const(_) | syn::Item::Use(_) | syn::Item::Fn(_) => {
+                    self.items.push(item.to_token_stream())
+                }
+                syn::Item::Static(st) if matches!(st.mutability, syn::StaticMutability::None) => {
+                    self.items.push(item.to_token_stream())
+                }
+                other => self.diag.unsupported_at(
+                    other,
+                    "this item inside a differentiated function",
+                    "declare only `const`, `static`, `use` and `fn` items here, or move it out \
+                     of the function body",
+                ),
+            },
             syn::Stmt::Macro(m) => self.stmt_macro(&m.mac, out),
             syn::Stmt::Expr(e, _) => self.expr_stmt(e, out),
         }

@@ -879,8 +879,10 @@ impl Emitter<'_> {
         let pops = &out.pops;
         let rev = out.rev.iter().rev();
         let tapes = &self.tapes;
+        let items = &f.items;
         let out_ty = &f.output.ty;
         quote! {
+            #(#items)*
             #(let mut #tapes = ::std::vec::Vec::new();)*
             let mut #ret: #out_ty = #ret_init;
             #(#fwd)*
