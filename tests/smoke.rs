@@ -208,3 +208,37 @@ fn guarded_windows() {
             .random(3, -1.0, 1.0);
     }
 }
+
+/// Two writes to `w[i]` whose right-hand side also reads `w[1]`: when `i == 1` both name one
+/// element (found by the random-program test, seed 201: a wrong reverse gradient).
+#[differentiate]
+fn aliased_element_writes(a: f64, v: &[f64], n: usize) -> f64 {
+    let mut w: Vec<f64> = vec![1.0; v.len()];
+    for i in 0..n {
+        w[i] = 0.1 * (0.25 * w[i] * v[i]);
+        w[i] = (0.25 * (0.25 * w[1] - f64::hypot(-(0.25 * w[i]), 2.0).recip())).tanh();
+    }
+    w[n - 1] * a + w[1]
+}
+
+#[test]
+fn aliased_element_writes_reverse() {
+    Harness::new(6)
+        .primal(|q| vec![aliased_element_writes(q[0], &q[1..], 5)])
+        .jvp(|q, t| {
+            let (v, d) = aliased_element_writes_jvp(q[0], &q[1..], 5, t[0], &t[1..]);
+            (vec![v], vec![d])
+        })
+        .vjp(|q, c, g| {
+            let (x, y) = g.split_at_mut(1);
+            vec![aliased_element_writes_vjp(
+                q[0],
+                &q[1..],
+                5,
+                &mut x[0],
+                y,
+                c[0],
+            )]
+        })
+        .random(3, -1.0, 1.0);
+}

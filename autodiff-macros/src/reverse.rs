@@ -474,9 +474,8 @@ struct Emitter<'a> {
     /// Immutable non-top-level variables whose value the reverse sweep reads.
     needed: BTreeSet<VarId>,
     needed_now: BTreeSet<VarId>,
-    /// Variables whose adjoint is accumulated into somewhere.
+    /// Variables whose adjoint can be nonzero (the usefulness analysis): only these get an adjoint.
     acc: BTreeSet<VarId>,
-    acc_now: BTreeSet<VarId>,
     /// Variables declared at the top level (not inside loops or branches).
     top: BTreeSet<VarId>,
     /// Loop indices of `for` loops without early exit (the reverse loop rebinds them).
@@ -612,7 +611,6 @@ pub fn emit_body(f: &Function, diag: &mut Diag) -> Option<TokenStream> {
             needed: needed.clone(),
             needed_now: BTreeSet::new(),
             acc: acc.clone(),
-            acc_now: BTreeSet::new(),
             top: top.clone(),
             rebound: BTreeSet::new(),
             ret,
@@ -630,7 +628,6 @@ pub fn emit_body(f: &Function, diag: &mut Diag) -> Option<TokenStream> {
             break;
         }
         let grown_needed: BTreeSet<VarId> = needed.union(&em.needed_now).copied().collect();
-        let grown_acc: BTreeSet<VarId> = acc.union(&em.acc_now).copied().collect();
         // Restoring a sequence costs one save per write; saving its reads one per read.
         let mut grown_restore = restore.clone();
         for (v, r) in &em.reads_w {
@@ -645,11 +642,10 @@ pub fn emit_body(f: &Function, diag: &mut Diag) -> Option<TokenStream> {
                 grown_restore.insert(*v);
             }
         }
-        if grown_needed == needed && grown_acc == acc && grown_restore == restore {
+        if grown_needed == needed && grown_restore == restore {
             return Some(code);
         }
         needed = grown_needed;
-        acc = grown_acc;
         restore = grown_restore;
     }
     diag.error(
@@ -702,6 +698,15 @@ impl Emitter<'_> {
         let s = var.name.to_string();
         let s = s.strip_prefix("r#").unwrap_or(&s).to_string();
         format_ident!("{}__{}", s, v, span = Span::mixed_site())
+    }
+
+    /// The adjoint of `v`, about to be accumulated into. Usefulness analysis declared it; a
+    /// variable it missed would be an undeclared adjoint, so that is reported as a bug.
+    fn adj_used(&mut self, v: VarId) -> syn::Ident {
+        if !self.acc.contains(&v) {
+            self.bug = true;
+        }
+        self.adj(v)
     }
 
     fn adj(&self, v: VarId) -> syn::Ident {
@@ -1668,8 +1673,9 @@ impl Emitter<'_> {
                 }
                 None => {
                     let i = idx.clone().unwrap_or_default();
+                    // Not marked zeroed: another index expression (`b[1]` and `b[i]`) may name
+                    // the same element. Window slots and view elements are distinct by offset.
                     rev.push(quote!(let #g = #b[#i]; #b[#i] = #rt::zero();));
-                    cx.zeroed.insert(quote!(#b[#i]).to_string());
                 }
             },
             (Place::Var(_), Shape::Seq(SeqKind::Array(_))) => {
@@ -2003,8 +2009,7 @@ impl Emitter<'_> {
                 }
                 let i = self.val(index, cx, &mut dummy, code);
                 self.flush_dummy(dummy, code);
-                let b = self.adj(*base);
-                self.acc_now.insert(*base);
+                let b = self.adj_used(*base);
                 self.accumulate(quote!(#b[#i]), g, cx, code);
             }
             ExprKind::Binary { op, lhs, rhs } => {
@@ -2079,8 +2084,7 @@ impl Emitter<'_> {
             ExprKind::Field { base, index } => {
                 let ix = syn::Index::from(*index as usize);
                 if let ExprKind::Var(v) = base.kind {
-                    let b = self.adj(v);
-                    self.acc_now.insert(v);
+                    let b = self.adj_used(v);
                     code.push(quote!(#b.#ix = #rt::acc(#b.#ix, #g);));
                 } else {
                     let n = match self.shape(base) {
@@ -2108,8 +2112,7 @@ impl Emitter<'_> {
                 let s = start.as_ref().map(|s| self.val(s, cx, &mut dummy, code));
                 let x = end.as_ref().map(|x| self.val(x, cx, &mut dummy, code));
                 self.flush_dummy(dummy, code);
-                let b = self.adj(*base);
-                self.acc_now.insert(*base);
+                let b = self.adj_used(*base);
                 let r = if *inclusive {
                     quote!(#s..=#x)
                 } else {
@@ -2163,8 +2166,7 @@ impl Emitter<'_> {
             return;
         }
         let rt = names::rt();
-        let b = self.adj(v);
-        self.acc_now.insert(v);
+        let b = self.adj_used(v);
         match &self.vars[v].shape {
             Shape::Seq(_) => code.push(quote!(#rt::acc_slice(&mut #b[..], &#g[..]);)),
             Shape::Tuple(items) => {
@@ -2324,8 +2326,7 @@ impl Emitter<'_> {
                 }
                 (ExprKind::Ref(inner), _) if active => {
                     if let ExprKind::Var(w) = inner.kind {
-                        let b = self.adj(w);
-                        self.acc_now.insert(w);
+                        let b = self.adj_used(w);
                         adjs.push(quote!(&mut #b[..]));
                     } else {
                         let t = self.fresh("a");
@@ -2345,8 +2346,7 @@ impl Emitter<'_> {
                 ) if active => {
                     let s = start.as_ref().map(|s| self.val(s, cx, &mut dummy, code));
                     let x = end.as_ref().map(|x| self.val(x, cx, &mut dummy, code));
-                    let b = self.adj(*base);
-                    self.acc_now.insert(*base);
+                    let b = self.adj_used(*base);
                     let r = if *inclusive {
                         quote!(#s..=#x)
                     } else {
@@ -2400,8 +2400,8 @@ struct StmtCx {
     needed: BTreeSet<usize>,
     snap: HashMap<usize, TokenStream>,
     vals: HashMap<usize, TokenStream>,
-    /// Adjoint places just set to zero by this statement's reverse: the first contribution is
-    /// assigned, not added (`0.0 + g` is not `g` in IEEE arithmetic, so rustc could not drop the
+    /// Adjoint places just set to zero by this statement's reverse (variables, window slots, view
+    /// elements: places no other spelling can alias): the first contribution is assigned, not added (`0.0 + g` is not `g` in IEEE arithmetic, so rustc could not drop the
     /// addition, and in a loop it would chain every iteration to the previous one).
     zeroed: BTreeSet<String>,
 }
