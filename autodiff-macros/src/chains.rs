@@ -300,17 +300,7 @@ impl Lowerer<'_> {
                 Some(self.slice_source(v))
             }
             syn::Expr::Range(r) => {
-                let (s, en) = match (&r.start, &r.end) {
-                    (Some(s), Some(en)) => (s, en),
-                    _ => {
-                        self.diag.unsupported_at(
-                            &r,
-                            "open ranges in iterator chains",
-                            "give both bounds: `(a..b)`",
-                        );
-                        return None;
-                    }
-                };
+                let (s, en) = self.range_bounds(r, "iterator chains", "`(a..b)`")?;
                 let start = self.expr(s, out);
                 let start = self.once(start, out);
                 let mut end = self.expr(en, out);
@@ -382,12 +372,7 @@ impl Lowerer<'_> {
                     }
                     "enumerate" | "rev" if m.args.is_empty() => {
                         let a = self.parse_seq(&m.receiver, out)?;
-                        if has_filter(&a) {
-                            self.diag.unsupported(
-                                span,
-                                &format!("`{name}` after `filter`"),
-                                "apply it before `filter`, or write a loop",
-                            );
+                        if self.after_filter(&a, &name, span) {
                             return None;
                         }
                         Some(if name == "rev" {
@@ -398,12 +383,7 @@ impl Lowerer<'_> {
                     }
                     "skip" | "take" | "step_by" if m.args.len() == 1 => {
                         let a = self.parse_seq(&m.receiver, out)?;
-                        if has_filter(&a) {
-                            self.diag.unsupported(
-                                span,
-                                &format!("`{name}` after `filter`"),
-                                "apply it before `filter`, or write a loop",
-                            );
+                        if self.after_filter(&a, &name, span) {
                             return None;
                         }
                         let n = arg(self, out, 0)?;
@@ -443,6 +423,19 @@ impl Lowerer<'_> {
                 None
             }
         }
+    }
+
+    /// Position-dependent adaptors cannot follow `filter` (the positions are not known ahead):
+    /// reports it and returns true.
+    fn after_filter(&mut self, a: &ISeq, name: &str, span: Span) -> bool {
+        if has_filter(a) {
+            self.diag.unsupported(
+                span,
+                &format!("`{name}` after `filter`"),
+                "apply it before `filter`, or write a loop",
+            );
+        }
+        has_filter(a)
     }
 
     fn slice_source(&self, v: VarId) -> ISeq {

@@ -446,6 +446,58 @@ pub fn walk_stmt_exprs<'a>(s: &'a Stmt, f: &mut dyn FnMut(&'a Expr)) {
     }
 }
 
+/// The direct sub-expressions of an `ExprKind` (borrowed shared or mutable), pushed onto `out`
+/// in evaluation order: one list for `Expr::children` and `Expr::children_mut`.
+macro_rules! children_of {
+    ($kind:expr, $out:ident, $iter:ident) => {
+        match $kind {
+            ExprKind::Lit(_)
+            | ExprKind::Var(_)
+            | ExprKind::Opaque { .. }
+            | ExprKind::Len(_)
+            | ExprKind::CopySeq(_)
+            | ExprKind::Poison => {}
+            ExprKind::Index { index, .. } => $out.push(index),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                $out.push(lhs);
+                $out.push(rhs)
+            }
+            ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } | ExprKind::Ref(expr) => {
+                $out.push(expr)
+            }
+            ExprKind::Field { base, .. } => $out.push(base),
+            ExprKind::Method { recv, args, .. } | ExprKind::PlainMethod { recv, args, .. } => {
+                $out.push(recv);
+                $out.extend(args.$iter())
+            }
+            ExprKind::Call { args, .. } | ExprKind::PlainCall { args, .. } => {
+                $out.extend(args.$iter())
+            }
+            ExprKind::Tuple(items) | ExprKind::Array(items) | ExprKind::VecList(items) => {
+                $out.extend(items.$iter())
+            }
+            ExprKind::ArrayRepeat { elem, .. } => $out.push(elem),
+            ExprKind::VecRepeat { elem, len } => {
+                $out.push(elem);
+                $out.push(len)
+            }
+            ExprKind::VecNew { capacity } => {
+                if let Some(c) = capacity {
+                    $out.push(c)
+                }
+            }
+            ExprKind::SubSlice { start, end, .. } => {
+                if let Some(s) = start {
+                    $out.push(s)
+                }
+                if let Some(x) = end {
+                    $out.push(x)
+                }
+            }
+        }
+    };
+}
+
 impl Expr {
     pub fn new(kind: ExprKind, span: Span) -> Expr {
         Expr { kind, span }
@@ -460,51 +512,7 @@ impl Expr {
     /// The direct sub-expressions, in evaluation order.
     pub fn children(&self) -> Vec<&Expr> {
         let mut out: Vec<&Expr> = Vec::new();
-        match &self.kind {
-            ExprKind::Lit(_)
-            | ExprKind::Var(_)
-            | ExprKind::Opaque { .. }
-            | ExprKind::Len(_)
-            | ExprKind::CopySeq(_)
-            | ExprKind::Poison => {}
-            ExprKind::Index { index, .. } => out.push(index),
-            ExprKind::Binary { lhs, rhs, .. } => {
-                out.push(lhs);
-                out.push(rhs)
-            }
-            ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } | ExprKind::Ref(expr) => {
-                out.push(expr)
-            }
-            ExprKind::Field { base, .. } => out.push(base),
-            ExprKind::Method { recv, args, .. } | ExprKind::PlainMethod { recv, args, .. } => {
-                out.push(recv);
-                out.extend(args.iter())
-            }
-            ExprKind::Call { args, .. } | ExprKind::PlainCall { args, .. } => {
-                out.extend(args.iter())
-            }
-            ExprKind::Tuple(items) | ExprKind::Array(items) | ExprKind::VecList(items) => {
-                out.extend(items.iter())
-            }
-            ExprKind::ArrayRepeat { elem, .. } => out.push(elem),
-            ExprKind::VecRepeat { elem, len } => {
-                out.push(elem);
-                out.push(len)
-            }
-            ExprKind::VecNew { capacity } => {
-                if let Some(c) = capacity {
-                    out.push(c)
-                }
-            }
-            ExprKind::SubSlice { start, end, .. } => {
-                if let Some(s) = start {
-                    out.push(s)
-                }
-                if let Some(x) = end {
-                    out.push(x)
-                }
-            }
-        }
+        children_of!(&self.kind, out, iter);
         out
     }
 
@@ -518,51 +526,7 @@ impl Expr {
 
     fn children_mut(&mut self) -> Vec<&mut Expr> {
         let mut out: Vec<&mut Expr> = Vec::new();
-        match &mut self.kind {
-            ExprKind::Lit(_)
-            | ExprKind::Var(_)
-            | ExprKind::Opaque { .. }
-            | ExprKind::Len(_)
-            | ExprKind::CopySeq(_)
-            | ExprKind::Poison => {}
-            ExprKind::Index { index, .. } => out.push(index),
-            ExprKind::Binary { lhs, rhs, .. } => {
-                out.push(lhs);
-                out.push(rhs)
-            }
-            ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } | ExprKind::Ref(expr) => {
-                out.push(expr)
-            }
-            ExprKind::Field { base, .. } => out.push(base),
-            ExprKind::Method { recv, args, .. } | ExprKind::PlainMethod { recv, args, .. } => {
-                out.push(recv);
-                out.extend(args.iter_mut())
-            }
-            ExprKind::Call { args, .. } | ExprKind::PlainCall { args, .. } => {
-                out.extend(args.iter_mut())
-            }
-            ExprKind::Tuple(items) | ExprKind::Array(items) | ExprKind::VecList(items) => {
-                out.extend(items.iter_mut())
-            }
-            ExprKind::ArrayRepeat { elem, .. } => out.push(elem),
-            ExprKind::VecRepeat { elem, len } => {
-                out.push(elem);
-                out.push(len)
-            }
-            ExprKind::VecNew { capacity } => {
-                if let Some(c) = capacity {
-                    out.push(c)
-                }
-            }
-            ExprKind::SubSlice { start, end, .. } => {
-                if let Some(s) = start {
-                    out.push(s)
-                }
-                if let Some(x) = end {
-                    out.push(x)
-                }
-            }
-        }
+        children_of!(&mut self.kind, out, iter_mut);
         out
     }
 

@@ -782,18 +782,7 @@ impl Lowerer<'_> {
         els: &syn::Block,
         out: &mut Vec<Stmt>,
     ) {
-        let mut src = init;
-        loop {
-            match src {
-                syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => src = &u.expr,
-                syn::Expr::Reference(r) => src = &r.expr,
-                syn::Expr::Paren(p) => src = &p.expr,
-                syn::Expr::Index(ix) if matches!(&*ix.index, syn::Expr::Range(r) if r.start.is_none() && r.end.is_none()) => {
-                    src = &ix.expr
-                }
-                _ => break,
-            }
-        }
+        let src = slice_pattern_source(init);
         let Some(base) = self.var_of_path(src) else {
             self.diag.unsupported_at(
                 init,
@@ -835,18 +824,7 @@ impl Lowerer<'_> {
     }
 
     fn slice_pattern(&mut self, ps: &syn::PatSlice, init: &syn::Expr, out: &mut Vec<Stmt>) {
-        let mut src = init;
-        loop {
-            match src {
-                syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => src = &u.expr,
-                syn::Expr::Reference(r) => src = &r.expr,
-                syn::Expr::Paren(p) => src = &p.expr,
-                syn::Expr::Index(ix) if matches!(&*ix.index, syn::Expr::Range(r) if r.start.is_none() && r.end.is_none()) => {
-                    src = &ix.expr
-                }
-                _ => break,
-            }
-        }
+        let src = slice_pattern_source(init);
         let base = match self.var_of_path(src) {
             Some(v) if matches!(self.vars[v].shape, Shape::Seq(_)) => v,
             _ => {
@@ -1363,22 +1341,32 @@ impl Lowerer<'_> {
         }
     }
 
+    /// Both bounds of a range, or an error (open ranges are not iterated).
+    pub(crate) fn range_bounds<'r>(
+        &mut self,
+        r: &'r syn::ExprRange,
+        place: &str,
+        example: &str,
+    ) -> Option<(&'r syn::Expr, &'r syn::Expr)> {
+        match (&r.start, &r.end) {
+            (Some(s), Some(e)) => Some((s, e)),
+            _ => {
+                self.diag.unsupported_at(
+                    r,
+                    &format!("open ranges in {place}"),
+                    &format!("give both bounds: {example}"),
+                );
+                None
+            }
+        }
+    }
+
     /// `a..b`, `a..=b` with `.rev()` and `.step_by(s)` in either order.
     fn range_expr(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) -> Option<Range> {
         match e {
             syn::Expr::Paren(p) => self.range_expr(&p.expr, out),
             syn::Expr::Range(r) => {
-                let (start, end) = match (&r.start, &r.end) {
-                    (Some(s), Some(e)) => (s, e),
-                    _ => {
-                        self.diag.unsupported_at(
-                            &r,
-                            "open ranges in `for` loops",
-                            "give both bounds: `for i in a..b`",
-                        );
-                        return None;
-                    }
-                };
+                let (start, end) = self.range_bounds(r, "`for` loops", "`for i in a..b`")?;
                 let start = self.expr(start, out);
                 let end = self.expr(end, out);
                 Some(Range::Bounds {
@@ -2558,5 +2546,21 @@ fn is_range_syntax(e: &syn::Expr) -> bool {
             is_range_syntax(&m.receiver)
         }
         _ => false,
+    }
+}
+
+/// The sequence a slice pattern destructures: `*x`, `&x`, `x[..]`, `(x)` all name `x`.
+fn slice_pattern_source(init: &syn::Expr) -> &syn::Expr {
+    let mut src = init;
+    loop {
+        match src {
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => src = &u.expr,
+            syn::Expr::Reference(r) => src = &r.expr,
+            syn::Expr::Paren(p) => src = &p.expr,
+            syn::Expr::Index(ix) if matches!(&*ix.index, syn::Expr::Range(r) if r.start.is_none() && r.end.is_none()) => {
+                src = &ix.expr
+            }
+            _ => return src,
+        }
     }
 }
