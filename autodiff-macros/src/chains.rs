@@ -819,7 +819,7 @@ impl Lowerer<'_> {
             | ISeq::Windows { var: v, .. }
             | ISeq::Chunks { var: v, .. } => {
                 let ty = self.vars[*v].ty.as_ref()?;
-                seq_elem_ty(ty)
+                crate::lower::seq_elem(ty)
             }
             ISeq::Range { .. } => None,
             ISeq::Zip(a, _) | ISeq::Chain(a, _) => self.elem_type(a),
@@ -1236,22 +1236,6 @@ fn has_filter(s: &ISeq) -> bool {
         ISeq::Filter(..) => true,
         ISeq::Map(a, _) => has_filter(a),
         _ => false,
-    }
-}
-
-fn seq_elem_ty(ty: &syn::Type) -> Option<syn::Type> {
-    match ty {
-        syn::Type::Reference(r) => seq_elem_ty(&r.elem),
-        syn::Type::Array(a) => Some((*a.elem).clone()),
-        syn::Type::Slice(s) => Some((*s.elem).clone()),
-        syn::Type::Path(p) => match &p.path.segments.last()?.arguments {
-            syn::PathArguments::AngleBracketed(a) => match a.args.first()? {
-                syn::GenericArgument::Type(t) => Some(t.clone()),
-                _ => None,
-            },
-            _ => None,
-        },
-        _ => None,
     }
 }
 

@@ -2387,7 +2387,7 @@ fn push_eval(out: &mut Vec<Stmt>, e: Expr) {
     }
 }
 
-fn seq_elem(ty: &syn::Type) -> Option<syn::Type> {
+pub(crate) fn seq_elem(ty: &syn::Type) -> Option<syn::Type> {
     match ty {
         syn::Type::Reference(r) => seq_elem(&r.elem),
         syn::Type::Array(a) => Some((*a.elem).clone()),
