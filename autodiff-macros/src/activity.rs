@@ -50,11 +50,12 @@ pub fn expr_active(vars: &[Var], e: &Expr) -> bool {
         ExprKind::Lit(_)
         | ExprKind::Opaque { .. }
         | ExprKind::Len(_)
+        | ExprKind::ElemConst { .. }
         | ExprKind::PlainCall { .. }
         | ExprKind::PlainMethod { .. }
         | ExprKind::VecNew { .. }
         | ExprKind::Poison => false,
-        ExprKind::Var(v) | ExprKind::CopySeq(v) => vars[*v].active,
+        ExprKind::Var(v) | ExprKind::CopySeq(v, _) => vars[*v].active,
         ExprKind::Index { base, .. } | ExprKind::SubSlice { base, .. } => vars[*base].active,
         ExprKind::Binary { op, lhs, rhs } => {
             op.is_arith() && (expr_active(vars, lhs) || expr_active(vars, rhs))
@@ -84,16 +85,24 @@ fn check(f: &Function, diag: &mut Diag) {
     let vars = &f.vars;
     let mut visit = |e: &Expr| {
         e.visit(&mut |n| match &n.kind {
-            ExprKind::PlainCall { args, func, .. } if args.iter().any(|a| expr_active(vars, a)) => {
-                diag.error(
-                    n.span,
+            ExprKind::PlainCall {
+                args, func, suffix, ..
+            } if args.iter().any(|a| expr_active(vars, a)) => {
+                let func = func.to_string().replace(' ', "");
+                let msg = if suffix.is_empty() {
                     format!(
-                        "#[differentiate] cannot differentiate through `{}` applied to a \
+                        "#[differentiate] cannot differentiate through `{func}(..)`: its \
+                         argument depends on the active arguments; keep active values in \
+                         floats, arrays, `Vec`s and tuples of them"
+                    )
+                } else {
+                    format!(
+                        "#[differentiate] cannot differentiate through `{func}` applied to a \
                          value that depends on the active arguments; convert only constants \
-                         and integers this way, and keep active values in one float type",
-                        func.to_string().replace(' ', "")
-                    ),
-                );
+                         and integers this way, and keep active values in one float type"
+                    )
+                };
+                diag.error(n.span, msg);
             }
             ExprKind::PlainMethod {
                 recv, args, method, ..
@@ -130,4 +139,38 @@ fn check(f: &Function, diag: &mut Diag) {
     if let Some(t) = &f.tail {
         visit(t);
     }
+    // An active value stored where the macro keeps no derivative (`let o: Option<f64> = ..`).
+    visit_stmts(&f.body, &mut |s| {
+        let (targets, value) = match s {
+            Stmt::Let {
+                pat: Pat::Bind(v),
+                init: Some(e),
+            } => (vec![*v], e),
+            Stmt::Assign { place, value, .. } => (vec![place.var()], value),
+            Stmt::Push { vec, value } => (vec![*vec], value),
+            _ => return,
+        };
+        for v in targets {
+            let var = &vars[v];
+            if !var.shape.is_float() && expr_active(vars, value) {
+                let ty = var
+                    .ty
+                    .as_ref()
+                    .map(|t| format!(" (`{}`)", quote::ToTokens::to_token_stream(t)))
+                    .unwrap_or_default()
+                    .replace(" <", "<")
+                    .replace("< ", "<")
+                    .replace(" >", ">");
+                diag.unsupported(
+                    value.span,
+                    &format!(
+                        "storing a value that depends on the active arguments in `{}`, whose \
+                         type{ty} carries no derivative",
+                        var.name
+                    ),
+                    "keep active values in floats, arrays, `Vec`s and tuples of them",
+                );
+            }
+        }
+    });
 }

@@ -29,12 +29,18 @@ pub(crate) enum ISeq {
     Take(Box<ISeq>, Expr),
     StepBy(Box<ISeq>, Expr),
     Rev(Box<ISeq>),
+    /// Windows of `width` over the slice `var[offset .. offset + len]` (as in `Slice`).
     Windows {
         var: VarId,
+        offset: Option<Expr>,
+        len: Option<Expr>,
         width: Expr,
     },
+    /// Chunks of `size` over the slice `var[offset .. offset + len]` (as in `Slice`).
     Chunks {
         var: VarId,
+        offset: Option<Expr>,
+        len: Option<Expr>,
         size: Expr,
     },
     Map(Box<ISeq>, Closure),
@@ -102,6 +108,22 @@ fn int_lit(n: usize, span: Span) -> Expr {
         ExprKind::Lit(syn::Lit::Int(syn::LitInt::new(&format!("{n}usize"), span))),
         span,
     )
+}
+
+/// The length of the slice `var[offset .. offset + len]` (all of `var` when `len` is `None`).
+fn src_len(var: VarId, len: &Option<Expr>, span: Span) -> Expr {
+    match len {
+        Some(l) => l.clone(),
+        None => Expr::new(ExprKind::Len(var), span),
+    }
+}
+
+/// `offset + k`, or `k` without an offset.
+fn shifted(offset: &Option<Expr>, k: Expr) -> Expr {
+    match offset {
+        Some(o) => bin(BinOp::Add, o.clone(), k),
+        None => k,
+    }
 }
 
 fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
@@ -335,22 +357,36 @@ impl Lowerer<'_> {
                     }
                     "copied" | "cloned" if m.args.is_empty() => self.parse_seq(&m.receiver, out),
                     "windows" | "chunks" if m.args.len() == 1 => {
-                        let v = match self.var_of_path(&m.receiver) {
-                            Some(v) => v,
-                            None => {
-                                self.diag.unsupported_at(
-                                    &m.receiver,
-                                    "`windows`/`chunks` of this expression",
-                                    "call them on a sequence variable",
-                                );
-                                return None;
+                        // Of a sequence, a window or chunk of one, or a sub-slice `v[a..b]`.
+                        let src = match &*m.receiver {
+                            syn::Expr::Path(_) | syn::Expr::Index(_) | syn::Expr::Paren(_) => {
+                                self.parse_seq(&m.receiver, out)
                             }
+                            _ => None,
+                        };
+                        let Some(ISeq::Slice { var, offset, len }) = src else {
+                            self.diag.unsupported_at(
+                                &m.receiver,
+                                "`windows`/`chunks` of this expression",
+                                "call them on a sequence variable or a sub-slice `v[a..b]`",
+                            );
+                            return None;
                         };
                         let n = arg(self, out, 0)?;
                         Some(if name == "windows" {
-                            ISeq::Windows { var: v, width: n }
+                            ISeq::Windows {
+                                var,
+                                offset,
+                                len,
+                                width: n,
+                            }
                         } else {
-                            ISeq::Chunks { var: v, size: n }
+                            ISeq::Chunks {
+                                var,
+                                offset,
+                                len,
+                                size: n,
+                            }
                         })
                     }
                     "zip" | "chain" if m.args.len() == 1 => {
@@ -455,10 +491,7 @@ impl Lowerer<'_> {
 
     fn seq_len(&self, s: &ISeq, span: Span) -> Expr {
         match s {
-            ISeq::Slice { var: v, len, .. } => match len {
-                Some(l) => l.clone(),
-                None => Expr::new(ExprKind::Len(*v), span),
-            },
+            ISeq::Slice { var, len, .. } => src_len(*var, len, span),
             ISeq::Range { len, .. } => len.clone(),
             ISeq::Zip(a, b) => {
                 int_method(self.seq_len(a, span), "min", vec![self.seq_len(b, span)])
@@ -476,19 +509,17 @@ impl Lowerer<'_> {
                 let up = bin(BinOp::Sub, bin(BinOp::Add, l, s.clone()), int_lit(1, span));
                 bin(BinOp::Div, up, s.clone())
             }
-            ISeq::Windows { var: v, width } => int_method(
-                bin(
-                    BinOp::Add,
-                    Expr::new(ExprKind::Len(*v), span),
-                    int_lit(1, span),
-                ),
+            ISeq::Windows {
+                var, len, width, ..
+            } => int_method(
+                bin(BinOp::Add, src_len(*var, len, span), int_lit(1, span)),
                 "saturating_sub",
                 vec![width.clone()],
             ),
-            ISeq::Chunks { var: v, size } => {
+            ISeq::Chunks { var, len, size, .. } => {
                 let up = bin(
                     BinOp::Sub,
-                    bin(BinOp::Add, Expr::new(ExprKind::Len(*v), span), size.clone()),
+                    bin(BinOp::Add, src_len(*var, len, span), size.clone()),
                     int_lit(1, span),
                 );
                 bin(BinOp::Div, up, size.clone())
@@ -500,19 +531,13 @@ impl Lowerer<'_> {
     fn elem(&mut self, s: &ISeq, k: Expr, body: &mut Body) -> Option<Item> {
         let span = k.span;
         Some(match s {
-            ISeq::Slice { var: v, offset, .. } => {
-                let index = match offset {
-                    Some(o) => bin(BinOp::Add, o.clone(), k),
-                    None => k,
-                };
-                Item::Val(Expr::new(
-                    ExprKind::Index {
-                        base: *v,
-                        index: Box::new(index),
-                    },
-                    span,
-                ))
-            }
+            ISeq::Slice { var, offset, .. } => Item::Val(Expr::new(
+                ExprKind::Index {
+                    base: *var,
+                    index: Box::new(shifted(offset, k)),
+                },
+                span,
+            )),
             ISeq::Range { start, .. } => Item::Val(bin(BinOp::Add, start.clone(), k)),
             ISeq::Zip(a, b) => {
                 let x = self.elem(a, k.clone(), body)?;
@@ -574,21 +599,24 @@ impl Lowerer<'_> {
                 let idx = bin(BinOp::Sub, bin(BinOp::Sub, l, int_lit(1, span)), k);
                 self.elem(a, idx, body)?
             }
-            ISeq::Windows { var: v, width } => Item::View(View {
-                base: *v,
-                offset: k,
+            ISeq::Windows {
+                var, offset, width, ..
+            } => Item::View(View {
+                base: *var,
+                offset: shifted(offset, k),
                 len: width.clone(),
             }),
-            ISeq::Chunks { var: v, size } => {
-                let offset = bin(BinOp::Mul, k, size.clone());
-                let rest = bin(
-                    BinOp::Sub,
-                    Expr::new(ExprKind::Len(*v), span),
-                    offset.clone(),
-                );
+            ISeq::Chunks {
+                var,
+                offset,
+                len,
+                size,
+            } => {
+                let start = bin(BinOp::Mul, k, size.clone());
+                let rest = bin(BinOp::Sub, src_len(*var, len, span), start.clone());
                 Item::View(View {
-                    base: *v,
-                    offset,
+                    base: *var,
+                    offset: shifted(offset, start),
                     len: int_method(size.clone(), "min", vec![rest]),
                 })
             }
@@ -720,10 +748,70 @@ impl Lowerer<'_> {
         }
     }
 
+    /// `let (head, tail) = v.split_at(k);`: both names become views of `v`. Returns false when
+    /// the statement is not of that form.
+    pub(crate) fn split_at(
+        &mut self,
+        pat: &syn::Pat,
+        init: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) -> bool {
+        let (syn::Pat::Tuple(pt), syn::Expr::MethodCall(m)) = (pat, init) else {
+            return false;
+        };
+        if m.method != "split_at" || m.args.len() != 1 || pt.elems.len() != 2 {
+            return false;
+        }
+        let span = m.method.span();
+        let Some(ISeq::Slice { var, offset, len }) = self.parse_seq(&m.receiver, out) else {
+            self.diag.unsupported_at(
+                &m.receiver,
+                "`split_at` of this expression",
+                "split a sequence variable or a sub-slice `v[a..b]`",
+            );
+            return true;
+        };
+        let k = self.expr(&m.args[0], out);
+        let k = self.once(k, out);
+        let start = offset.clone().unwrap_or_else(|| int_lit(0, span));
+        let head = View {
+            base: var,
+            offset: start.clone(),
+            len: k.clone(),
+        };
+        let tail = View {
+            base: var,
+            offset: bin(BinOp::Add, start, k.clone()),
+            len: bin(BinOp::Sub, src_len(var, &len, span), k),
+        };
+        self.bind_item(&pt.elems[0], Item::View(head), out);
+        self.bind_item(&pt.elems[1], Item::View(tail), out);
+        true
+    }
+
+    /// `view.to_vec()`: the elements of a view collected into a `Vec`.
+    pub(crate) fn view_to_vec(&mut self, m: &syn::ExprMethodCall, out: &mut Vec<Stmt>) -> Expr {
+        let recv = &m.receiver;
+        let chain: syn::ExprMethodCall = syn::parse_quote_spanned! {m.method.span()=>
+            #recv.iter().copied().collect::<::std::vec::Vec<_>>()
+        };
+        self.chain_consumer(&chain, out)
+    }
+
     /// Binds a closure or loop pattern to an item.
     pub(crate) fn bind_item(&mut self, p: &syn::Pat, item: Item, out: &mut Vec<Stmt>) {
         match (p, item) {
-            (syn::Pat::Type(pt), item) => self.bind_item(&pt.pat, item, out),
+            (syn::Pat::Type(pt), item) => {
+                self.bind_item(&pt.pat, item, out);
+                // `|t: f64|`: the annotation may be what fixes the type of the value bound.
+                if let syn::Pat::Ident(pi) = &*pt.pat {
+                    if let Some(v) = self.lookup(&pi.ident.to_string()) {
+                        if self.vars[v].origin == VarOrigin::Local {
+                            self.vars[v].ty = Some((*pt.ty).clone());
+                        }
+                    }
+                }
+            }
             (syn::Pat::Reference(r), item) if r.mutability.is_none() => {
                 self.bind_item(&r.pat, item, out)
             }
@@ -899,6 +987,7 @@ impl Lowerer<'_> {
         let len = self.seq_len(&seq, span);
         let len = self.once(len, out);
         let elem_ty = self.elem_type(&seq);
+        let first_seq = first_seq_var(&seq);
         let turbofish_ty = m.turbofish.as_ref().and_then(|t| match t.args.first() {
             Some(syn::GenericArgument::Type(ty)) if !matches!(ty, syn::Type::Infer(_)) => {
                 Some(ty.clone())
@@ -909,15 +998,15 @@ impl Lowerer<'_> {
         let typed_const = |what: &str| -> Expr {
             let f = syn::Ident::new(what, span);
             let ty = turbofish_ty.clone().or(elem_ty.clone());
-            let tokens = match ty {
-                Some(t) => quote!(#rt::#f::<#t>()),
-                None => {
-                    if what == "zero" {
-                        quote!(0.0)
-                    } else {
-                        quote!(1.0)
-                    }
+            let tokens = match (ty, first_seq) {
+                (Some(t), _) => quote!(#rt::#f::<#t>()),
+                // Typed like the elements of the sequence iterated.
+                (None, Some(seq)) => {
+                    let one = what == "one";
+                    return Expr::new(ExprKind::ElemConst { seq, one }, span);
                 }
+                (None, None) if what == "zero" => quote!(0.0),
+                (None, None) => quote!(1.0),
             };
             Expr::new(
                 ExprKind::Opaque {
@@ -991,7 +1080,8 @@ impl Lowerer<'_> {
                 let shape = self.shape_of(&x);
                 self.vars[a].shape = shape;
                 let stmts = first.finish();
-                if stmts.iter().any(|s| matches!(s, Stmt::If { .. })) {
+                // After `filter`, the first item is not item 0.
+                if has_filter(&seq) {
                     return self.poison(
                         &m,
                         &format!("`{name}` after `filter`"),
@@ -1228,6 +1318,25 @@ impl Lowerer<'_> {
         self.scopes = saved;
         let r = result.unwrap_or_else(|| Expr::new(ExprKind::Poison, span));
         self.once(r, out)
+    }
+}
+
+/// The first sequence variable a chain iterates (the one `elem_type` reads).
+fn first_seq_var(s: &ISeq) -> Option<VarId> {
+    match s {
+        ISeq::Slice { var, .. } | ISeq::Windows { var, .. } | ISeq::Chunks { var, .. } => {
+            Some(*var)
+        }
+        ISeq::Range { .. } => None,
+        ISeq::Zip(a, _)
+        | ISeq::Chain(a, _)
+        | ISeq::Enumerate(a)
+        | ISeq::Skip(a, _)
+        | ISeq::Take(a, _)
+        | ISeq::StepBy(a, _)
+        | ISeq::Rev(a)
+        | ISeq::Map(a, _)
+        | ISeq::Filter(a, _) => first_seq_var(a),
     }
 }
 

@@ -8,7 +8,7 @@ use crate::ir::*;
 use crate::lower::shape_of;
 use crate::methods::{self, Arity};
 use crate::names;
-use crate::primal::{binop_tokens, user_name, Printer};
+use crate::primal::{binop_tokens, copy_seq, var_name, Printer};
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 
@@ -53,13 +53,18 @@ impl<'a> Forward<'a> {
         names::shadow_param(&p.name, &taken)
     }
 
+    /// The name of a variable in the generated code.
+    fn name(&self, v: VarId) -> syn::Ident {
+        names::var(&self.f.vars[v], v)
+    }
+
     fn fresh(&mut self, what: &str) -> syn::Ident {
         self.n += 1;
         names::local(what, self.n)
     }
 
     fn primal(&self, e: &Expr) -> TokenStream {
-        let name = user_name(&self.f.vars);
+        let name = var_name(&self.f.vars);
         Printer {
             name: &name,
             index: None,
@@ -68,7 +73,7 @@ impl<'a> Forward<'a> {
     }
 
     fn range(&self, r: &Range) -> TokenStream {
-        let name = user_name(&self.f.vars);
+        let name = var_name(&self.f.vars);
         Printer {
             name: &name,
             index: None,
@@ -113,10 +118,12 @@ impl<'a> Forward<'a> {
     ) -> (TokenStream, TokenStream) {
         match v {
             Val::Plain(p) => {
+                // Zeros are made before the value can be moved into a tuple.
                 let t = self.fresh("p");
-                pre.push(quote!(let #t = #p;));
+                let zt = self.fresh("z");
                 let z = zeros(shape, &quote!(#t));
-                (quote!(#t), z)
+                pre.push(quote!(let #t = #p; let #zt = #z;));
+                (quote!(#t), quote!(#zt))
             }
             Val::Dual(d) => {
                 let t = self.fresh("f");
@@ -149,7 +156,7 @@ impl<'a> Forward<'a> {
         let span = e.span;
         match &e.kind {
             ExprKind::Var(v) => {
-                let name = &self.f.vars[*v].name;
+                let name = &self.name(*v);
                 let t = names::tangent(name);
                 match self.f.vars[*v].shape {
                     Shape::Scalar => Val::Dual(quote_spanned!(span=> #rt::Dual::new(#name, #t))),
@@ -157,7 +164,7 @@ impl<'a> Forward<'a> {
                 }
             }
             ExprKind::Index { base, index } => {
-                let name = &self.f.vars[*base].name;
+                let name = &self.name(*base);
                 let t = names::tangent(name);
                 let i = self.fresh("i");
                 let idx = self.primal(index);
@@ -254,13 +261,10 @@ impl<'a> Forward<'a> {
                 pre.push(quote!(let #n = #l;));
                 Val::Pair(quote!(::std::vec![#p; #n]), quote!(::std::vec![#t; #n]))
             }
-            ExprKind::CopySeq(v) => {
-                let name = &self.f.vars[*v].name;
+            ExprKind::CopySeq(v, to) => {
+                let name = &self.name(*v);
                 let t = names::tangent(name);
-                Val::Pair(
-                    quote!(::std::borrow::ToOwned::to_owned(&*#name)),
-                    quote!(::std::borrow::ToOwned::to_owned(&*#t)),
-                )
+                Val::Pair(copy_seq(&quote!(#name), *to), copy_seq(&quote!(#t), *to))
             }
             ExprKind::Field { base, index } => {
                 let b = self.expr(base, pre);
@@ -295,7 +299,7 @@ impl<'a> Forward<'a> {
                 end,
                 inclusive,
             } => {
-                let name = &self.f.vars[*base].name;
+                let name = &self.name(*base);
                 let t = names::tangent(name);
                 let s = start.as_ref().map(|s| self.bind_int(s, pre));
                 let en = end.as_ref().map(|x| self.bind_int(x, pre));
@@ -309,6 +313,7 @@ impl<'a> Forward<'a> {
             ExprKind::Lit(_)
             | ExprKind::Opaque { .. }
             | ExprKind::Len(_)
+            | ExprKind::ElemConst { .. }
             | ExprKind::PlainCall { .. }
             | ExprKind::PlainMethod { .. }
             | ExprKind::VecNew { .. }
@@ -340,19 +345,16 @@ impl<'a> Forward<'a> {
                 continue;
             }
             let v = self.expr(a, pre);
-            let (p, t) = match (&a.kind, v) {
-                // Sequences passed by reference keep their borrow form.
-                (ExprKind::Ref(_) | ExprKind::SubSlice { .. }, Val::Plain(p)) => {
+            let (p, t) = match v {
+                // A constant sequence passed by reference (`&w`, `&w[1..]`, or `v` of type
+                // `&[f64]`): a borrowed buffer of zeros shaped like it.
+                Val::Plain(p) if self.is_borrow(a) => {
                     let tmp = self.fresh("z");
-                    let inner = match &a.kind {
-                        ExprKind::Ref(inner) => self.primal(inner),
-                        _ => quote!(#p),
-                    };
-                    let zeros = zeros(&Shape::Seq(SeqKind::Vec), &quote!(#inner));
+                    let zeros = zeros(&shape, &quote!(*#p));
                     pre.push(quote!(let #tmp = #zeros;));
                     (p, quote!(&#tmp))
                 }
-                (_, v) => self.pair_of(v, &shape, pre),
+                v => self.pair_of(v, &shape, pre),
             };
             prims.push(p);
             tans.push(t);
@@ -362,6 +364,20 @@ impl<'a> Forward<'a> {
         let dout = self.fresh("dr");
         pre.push(quote_spanned!(span=> let (#out, #dout) = #jvp(#(#prims,)* #(#tans),*);));
         (quote!(#out), quote!(#dout))
+    }
+
+    /// Whether an argument expression is a borrow: `&w`, `&w[a..b]`, or a variable whose type
+    /// is a reference (a slice argument, `&[f64; 3]`).
+    fn is_borrow(&self, a: &Expr) -> bool {
+        match &a.kind {
+            ExprKind::Ref(_) | ExprKind::SubSlice { .. } => true,
+            ExprKind::Var(v) => {
+                let var = &self.f.vars[*v];
+                var.shape == Shape::Seq(SeqKind::Slice)
+                    || matches!(var.ty, Some(syn::Type::Reference(_)))
+            }
+            _ => false,
+        }
     }
 
     // ------------------------------------------------------------------ statements
@@ -382,7 +398,7 @@ impl<'a> Forward<'a> {
                 place, op, value, ..
             } => self.assign(place, *op, value, &mut pre),
             Stmt::Push { vec, value, .. } => {
-                let name = &self.f.vars[*vec].name;
+                let name = &self.name(*vec);
                 if self.var_active(*vec) {
                     let v = self.expr(value, &mut pre);
                     let (p, t) = self.pair_of(v, &Shape::Scalar, &mut pre);
@@ -424,7 +440,7 @@ impl<'a> Forward<'a> {
                 body,
                 label,
             } => {
-                let v = &self.f.vars[*var].name;
+                let v = &self.name(*var);
                 let r = self.range(range);
                 let b = self.stmts(body);
                 let l = label.as_ref().map(|l| quote!(#l:));
@@ -454,7 +470,7 @@ impl<'a> Forward<'a> {
                 let b = self.stmts(b);
                 quote!({ #b })
             }
-            Stmt::Macro(m, _) => quote!(#m;),
+            Stmt::Macro(m, visible) => crate::primal::macro_stmt(m, visible, &self.f.vars),
         };
         quote!(#(#pre)* #main)
     }
@@ -519,7 +535,7 @@ impl<'a> Forward<'a> {
             }
             (Pat::Bind(v), Val::Plain(p)) => {
                 let decl = self.pat_decl(pat, false);
-                let name = &self.f.vars[*v].name;
+                let name = &self.name(*v);
                 let t = names::tangent(name);
                 let tmut = self.f.vars[*v].mutable.then(|| quote!(mut));
                 let z = zeros(&self.f.vars[*v].shape, &quote!(#name));
@@ -551,10 +567,10 @@ impl<'a> Forward<'a> {
                     if !var.active {
                         return quote!(_);
                     }
-                    let t = names::tangent(&var.name);
+                    let t = names::tangent(&self.name(*v));
                     quote!(#m #t #ty)
                 } else {
-                    let n = &var.name;
+                    let n = self.name(*v);
                     quote!(#m #n #ty)
                 }
             }
@@ -574,10 +590,10 @@ impl<'a> Forward<'a> {
                     if !var.active {
                         return quote!(_);
                     }
-                    let t = names::tangent(&var.name);
+                    let t = names::tangent(&self.name(*v));
                     quote!(#m #t)
                 } else {
-                    let n = &var.name;
+                    let n = self.name(*v);
                     quote!(#m #n)
                 }
             }
@@ -593,7 +609,7 @@ impl<'a> Forward<'a> {
         pre: &mut Vec<TokenStream>,
     ) -> TokenStream {
         let v = place.var();
-        let name = self.f.vars[v].name.clone();
+        let name = self.name(v);
         let o = op.map(compound_tokens).unwrap_or_else(|| quote!(=));
         if !self.var_active(v) {
             let p = self.primal(value);

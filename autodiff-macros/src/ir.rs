@@ -216,6 +216,12 @@ pub enum ExprKind {
     },
     /// `v.len()`.
     Len(VarId),
+    /// Zero (or one) of the element type of sequence `seq`: the start of a `sum` (`product`)
+    /// whose type is written nowhere. Reads only the type of `seq`, never its value.
+    ElemConst {
+        seq: VarId,
+        one: bool,
+    },
     /// A call of a function that has `_jvp`/`_vjp` companions (another `#[differentiate]`
     /// function, or a user function with hand-written rules).
     /// `shape` is the assumed shape of the result (scalar unless a `let` annotation says more).
@@ -261,8 +267,9 @@ pub enum ExprKind {
     VecNew {
         capacity: Option<Box<Expr>>,
     },
-    /// `v.to_vec()`, `v.clone()`, `*v` of an array: a copy of a whole sequence.
-    CopySeq(VarId),
+    /// `v.to_vec()`, `v.clone()`, `*v` of an array: a copy of a whole sequence, as an array or
+    /// as a `Vec`.
+    CopySeq(VarId, CopyTo),
     /// `tuple.0`
     Field {
         base: Box<Expr>,
@@ -279,6 +286,15 @@ pub enum ExprKind {
     },
     /// Placeholder after an error was reported; never emitted.
     Poison,
+}
+
+/// What a copy of a sequence gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyTo {
+    /// An array of the same length (`a.clone()`, `*a` of an array `a`).
+    Array,
+    /// A `Vec` (`v.to_vec()`, or any copy of a slice or `Vec`).
+    Vec,
 }
 
 #[derive(Clone, Debug)]
@@ -455,7 +471,8 @@ macro_rules! children_of {
             | ExprKind::Var(_)
             | ExprKind::Opaque { .. }
             | ExprKind::Len(_)
-            | ExprKind::CopySeq(_)
+            | ExprKind::ElemConst { .. }
+            | ExprKind::CopySeq(..)
             | ExprKind::Poison => {}
             ExprKind::Index { index, .. } => $out.push(index),
             ExprKind::Binary { lhs, rhs, .. } => {
@@ -542,7 +559,7 @@ impl Expr {
             ExprKind::Var(v)
             | ExprKind::Index { base: v, .. }
             | ExprKind::Len(v)
-            | ExprKind::CopySeq(v)
+            | ExprKind::CopySeq(v, _)
             | ExprKind::SubSlice { base: v, .. } => out.push(*v),
             _ => {}
         });

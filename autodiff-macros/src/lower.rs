@@ -27,6 +27,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         poisoned_names: Vec::new(),
         call_lets: Vec::new(),
         items: Vec::new(),
+        item_shapes: item_shapes(&item.block),
     };
     cx.check_signature(&item.sig);
     let params = cx.params(&item.sig, attr);
@@ -104,6 +105,26 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) call_lets: Vec<(VarId, TokenStream)>,
     /// Items declared in the body, copied into the generated functions.
     pub(crate) items: Vec<TokenStream>,
+    /// Names of the `const` and `static` items declared in the body, with their declared types.
+    pub(crate) item_shapes: HashMap<String, syn::Type>,
+}
+
+/// The `const` and `static` items declared anywhere in a function body, by name.
+fn item_shapes(body: &syn::Block) -> HashMap<String, syn::Type> {
+    struct Items(HashMap<String, syn::Type>);
+    impl<'ast> syn::visit::Visit<'ast> for Items {
+        fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
+            self.0.insert(c.ident.to_string(), (*c.ty).clone());
+        }
+        fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
+            self.0.insert(s.ident.to_string(), (*s.ty).clone());
+        }
+        // Items of nested functions are not in scope here.
+        fn visit_item_fn(&mut self, _: &'ast syn::ItemFn) {}
+    }
+    let mut items = Items(HashMap::new());
+    syn::visit::Visit::visit_block(&mut items, body);
+    items.0
 }
 
 /// A borrowed window `base[offset .. offset + len]`.
@@ -716,6 +737,12 @@ impl Lowerer<'_> {
                         init: Some(Expr::new(ExprKind::Var(*t), p.span())),
                     });
                 }
+                return;
+            }
+        }
+        // `let (h, t) = v.split_at(k);`: two views of `v`.
+        if let (Some(init), None) = (init, &ty) {
+            if self.split_at(pat, init, out) {
                 return;
             }
         }
@@ -1517,7 +1544,8 @@ impl Lowerer<'_> {
                     // `*x` of a float bound by reference is the float; `*a` of an array is a copy.
                     syn::UnOp::Deref(_) => match inner.kind {
                         ExprKind::Var(v) if matches!(self.vars[v].shape, Shape::Seq(_)) => {
-                            Expr::new(ExprKind::CopySeq(v), span)
+                            let to = self.copy_to(v, false);
+                            Expr::new(ExprKind::CopySeq(v, to), span)
                         }
                         _ => inner,
                     },
@@ -1831,6 +1859,9 @@ impl Lowerer<'_> {
                 if name == "len" && m.args.is_empty() {
                     return view.len.clone();
                 }
+                if matches!(name.as_str(), "to_vec" | "to_owned") && m.args.is_empty() {
+                    return self.view_to_vec(m, out);
+                }
             }
         }
         let recv_var = self.var_of_path(&m.receiver);
@@ -1840,7 +1871,9 @@ impl Lowerer<'_> {
                 return Expr::new(ExprKind::Len(recv_var.unwrap_or_default()), span)
             }
             "to_vec" | "clone" | "to_owned" if m.args.is_empty() && recv_is_seq => {
-                return Expr::new(ExprKind::CopySeq(recv_var.unwrap_or_default()), span)
+                let v = recv_var.unwrap_or_default();
+                let to = self.copy_to(v, name == "to_vec");
+                return Expr::new(ExprKind::CopySeq(v, to), span);
             }
             "unwrap" | "expect" => {
                 // `T::from(i).unwrap()`, `T::from_usize(n).unwrap()`: a conversion.
@@ -1994,7 +2027,11 @@ impl Lowerer<'_> {
                         );
                     }
                     let mut args: Vec<Expr> = c.args.iter().map(|a| self.expr(a, out)).collect();
-                    let recv = args.remove(0);
+                    let mut recv = args.remove(0);
+                    // `f64::min(0.5, x)`: as a receiver, the literal needs the path's type.
+                    if prefix == "f64" || prefix == "f32" {
+                        suffix_literal(&mut recv, &prefix);
+                    }
                     let method = syn::Ident::new(
                         &last,
                         path.segments.last().map_or(span, |s| s.ident.span()),
@@ -2028,7 +2065,25 @@ impl Lowerer<'_> {
             }
         }
         let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a, out)).collect();
+        // `Some(x)`, `Point(x, y)`, `Box::new(x)`: a constructor or a type's associated
+        // function has no derivative companions; activity reports it if an argument is active.
+        if self.is_constructor(&path) {
+            let shape = self.path_shape(&path);
+            return Expr::new(
+                ExprKind::PlainCall {
+                    func: c.func.to_token_stream(),
+                    args,
+                    shape,
+                    suffix: TokenStream::new(),
+                    path: None,
+                },
+                span,
+            );
+        }
         let any_float = args.iter().any(|a| self.shape_of(a).is_float());
+        if any_float {
+            self.check_unseen_args(c, &args);
+        }
         if !any_float {
             // Re-examined once every variable's shape is known (`reclassify_calls`).
             let shape = self.path_shape(&path);
@@ -2055,6 +2110,56 @@ impl Lowerer<'_> {
 
     // ----------------------------------------------------------------- shapes
 
+    /// Whether a called path is a constructor (`Some`, `Ok`, `Point`, `Shape::Circle`) or an
+    /// associated function of a type other than a float (`Box::new`, `Cell::new`): by Rust's
+    /// naming conventions, an upper-case last or second-to-last segment.
+    fn is_constructor(&self, p: &syn::Path) -> bool {
+        let upper = |s: &syn::PathSegment| {
+            let name = s.ident.to_string();
+            name.starts_with(|c: char| c.is_ascii_uppercase())
+                && !self.is_float_name(&name)
+                && !matches!(name.as_str(), "Float" | "Real" | "FloatConst" | "Self")
+        };
+        let n = p.segments.len();
+        p.segments.last().is_some_and(upper) || (n >= 2 && upper(&p.segments[n - 2]))
+    }
+
+    /// A differentiated call passes a tangent for each float argument, so the macro must know
+    /// which arguments are floats: a constant declared outside the function (`DAMP`) is not
+    /// visible to it, and is reported rather than guessed.
+    fn check_unseen_args(&mut self, c: &syn::ExprCall, args: &[Expr]) {
+        for (a, e) in c.args.iter().zip(args) {
+            let syn::Expr::Path(p) = a else { continue };
+            let Some(id) = p.path.get_ident() else {
+                continue;
+            };
+            let name = id.to_string();
+            let const_like = name.chars().any(|ch| ch.is_ascii_uppercase())
+                && name
+                    .chars()
+                    .all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit() || ch == '_');
+            let unseen = matches!(e.kind, ExprKind::Opaque { .. })
+                && self.lookup(&name).is_none()
+                && !self.item_shapes.contains_key(&name);
+            if const_like && unseen {
+                let lower = name.to_lowercase();
+                self.diag.unsupported_at(
+                    a,
+                    &format!("passing `{name}`, whose type the macro cannot see, to a differentiated function"),
+                    &format!("bind it to a typed local first (`let {lower}: f64 = {name};`), or declare the `const` inside this function"),
+                );
+            }
+        }
+    }
+
+    /// What copying sequence `v` gives: an array stays an array unless `to_vec` asks for a `Vec`.
+    fn copy_to(&self, v: VarId, to_vec: bool) -> CopyTo {
+        match self.vars[v].shape {
+            Shape::Seq(SeqKind::Array(_)) if !to_vec => CopyTo::Array,
+            _ => CopyTo::Vec,
+        }
+    }
+
     fn shape_of_type(&self, ty: &syn::Type) -> Shape {
         match ty {
             syn::Type::Reference(r) => match self.classify(&r.elem) {
@@ -2076,6 +2181,12 @@ impl Lowerer<'_> {
 
     /// The shape of a path-headed constant expression (`f64::consts::PI`, `T::zero()`).
     fn path_shape(&self, p: &syn::Path) -> Shape {
+        if let Some(ty) = p
+            .get_ident()
+            .and_then(|id| self.item_shapes.get(&id.to_string()))
+        {
+            return self.shape_of_type(ty);
+        }
         let names: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
         if names
             .iter()
@@ -2174,7 +2285,7 @@ impl Lowerer<'_> {
             e.visit(&mut |n| match &n.kind {
                 ExprKind::Index { base: v, .. }
                 | ExprKind::Len(v)
-                | ExprKind::CopySeq(v)
+                | ExprKind::CopySeq(v, _)
                 | ExprKind::SubSlice { base: v, .. } => misused.push(*v),
                 ExprKind::Field { base, .. } => {
                     if let ExprKind::Var(v) = base.kind {
@@ -2221,11 +2332,15 @@ impl Lowerer<'_> {
                     value,
                     ..
                 } => updates.push((*v, shape_of(&self.vars, value))),
+                // An annotation the macro cannot read (`let y: Real = x * 2.0;`, `Real` an
+                // alias) names the type of the value, which rustc checks: take the value's shape.
                 Stmt::Let {
                     pat: Pat::Bind(v),
                     init: Some(value),
                     ..
-                } if self.vars[*v].ty.is_none() => updates.push((*v, shape_of(&self.vars, value))),
+                } if self.vars[*v].ty.is_none() || self.vars[*v].shape == Shape::Other => {
+                    updates.push((*v, shape_of(&self.vars, value)))
+                }
                 _ => {}
             });
             for (v, s) in updates {
@@ -2309,6 +2424,7 @@ pub fn shape_of(vars: &[Var], e: &Expr) -> Shape {
         },
         ExprKind::PlainMethod { shape, .. } => shape.clone(),
         ExprKind::Len(_) => Shape::Int,
+        ExprKind::ElemConst { .. } => Shape::Scalar,
         ExprKind::Call { shape, .. } => shape.clone(),
         ExprKind::PlainCall { shape, .. } => shape.clone(),
         ExprKind::Tuple(items) => Shape::Tuple(items.iter().map(|i| shape_of(vars, i)).collect()),
@@ -2341,8 +2457,10 @@ pub fn shape_of(vars: &[Var], e: &Expr) -> Shape {
             }
         }
         ExprKind::VecNew { .. } => Shape::Other,
-        ExprKind::CopySeq(v) => match &vars[*v].shape {
-            Shape::Seq(SeqKind::Array(n)) => Shape::Seq(SeqKind::Array(n.clone())),
+        ExprKind::CopySeq(v, to) => match &vars[*v].shape {
+            Shape::Seq(SeqKind::Array(n)) if *to == CopyTo::Array => {
+                Shape::Seq(SeqKind::Array(n.clone()))
+            }
             Shape::Seq(_) => Shape::Seq(SeqKind::Vec),
             s => s.clone(),
         },
@@ -2536,6 +2654,27 @@ fn mentioned_names(ts: &TokenStream) -> Vec<String> {
         }
     }
     out
+}
+
+/// Gives an unsuffixed numeric literal the float type `ty` (`0.5` becomes `0.5f64`).
+fn suffix_literal(e: &mut Expr, ty: &str) {
+    let digits = match &e.kind {
+        ExprKind::Lit(syn::Lit::Float(f)) if f.suffix().is_empty() => f.base10_digits().to_string(),
+        ExprKind::Lit(syn::Lit::Int(i)) if i.suffix().is_empty() => i.base10_digits().to_string(),
+        _ => return,
+    };
+    let lit = syn::LitFloat::new(
+        &format!(
+            "{digits}{}{ty}",
+            if digits.contains(['.', 'e', 'E']) {
+                ""
+            } else {
+                ".0"
+            }
+        ),
+        e.span,
+    );
+    e.kind = ExprKind::Lit(syn::Lit::Float(lit));
 }
 
 fn is_range_syntax(e: &syn::Expr) -> bool {

@@ -1,6 +1,7 @@
 //! Every identifier the generated code introduces comes from here. Generated locals use
 //! `Span::mixed_site()` so they can never capture or shadow a user's variable.
 
+use crate::ir::{Var, VarId, VarOrigin};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::Ident;
@@ -13,6 +14,24 @@ pub fn rt() -> TokenStream {
 /// A hygienic generated local: `__ad_<what><n>`.
 pub fn local(what: &str, n: usize) -> Ident {
     format_ident!("__ad_{}{}", what, n, span = Span::mixed_site())
+}
+
+/// The name of variable `id` in generated code. Arguments and variables lowering introduced keep
+/// theirs; every other binding gets a unique hygienic name (`x__7`), so that the statements of an
+/// inlined closure, and a later `let` shadowing a name a closure captured, cannot rebind each
+/// other's names.
+pub fn var(var: &Var, id: VarId) -> Ident {
+    match var.origin {
+        VarOrigin::Param(_) | VarOrigin::Synthetic => var.name.clone(),
+        VarOrigin::Local | VarOrigin::LoopIndex => {
+            format_ident!(
+                "{}__{}",
+                strip_raw(&var.name),
+                id,
+                span = Span::mixed_site()
+            )
+        }
+    }
 }
 
 /// The tangent (forward mode) of a user variable, shadowed together with it.

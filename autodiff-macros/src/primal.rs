@@ -1,8 +1,8 @@
 //! The primal printer: takes an IR expression and a way to name variables, gives the Rust
-//! expression computing its value. Forward code names variables as the user did; the reverse
-//! sweep names them by the values it saved.
+//! expression computing its value (the reverse sweep names variables by the values it saved).
 
 use crate::ir::*;
+use crate::names;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 
@@ -57,10 +57,16 @@ impl Printer<'_> {
                 let b = (self.name)(*v);
                 quote_spanned!(span=> #b.len())
             }
-            ExprKind::CopySeq(v) => {
-                let b = (self.name)(*v);
-                quote_spanned!(span=> ::std::borrow::ToOwned::to_owned(&*#b))
+            ExprKind::ElemConst { seq, one } => {
+                let (b, rt) = ((self.name)(*seq), names::rt());
+                let f = if *one {
+                    quote!(one_elem)
+                } else {
+                    quote!(zero_elem)
+                };
+                quote_spanned!(span=> #rt::#f(&#b[..]))
             }
+            ExprKind::CopySeq(v, to) => copy_seq(&(self.name)(*v), *to),
             ExprKind::SubSlice {
                 base,
                 start,
@@ -105,9 +111,23 @@ impl Printer<'_> {
     }
 }
 
-/// The user's name of a variable.
-pub fn user_name(vars: &[Var]) -> impl Fn(VarId) -> TokenStream + '_ {
-    move |v| vars[v].name.to_token_stream()
+/// Names variables as the generated code does ([`names::var`]).
+pub fn var_name(vars: &[Var]) -> impl Fn(VarId) -> TokenStream + '_ {
+    move |v| names::var(&vars[v], v).to_token_stream()
+}
+
+/// A pass-through macro statement (`assert!`, `println!`) in a block that binds the user's names
+/// of the variables it mentions (`visible`, resolved by lowering) to their generated names.
+pub fn macro_stmt(m: &TokenStream, visible: &[VarId], vars: &[Var]) -> TokenStream {
+    let binds = visible.iter().map(|&id| {
+        let var = &vars[id];
+        let (user, u) = (&var.name, names::var(var, id));
+        match var.shape {
+            Shape::Scalar | Shape::Int | Shape::Bool => quote!(let #user = #u;),
+            _ => quote!(let #user = &#u;),
+        }
+    });
+    quote!({ #(#binds)* #m; })
 }
 
 /// An operation applied to its operands, already printed in `Expr::children` order: the part of
@@ -132,8 +152,13 @@ pub fn compose(e: &Expr, kids: &[TokenStream]) -> TokenStream {
             let x = k(0);
             quote_spanned!(span=> (#x as #ty))
         }
-        ExprKind::Method { method, .. } => {
+        ExprKind::Method { recv, method, .. } => {
             let (r, a) = (k(0), &kids[1.min(kids.len())..]);
+            if matches!(recv.kind, ExprKind::Lit(_)) {
+                // `Float::min(0.5, x)`: the literal takes its type from the other operands.
+                let rt = names::rt();
+                return quote_spanned!(span=> #rt::Float::#method(#r, #(#a),*));
+            }
             quote_spanned!(span=> #r.#method(#(#a),*))
         }
         ExprKind::PlainMethod {
@@ -175,6 +200,15 @@ pub fn compose(e: &Expr, kids: &[TokenStream]) -> TokenStream {
         }
         // Leaves: printed by the callers.
         _ => quote!(()),
+    }
+}
+
+/// A copy of the sequence named `b`: `[T; N]` from an array or a reference to one, or `Vec<T>`.
+pub fn copy_seq(b: &TokenStream, to: CopyTo) -> TokenStream {
+    let rt = names::rt();
+    match to {
+        CopyTo::Array => quote!(#rt::copy_array(&#b)),
+        CopyTo::Vec => quote!(::std::borrow::ToOwned::to_owned(&#b[..])),
     }
 }
 

@@ -686,18 +686,8 @@ impl Emitter<'_> {
         names::local(what, self.n)
     }
 
-    /// The unique name of a variable in reverse-mode code.
     fn uname(&self, v: VarId) -> syn::Ident {
-        let var = &self.vars[v];
-        if let VarOrigin::Param(_) = var.origin {
-            return var.name.clone();
-        }
-        if var.origin == VarOrigin::Synthetic {
-            return var.name.clone();
-        }
-        let s = var.name.to_string();
-        let s = s.strip_prefix("r#").unwrap_or(&s).to_string();
-        format_ident!("{}__{}", s, v, span = Span::mixed_site())
+        names::var(&self.vars[v], v)
     }
 
     /// The adjoint of `v`, about to be accumulated into. Usefulness analysis declared it; a
@@ -822,7 +812,7 @@ impl Emitter<'_> {
                 }
             }
             Pat::Tuple(ps) => {
-                // Types go on the whole pattern only; inside a tuple pattern, none.
+                // Types go on the whole pattern only (`(f64, _)` where a name has none).
                 let items = ps.iter().map(|p| match p {
                     Pat::Bind(v) => {
                         let n = self.uname(*v);
@@ -831,7 +821,28 @@ impl Emitter<'_> {
                     }
                     other => self.fwd_pat(other),
                 });
-                quote!((#(#items,)*))
+                let ty = self.pat_type(pat).map(|t| quote!(: #t));
+                quote!((#(#items,)*) #ty)
+            }
+        }
+    }
+
+    /// The type annotation of a tuple pattern, rebuilt from its names' annotations (`_` where a
+    /// name has none), or `None` when no name has one.
+    fn pat_type(&self, pat: &Pat) -> Option<TokenStream> {
+        match pat {
+            Pat::Wild => None,
+            Pat::Bind(v) => match &self.vars[*v].ty {
+                Some(ty) if self.vars[*v].origin == VarOrigin::Local => Some(quote!(#ty)),
+                _ => None,
+            },
+            Pat::Tuple(ps) => {
+                let tys: Vec<Option<TokenStream>> = ps.iter().map(|p| self.pat_type(p)).collect();
+                if tys.iter().all(Option::is_none) {
+                    return None;
+                }
+                let items = tys.into_iter().map(|t| t.unwrap_or_else(|| quote!(_)));
+                Some(quote!((#(#items,)*)))
             }
         }
     }
@@ -988,23 +999,9 @@ impl Emitter<'_> {
                 let v = self.fwd_expr(e);
                 out.fwd.push(quote!(let _ = #v;));
             }
-            R::Macro(m, visible) => {
-                // The macro names the user's variables; bind those names to the unique ones.
-                let words = idents_in(m);
-                let mut binds = Vec::new();
-                for &id in visible {
-                    let var = &self.vars[id];
-                    if !words.contains(&var.name.to_string()) {
-                        continue;
-                    }
-                    let (user, u) = (&var.name, self.uname(id));
-                    binds.push(match var.shape {
-                        Shape::Scalar | Shape::Int | Shape::Bool => quote!(let #user = #u;),
-                        _ => quote!(let #user = &#u;),
-                    });
-                }
-                out.fwd.push(quote!({ #(#binds)* #m; }));
-            }
+            R::Macro(m, visible) => out
+                .fwd
+                .push(crate::primal::macro_stmt(m, visible, self.vars)),
             R::If { cond, then, els } => {
                 let c = self.decision(cond, level, out);
                 let c_fwd = self.fwd_expr(cond);
@@ -1545,9 +1542,11 @@ impl Emitter<'_> {
                             self.stable(*r) || (!self.vars[*r].mutable && self.needed_or_mark(*r))
                         });
                     if cheap {
-                        out.pops.push(quote!(let #name = #v;));
+                        // `p` keeps the user's annotation, which may fix the float type.
+                        out.pops.push(quote!(let #p = #v;));
                     } else {
-                        self.save(quote!(#name), level, out, Some(name.clone()));
+                        let value = self.fwd_expr(&Expr::new(ExprKind::Var(*var), init.span));
+                        self.save(value, level, out, Some(name.clone()));
                     }
                 }
             } else if let Pat::Tuple(_) = pat {
@@ -1556,7 +1555,8 @@ impl Emitter<'_> {
                 for var in vs2 {
                     if self.needed.contains(&var) && !self.vars[var].mutable {
                         let name = self.uname(var);
-                        self.save(quote!(#name), level, out, Some(name.clone()));
+                        let value = self.fwd_expr(&Expr::new(ExprKind::Var(var), init.span));
+                        self.save(value, level, out, Some(name.clone()));
                     }
                 }
             }
@@ -1564,11 +1564,29 @@ impl Emitter<'_> {
         if !any_active {
             return;
         }
+        // `let (p, q) = (a, b);` flows back component by component, so that the adjoint of an
+        // inactive component is never built (an unused `zero()` would have no type).
+        let parts: Vec<(&Pat, &Expr)> = match (pat, &init.kind) {
+            (Pat::Tuple(ps), ExprKind::Tuple(items)) if ps.len() == items.len() => {
+                ps.iter().zip(items).collect()
+            }
+            _ => vec![(pat, init)],
+        };
         let mut rev = Vec::new();
-        let g = self.pattern_adjoint(pat);
-        let gname = self.fresh("g");
-        rev.push(quote!(let #gname = #g;));
-        self.backprop(init, quote!(#gname), &mut cx, &mut rev);
+        for (p, e) in parts {
+            let mut pvs = Vec::new();
+            p.vars(&mut pvs);
+            let useful = pvs
+                .iter()
+                .any(|v| self.vars[*v].active && self.acc.contains(v));
+            if !useful || !self.active(e) {
+                continue;
+            }
+            let g = self.pattern_adjoint(p);
+            let gname = self.fresh("g");
+            rev.push(quote!(let #gname = #g;));
+            self.backprop(e, quote!(#gname), &mut cx, &mut rev);
+        }
         out.rev.push(quote!({ #(#rev)* }));
     }
 
@@ -1863,7 +1881,7 @@ impl Emitter<'_> {
                     self.collect_snaps(x, cx, snaps)
                 }
             }
-            ExprKind::CopySeq(v) if needed && !self.stable_at_stmt(*v) => {
+            ExprKind::CopySeq(v, _) if needed && !self.stable_at_stmt(*v) => {
                 let t = self.fwd_expr(e);
                 snaps.push((key, t));
             }
@@ -1927,6 +1945,7 @@ impl Emitter<'_> {
                 let b = self.uname(*base);
                 quote_spanned!(span=> #b[#i])
             }
+            ExprKind::ElemConst { .. } => self.fwd_expr(e),
             ExprKind::Len(v) => {
                 if !self.stable_at_stmt(*v) {
                     return self.save_read(e, cx, out);
@@ -1934,12 +1953,12 @@ impl Emitter<'_> {
                 let b = self.uname(*v);
                 quote!(#b.len())
             }
-            ExprKind::CopySeq(v) => {
+            ExprKind::CopySeq(v, to) => {
                 if !self.stable_at_stmt(*v) {
                     return self.save_read(e, cx, out);
                 }
                 let b = self.uname(*v);
-                quote!(::std::borrow::ToOwned::to_owned(&#b[..]))
+                crate::primal::copy_seq(&quote!(#b), *to)
             }
             ExprKind::SubSlice {
                 base,
@@ -2080,7 +2099,7 @@ impl Emitter<'_> {
             ExprKind::ArrayRepeat { elem, .. } | ExprKind::VecRepeat { elem, .. } => {
                 self.backprop(elem, quote!(#rt::sum(&#g[..])), cx, code);
             }
-            ExprKind::CopySeq(v) => self.accumulate_var(*v, g, cx, code),
+            ExprKind::CopySeq(v, _) => self.accumulate_var(*v, g, cx, code),
             ExprKind::Field { base, index } => {
                 let ix = syn::Index::from(*index as usize);
                 if let ExprKind::Var(v) = base.kind {
@@ -2443,30 +2462,6 @@ fn body_sets(body: &[R], flag: VarId) -> bool {
     })
 }
 
-fn idents_in(ts: &TokenStream) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    fn walk(ts: &TokenStream, out: &mut BTreeSet<String>) {
-        for t in ts.clone() {
-            match t {
-                proc_macro2::TokenTree::Ident(i) => {
-                    out.insert(i.to_string());
-                }
-                proc_macro2::TokenTree::Group(g) => walk(&g.stream(), out),
-                proc_macro2::TokenTree::Literal(l) => {
-                    // Names captured inside format strings: `{x}`.
-                    let s = l.to_string();
-                    for part in s.split(['{', '}', ':']) {
-                        out.insert(part.trim().to_string());
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    walk(ts, &mut out);
-    out
-}
-
 /// `c` when `e` is `i`, `i + c`, `c + i` or `i - c` for the loop index `i` and an integer literal.
 fn affine_offset(e: &Expr, i: VarId) -> Option<i64> {
     let lit = |x: &Expr| -> Option<i64> {
@@ -2736,7 +2731,7 @@ impl WindowPlan<'_> {
             ExprKind::Index { base, index } if vars[*base].active => {
                 found.push((*base, Some((**index).clone())))
             }
-            ExprKind::Var(v) | ExprKind::CopySeq(v) | ExprKind::SubSlice { base: v, .. }
+            ExprKind::Var(v) | ExprKind::CopySeq(v, _) | ExprKind::SubSlice { base: v, .. }
                 if vars[*v].active && matches!(vars[*v].shape, Shape::Seq(_)) =>
             {
                 found.push((*v, None))
@@ -2755,6 +2750,12 @@ impl WindowPlan<'_> {
 
     fn stmts(&mut self, stmts: &[R], nested: bool) {
         for st in stmts {
+            if let R::Let { pat, .. } = st {
+                // Declared inside the loop: its adjoint does not exist before the loop.
+                let mut vs = Vec::new();
+                pat.vars(&mut vs);
+                self.bad.extend(vs);
+            }
             match st {
                 R::Let { init: Some(e), .. } | R::Eval(e) => self.expr(e, nested),
                 R::Let { .. } | R::Macro(..) | R::Exit(_) => {}
@@ -2841,7 +2842,7 @@ impl ViewPlan<'_, '_> {
         e.visit(&mut |n| match &n.kind {
             ExprKind::Index { base, index } => found.push((*base, Some((**index).clone()))),
             ExprKind::Var(v)
-            | ExprKind::CopySeq(v)
+            | ExprKind::CopySeq(v, _)
             | ExprKind::SubSlice { base: v, .. }
             | ExprKind::Len(v) => found.push((*v, None)),
             _ => {}
@@ -2856,6 +2857,12 @@ impl ViewPlan<'_, '_> {
 
     fn stmts(&mut self, body: &[R]) {
         for st in body {
+            if let R::Let { pat, .. } = st {
+                // Declared inside the loop: it does not exist before the loop.
+                let mut vs = Vec::new();
+                pat.vars(&mut vs);
+                vs.into_iter().for_each(|v| self.disqualify(v));
+            }
             match st {
                 R::Let { init: Some(e), .. } | R::Eval(e) => self.expr(e),
                 R::Let { .. } | R::Exit(_) => {}

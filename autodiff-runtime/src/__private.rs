@@ -18,6 +18,12 @@ pub fn zero_like<T: Float>(_x: &T) -> T {
     T::zero()
 }
 
+/// A copy of an array (also reached through references by deref coercion).
+#[inline(always)]
+pub fn copy_array<T: Copy, const N: usize>(a: &[T; N]) -> [T; N] {
+    *a
+}
+
 /// A vector of zeros as long as `v`.
 #[inline]
 pub fn zeros_like_slice<T: Float>(v: &[T]) -> Vec<T> {
@@ -28,6 +34,18 @@ pub fn zeros_like_slice<T: Float>(v: &[T]) -> Vec<T> {
 #[inline(always)]
 pub fn zeros_like_array<T: Float, const N: usize>(_a: &[T; N]) -> [T; N] {
     [T::zero(); N]
+}
+
+/// Zero of the element type of `_v` (a sum over `_v` whose type is written nowhere).
+#[inline(always)]
+pub fn zero_elem<T: Float>(_v: &[T]) -> T {
+    T::zero()
+}
+
+/// One of the element type of `_v` (a product over `_v` whose type is written nowhere).
+#[inline(always)]
+pub fn one_elem<T: Float>(_v: &[T]) -> T {
+    T::one()
 }
 
 /// One of a float type, inferred from use (the seed of `_grad`).
@@ -74,8 +92,10 @@ pub fn acc<T: Float>(a: T, g: T) -> T {
     a + g
 }
 
-/// `g * p`: an adjoint times a partial derivative.
+/// `g * p`: an adjoint times a partial derivative, with the *strong zero* of forward mode: zero
+/// when either factor is zero, even if the other is infinite or NaN (so an identically zero
+/// intermediate under `sqrt` contributes nothing instead of NaN).
 #[inline(always)]
 pub fn scale<T: Float>(g: T, p: T) -> T {
-    g * p
+    crate::dual::term(g, p)
 }

@@ -38,11 +38,13 @@ use num_traits::{Float, FloatConst, FromPrimitive, Num, NumCast, One, Signed, To
 /// Comparisons (`==`, `<`, ...) and [`Zero::is_zero`] look at the value `re` only, so branches
 /// in the differentiated code take the same path as they would on plain floats.
 ///
-/// The methods (`sin`, `powf`, ...) treat a zero tangent as a *strong zero*: an operand whose
-/// tangent is zero contributes zero even where its partial derivative is infinite or NaN, since
-/// the derivative along a zero direction is zero. So `Dual::constant(0.0).sqrt()` has tangent 0,
-/// and `x.powf(Dual::constant(2.0))` has a finite tangent at negative `x`. (For nested duals the
-/// test looks at the value of the tangent only.) The arithmetic operators multiply through.
+/// Every operator and method treats an exact zero in the chain rule as a *strong zero*: a
+/// tangent times a partial derivative is zero when either factor is zero, even where the other is
+/// infinite or NaN, since the derivative along a zero direction (or through a zero partial) is
+/// zero. So `Dual::constant(0.0).sqrt()` has tangent 0, `x.powf(Dual::constant(2.0))` has a
+/// finite tangent at negative `x`, and `x.sqrt() * 0.0` has tangent 0 at `x == 0`. Reverse mode
+/// follows the same convention (`__private::scale`). (For nested duals the test looks at the
+/// value of the factors only.)
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Dual<T> {
     /// The value.
@@ -81,12 +83,12 @@ impl<T: Float> From<T> for Dual<T> {
     }
 }
 
-/// `eps * partial`, except that a zero tangent contributes zero even when the partial is
+/// `eps * partial`, except that it is zero when either factor is zero, even if the other is
 /// infinite or NaN (see "strong zero" on [`Dual`]).
 #[inline(always)]
-fn term<T: Float>(eps: T, partial: T) -> T {
+pub(crate) fn term<T: Float>(eps: T, partial: T) -> T {
     let t = eps * partial;
-    if t.is_nan() && eps == T::zero() {
+    if t.is_nan() && (eps == T::zero() || partial == T::zero()) {
         T::zero()
     } else {
         t
@@ -245,7 +247,7 @@ macro_rules! binary_operator {
             fn $op(self, rhs: Dual<T>) -> Dual<T> {
                 let y = $Op::$op(self.re, rhs.re);
                 let (da, db) = rules::$op(self.re, rhs.re, y);
-                Dual::new(y, self.eps * da + rhs.eps * db)
+                Dual::new(y, term(self.eps, da) + term(rhs.eps, db))
             }
         }
 
@@ -257,7 +259,7 @@ macro_rules! binary_operator {
             fn $op(self, rhs: T) -> Dual<T> {
                 let y = $Op::$op(self.re, rhs);
                 let (da, _) = rules::$op(self.re, rhs, y);
-                Dual::new(y, self.eps * da)
+                Dual::new(y, term(self.eps, da))
             }
         }
 
@@ -326,7 +328,7 @@ macro_rules! binary_operator {
             fn $op(self, rhs: Dual<$t>) -> Dual<$t> {
                 let y = $Op::$op(self, rhs.re);
                 let (_, db) = rules::$op(self, rhs.re, y);
-                Dual::new(y, rhs.eps * db)
+                Dual::new(y, term(rhs.eps, db))
             }
         }
 

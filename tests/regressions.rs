@@ -1,0 +1,433 @@
+//! Regressions: functions whose derivatives were wrong, or whose generated code rustc rejected
+//! (issue 7), each checked in both modes: value, JVP against central differences, dot-product
+//! test between JVP and VJP, accumulation; f32 where the float type is what went wrong.
+// Written the way the bug reports wrote them (unused loop variables included).
+#![allow(clippy::all, unused_variables)]
+#[macro_use]
+mod common;
+use autodiff_runtime::differentiate;
+use common::*;
+
+#[differentiate]
+fn clo(a: f64, b: f64) -> f64 {
+    let k = |t: f64| t * 2.0;
+    let t = a * 5.0;
+    let r = k(b);
+    r + t
+}
+
+#[differentiate]
+fn sh(a: f64, b: f64) -> f64 {
+    let k = |t: f64| t * a;
+    let a = a * 3.0;
+    k(b) + a
+}
+
+#[differentiate]
+fn sz(x: f64) -> f64 {
+    let z = 0.0 * x;
+    (z * z).sqrt() + x
+}
+
+#[differentiate]
+fn nz(x: f64, s: &[f64]) -> f64 {
+    let w: Vec<f64> = s.iter().map(|&t| t * (x * 0.0).sin()).collect();
+    let nrm = w.iter().map(|&t| t * t).sum::<f64>().sqrt() + 0.5;
+    x / nrm
+}
+
+#[differentiate]
+fn pmin(a: f64) -> f64 {
+    f64::min(0.5, a)
+}
+
+#[differentiate]
+fn gsum<T: num_traits::Float + std::iter::Sum>(w: &[T]) -> T {
+    let work = w.to_vec();
+    let r: T = work.iter().copied().sum();
+    r
+}
+
+#[differentiate]
+fn vret(a: f64, n: usize) -> Vec<f64> {
+    if n == 0 {
+        return vec![0.0; 3];
+    }
+    vec![a; 3]
+}
+
+#[differentiate]
+fn colloop(v: &[f64]) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        let ys = v.to_vec();
+        acc += ys[i];
+    }
+    acc
+}
+
+#[differentiate]
+fn lp(x: f64, s: &[f64]) -> f64 {
+    let mut acc1: f64 = 0.5;
+    for it in 0..3 {
+        let ys: Vec<f64> = s.iter().map(|&t| t * x).collect();
+        for &t in ys.iter() {
+            acc1 += t * acc1.tanh();
+        }
+    }
+    acc1
+}
+
+#[differentiate]
+fn tl(x: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..3 {
+        let g: f64 = 0.36 - 1.2;
+        acc += x * g.sin();
+    }
+    acc
+}
+
+#[differentiate]
+fn tt(x: f64, y: f64) -> f64 {
+    let mut s = 0.0;
+    for l in 0..2 {
+        let (p, q): (f64, f64) = (0.5, x);
+        if q > -5.0 {
+            s += q;
+        }
+    }
+    s
+}
+
+#[differentiate]
+fn h(p: &[f64], x: f64) -> f64 {
+    p[0] * x
+}
+
+#[differentiate(wrt(a))]
+fn fw(a: f64, v: &[f64]) -> f64 {
+    h(v, a)
+}
+
+#[differentiate]
+fn ar(a: f64, q: [f64; 3]) -> f64 {
+    let u = q.to_vec();
+    u[0] * a
+}
+
+#[differentiate]
+fn hh(x: f64, s: &[f64]) -> f64 {
+    x * s[0]
+}
+
+#[differentiate]
+fn cst(a: f64, w: &[f64]) -> f64 {
+    const DAMP: f64 = 1.01;
+    hh(DAMP, w) * a
+}
+
+#[differentiate]
+fn rows(a: f64, v: &[f64]) -> f64 {
+    let mut acc = 0.0;
+    for row in v.chunks(3) {
+        acc += row.windows(2).map(|p| (p[1] - p[0]) * a).sum::<f64>();
+    }
+    acc
+}
+
+#[differentiate]
+fn cl(a: f64) -> f64 {
+    let g = |t: f64| t.sin() * a;
+    g(0.5)
+}
+
+// f32 twins of the cases where the float type of a literal was lost.
+
+#[differentiate]
+fn pmin32(a: f32) -> f32 {
+    f32::min(0.5, a) + f32::hypot(1.5, a) + f32::powf(1.5, a)
+}
+
+#[differentiate]
+fn tl32(x: f32) -> f32 {
+    let mut acc = 0.0;
+    for i in 0..3 {
+        let g: f32 = 0.36 - 1.2;
+        acc += x * g.sin();
+    }
+    acc
+}
+
+#[differentiate]
+fn cl32(a: f32) -> f32 {
+    let g = |t: f32| t.sin() * a;
+    g(0.5)
+}
+
+#[differentiate]
+fn sz32(x: f32) -> f32 {
+    let z = 0.0 * x;
+    (z * z).sqrt() + x
+}
+
+/// `Float::min(0.5, a)` in generic code: the literal takes its type from `a`.
+#[differentiate]
+fn pmin_generic<T: num_traits::Float>(a: T) -> T {
+    num_traits::Float::min(T::from(0.5).unwrap(), a) + a.min(T::one())
+}
+
+/// A module-level constant whose type the macro can see through a typed local.
+const SCALE: f64 = 1.5;
+
+#[differentiate]
+fn typed_module_const(a: f64, w: &[f64]) -> f64 {
+    let scale: f64 = SCALE;
+    hh(scale, w) * a
+}
+
+/// Windows of a sub-slice, chunks of a chunk.
+#[differentiate]
+fn sub_slice_windows(a: f64, v: &[f64]) -> f64 {
+    let mut acc = v[1..].windows(2).map(|p| p[0] * p[1]).sum::<f64>() * a;
+    for c in v.chunks(4) {
+        for d in c.chunks(2) {
+            acc += d[0] * a;
+        }
+    }
+    acc
+}
+
+#[test]
+fn closure_parameter_does_not_rebind_a_later_local() {
+    let (v, d) = clo_jvp(0.7, 1.3, 1.0, 0.0);
+    assert_eq!(v, 2.0 * 1.3 + 5.0 * 0.7);
+    assert_eq!(d, 5.0);
+    chk!(clo, clo_jvp, clo_vjp; 0, 1).random(4, -2.0, 2.0);
+}
+
+#[test]
+fn closure_keeps_the_binding_it_captured() {
+    let (v, d) = sh_jvp(0.7, 1.3, 1.0, 0.0);
+    assert_eq!(v, 1.3 * 0.7 + 0.7 * 3.0);
+    assert_eq!(d, 1.3 + 3.0);
+    chk!(sh, sh_jvp, sh_vjp; 0, 1).random(4, -2.0, 2.0);
+}
+
+#[test]
+fn strong_zero_in_reverse_mode() {
+    for x in [0.5, -1.5, 0.0] {
+        let (v, g) = sz_grad(x);
+        assert_eq!(v, x);
+        assert_eq!(g.x, 1.0, "d/dx of sqrt((0 x)^2) + x at {x}");
+        assert_eq!(sz_jvp(x, 1.0), (x, 1.0));
+    }
+    chk!(sz, sz_jvp, sz_vjp; 0).random(4, -2.0, 2.0);
+    chk32!(sz32, sz32_jvp, sz32_vjp; 0).random(4, -2.0, 2.0);
+}
+
+#[test]
+fn strong_zero_through_a_norm() {
+    let s = [0.3, -1.2, 2.0];
+    for x in [0.5, -1.5] {
+        let (v, g) = nz_grad(x, &s);
+        assert_eq!(v, x / 0.5);
+        assert_eq!(g.x, 2.0);
+        assert!(g.s.iter().all(|&d| d == 0.0), "{:?}", g.s);
+    }
+    chk_xv!(nz, nz_jvp, nz_vjp; 3).random(4, -2.0, 2.0);
+}
+
+#[test]
+fn path_call_with_a_literal_receiver() {
+    assert_eq!(pmin_grad(0.2), (0.2, PminGrad { a: 1.0 }));
+    assert_eq!(pmin_grad(0.9), (0.5, PminGrad { a: 0.0 }));
+    chk!(pmin, pmin_jvp, pmin_vjp; 0).at(&[&[0.2], &[0.9], &[-3.0]]);
+    chk32!(pmin32, pmin32_jvp, pmin32_vjp; 0).at(&[&[0.2], &[0.9], &[-1.0]]);
+    chk!(pmin_generic, pmin_generic_jvp, pmin_generic_vjp; 0).at(&[&[0.2], &[0.9], &[1.7]]);
+}
+
+#[test]
+fn generic_sum_over_a_local_vec() {
+    Harness::new(3)
+        .primal(|p| vec![gsum(p)])
+        .jvp(|p, t| {
+            let (v, d) = gsum_jvp(p, t);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| vec![gsum_vjp(p, g, c[0])])
+        .random(3, -2.0, 2.0);
+    let w = [0.5f32, 1.5, -2.0];
+    let (v, g) = gsum_grad(&w);
+    assert_eq!(v, 0.0f32);
+    assert_eq!(g.w, vec![1.0f32; 3]);
+}
+
+#[test]
+fn vec_output_constant_on_one_path() {
+    for n in [0usize, 2] {
+        Harness::new(1)
+            .primal(|p| vret(p[0], n))
+            .jvp(|p, t| vret_jvp(p[0], n, t[0]))
+            .vjp(|p, c, g| vret_vjp(p[0], n, &mut g[0], c))
+            .random(3, -2.0, 2.0);
+    }
+}
+
+#[test]
+fn vec_local_declared_inside_a_loop() {
+    Harness::new(4)
+        .primal(|p| vec![colloop(p)])
+        .jvp(|p, t| {
+            let (v, d) = colloop_jvp(p, t);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| vec![colloop_vjp(p, g, c[0])])
+        .random(3, -2.0, 2.0);
+    chk_xv!(lp, lp_jvp, lp_vjp; 3).random(4, -1.0, 1.0);
+}
+
+#[test]
+fn typed_constant_let_inside_a_loop() {
+    chk!(tl, tl_jvp, tl_vjp; 0).random(3, -2.0, 2.0);
+    chk32!(tl32, tl32_jvp, tl32_vjp; 0).random(3, -2.0, 2.0);
+}
+
+#[test]
+fn typed_tuple_let_inside_a_loop() {
+    assert_eq!(tt_grad(0.5, 2.0).1, TtGrad { x: 2.0, y: 0.0 });
+    assert_eq!(tt_grad(-6.0, 2.0).1, TtGrad { x: 0.0, y: 0.0 });
+    chk!(tt, tt_jvp, tt_vjp; 0, 1).at(&[&[0.5, 2.0], &[-6.0, 1.0]]);
+}
+
+#[test]
+fn non_wrt_slice_passed_to_a_helper() {
+    let v = [1.5, -0.5];
+    Harness::new(1)
+        .primal(|p| vec![fw(p[0], &v)])
+        .jvp(|p, t| {
+            let (r, d) = fw_jvp(p[0], &v, t[0]);
+            (vec![r], vec![d])
+        })
+        .vjp(|p, c, g| vec![fw_vjp(p[0], &v, &mut g[0], c[0])])
+        .random(3, -2.0, 2.0);
+}
+
+#[test]
+fn to_vec_of_an_array_taken_by_value() {
+    Harness::new(4)
+        .primal(|p| vec![ar(p[0], [p[1], p[2], p[3]])])
+        .jvp(|p, t| {
+            let (v, d) = ar_jvp(p[0], [p[1], p[2], p[3]], t[0], [t[1], t[2], t[3]]);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| {
+            let (mut a, mut q) = (0.0, [0.0; 3]);
+            let v = ar_vjp(p[0], [p[1], p[2], p[3]], &mut a, &mut q, c[0]);
+            g[0] += a;
+            g[1..].iter_mut().zip(q).for_each(|(x, y)| *x += y);
+            vec![v]
+        })
+        .random(3, -2.0, 2.0);
+}
+
+#[test]
+fn const_items_passed_to_differentiated_calls() {
+    chk_xv!(cst, cst_jvp, cst_vjp; 2).random(3, -2.0, 2.0);
+    chk_xv!(typed_module_const, typed_module_const_jvp, typed_module_const_vjp; 2)
+        .random(3, -2.0, 2.0);
+}
+
+#[test]
+fn chains_over_the_items_of_a_chunks_loop() {
+    chk_xv!(rows, rows_jvp, rows_vjp; 7).random(3, -2.0, 2.0);
+    chk_xv!(sub_slice_windows, sub_slice_windows_jvp, sub_slice_windows_vjp; 7)
+        .random(3, -2.0, 2.0);
+}
+
+#[test]
+fn closure_with_a_typed_parameter_called_with_a_literal() {
+    chk!(cl, cl_jvp, cl_vjp; 0).random(3, -2.0, 2.0);
+    chk32!(cl32, cl32_jvp, cl32_vjp; 0).random(3, -2.0, 2.0);
+}
+
+/// `split_at` gives two views; `len`, indexing, `to_vec` and iteration work on them.
+#[differentiate]
+fn split_halves(v: &[f64], k: usize) -> f64 {
+    let (h, t) = v.split_at(k);
+    let tv = t.to_vec();
+    h.len() as f64 * tv[0] + h[0] * h.iter().sum::<f64>() + t.iter().map(|x| x * x).sum::<f64>()
+}
+
+#[differentiate]
+fn max_of_chain(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .chain(b.iter())
+        .copied()
+        .max_by(|x, y| x.total_cmp(y))
+        .unwrap()
+}
+
+#[differentiate]
+fn reduce_chain(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .chain(b.iter())
+        .copied()
+        .reduce(|x, y| x * y)
+        .unwrap()
+}
+
+#[test]
+fn split_at_gives_two_views() {
+    for k in [1usize, 2, 3] {
+        Harness::new(4)
+            .primal(|p| vec![split_halves(p, k)])
+            .jvp(|p, t| {
+                let (v, d) = split_halves_jvp(p, k, t);
+                (vec![v], vec![d])
+            })
+            .vjp(|p, c, g| vec![split_halves_vjp(p, k, g, c[0])])
+            .random(3, -2.0, 2.0);
+    }
+}
+
+#[test]
+fn max_by_and_reduce_after_chain() {
+    for f in [
+        (
+            max_of_chain as fn(&[f64], &[f64]) -> f64,
+            max_of_chain_jvp as fn(&[f64], &[f64], &[f64], &[f64]) -> (f64, f64),
+            max_of_chain_vjp as fn(&[f64], &[f64], &mut [f64], &mut [f64], f64) -> f64,
+        ),
+        (reduce_chain, reduce_chain_jvp, reduce_chain_vjp),
+    ] {
+        let (p, j, r) = f;
+        Harness::new(5)
+            .primal(|x| vec![p(&x[..2], &x[2..])])
+            .jvp(|x, t| {
+                let (v, d) = j(&x[..2], &x[2..], &t[..2], &t[2..]);
+                (vec![v], vec![d])
+            })
+            .vjp(|x, c, g| {
+                let (ga, gb) = g.split_at_mut(2);
+                vec![r(&x[..2], &x[2..], ga, gb, c[0])]
+            })
+            .random(3, -2.0, 2.0);
+    }
+}
+
+type Real = f64;
+
+/// An annotation with a float alias the macro cannot read: the value's shape decides.
+#[differentiate]
+fn float_alias_lets(a: f64) -> f64 {
+    let y: Real = a * 2.0;
+    let mut z: Real = 0.0;
+    z = a.sin();
+    a + z * y
+}
+
+#[test]
+fn annotations_with_a_float_alias() {
+    chk!(float_alias_lets, float_alias_lets_jvp, float_alias_lets_vjp; 0).random(4, -2.0, 2.0);
+}
