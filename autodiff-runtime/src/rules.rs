@@ -39,6 +39,10 @@
 //!
 //! NaN inputs may give NaN partials.
 //!
+//! **Strong zero.** Where the chain rule multiplies a tangent or an adjoint by one of these
+//! partials (in [`Dual`](crate::Dual) and in the reverse sweep's `__private::scale`), a factor
+//! that is exactly zero makes the product zero even if the other factor is infinite or NaN.
+//!
 //! # Accuracy
 //!
 //! Rules are written to keep full relative accuracy where that is cheap: `tanh` uses
