@@ -1,24 +1,24 @@
 //! `#[differentiate]`: takes an ordinary Rust function, gives it back with `_jvp`, `_vjp` and
 //! `_grad` companions generated as plain source.
 //!
-//! Phases, one module each: `attr` (options) → `lower` (syn → `ir`, names resolved, shapes from
-//! syntax) → `activity` → `forward` / `reverse` (emitters, which know no calculus: they call the
-//! runtime's rule table) → `expand` (signatures, stubs on error). Errors are collected in `diag`
-//! and reported together; the macro never panics on user input.
+//! Passes, one folder each: `attr` (options) → `lower` (syn → `ir`, names resolved, shapes from
+//! syntax) → `analysis` (activity, usefulness) → `transform` (exit normalisation) → `forward` /
+//! `reverse` (emitters, which know no calculus: they call the runtime's rule table) → `codegen`
+//! (the primal printer; signatures, stubs on error, the expansion dump). Errors are collected in
+//! `diag` and reported together; the macro never panics on user input.
 #![forbid(unsafe_code)]
 
-mod activity;
+mod analysis;
 mod attr;
-mod chains;
+mod codegen;
 mod diag;
-mod expand;
 mod forward;
 mod ir;
 mod lower;
 mod methods;
 mod names;
-mod primal;
 mod reverse;
+mod transform;
 
 use proc_macro::TokenStream;
 
@@ -26,5 +26,5 @@ use proc_macro::TokenStream;
 /// function. See the `autodiff-runtime` crate documentation.
 #[proc_macro_attribute]
 pub fn differentiate(attr: TokenStream, item: TokenStream) -> TokenStream {
-    expand::expand(attr.into(), item.into()).into()
+    codegen::expand::expand(attr.into(), item.into()).into()
 }

@@ -3,8 +3,8 @@
 //! reports active values flowing where no derivative rule exists.
 
 use crate::diag::Diag;
+use crate::ir::visit_stmts;
 use crate::ir::*;
-use crate::lower::visit_stmts;
 
 pub fn analyze(f: &mut Function, diag: &mut Diag) {
     for p in &f.params {
@@ -62,7 +62,7 @@ pub fn expr_active(vars: &[Var], e: &Expr) -> bool {
         }
         ExprKind::Unary { op, expr } => *op == UnOp::Neg && expr_active(vars, expr),
         ExprKind::Cast { expr, .. } => {
-            crate::lower::shape_of(vars, e) == Shape::Scalar && expr_active(vars, expr)
+            crate::ir::shape_of(vars, e) == Shape::Scalar && expr_active(vars, expr)
         }
         ExprKind::Method { recv, args, method } => {
             let predicate = crate::methods::float_method(&method.to_string())
@@ -124,7 +124,7 @@ fn check(f: &Function, diag: &mut Diag) {
                 );
             }
             ExprKind::Cast { expr, .. }
-                if expr_active(vars, expr) && crate::lower::shape_of(vars, n) == Shape::Other =>
+                if expr_active(vars, expr) && crate::ir::shape_of(vars, n) == Shape::Other =>
             {
                 diag.unsupported(
                     n.span,

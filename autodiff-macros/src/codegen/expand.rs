@@ -3,10 +3,11 @@
 //! `<F>Grad` struct. On errors it gives the errors and stubs of the companions, so that one
 //! mistake does not cascade into "cannot find `f_jvp`" at every call site.
 
+use crate::analysis::activity;
 use crate::attr::Attr;
 use crate::diag::Diag;
 use crate::ir::*;
-use crate::{activity, forward, lower, names, reverse};
+use crate::{forward, lower, names, reverse};
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 

@@ -3,12 +3,12 @@
 //! expressions are evaluated on `Dual` numbers, so the derivative rules are the runtime's and this
 //! emitter knows no calculus.
 
-use crate::activity::expr_active;
+use crate::analysis::activity::expr_active;
+use crate::codegen::primal::{binop_tokens, copy_seq, var_name, Printer};
+use crate::ir::shape_of;
 use crate::ir::*;
-use crate::lower::shape_of;
 use crate::methods::{self, Arity};
 use crate::names;
-use crate::primal::{binop_tokens, copy_seq, var_name, Printer};
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 
@@ -470,7 +470,7 @@ impl<'a> Forward<'a> {
                 let b = self.stmts(b);
                 quote!({ #b })
             }
-            Stmt::Macro(m, visible) => crate::primal::macro_stmt(m, visible, &self.f.vars),
+            Stmt::Macro(m, visible) => crate::codegen::primal::macro_stmt(m, visible, &self.f.vars),
         };
         quote!(#(#pre)* #main)
     }

@@ -1,0 +1,5 @@
+//! Analyses: take the IR, give facts about it (which variables are active, ...) that the
+//! transformations and emitters read; none of them changes the IR or prints code.
+
+pub mod activity;
+pub mod usefulness;

@@ -1,0 +1,302 @@
+//! Calls: takes method calls and function calls, gives float methods with rules, calls of
+//! differentiated functions, plain calls and conversions.
+
+use super::*;
+
+impl Lowerer<'_> {
+    pub(super) fn method_call(&mut self, m: &syn::ExprMethodCall, out: &mut Vec<Stmt>) -> Expr {
+        let span = m.span();
+        let name = m.method.to_string();
+        if self.is_chain_consumer(m) {
+            return self.chain_consumer(m, out);
+        }
+        if self.looks_like_chain(&m.receiver) {
+            return self.poison(
+                &m,
+                &format!("the iterator method `{name}` here"),
+                "end the chain with sum/product/fold/max_by/min_by/reduce/count/any/all/\
+                 for_each/collect, or loop over it with `for`",
+            );
+        }
+        if let Some(v) = self.var_of_path(&m.receiver) {
+            if let Some(view) = self.views.get(&v) {
+                if name == "len" && m.args.is_empty() {
+                    return view.len.clone();
+                }
+                if matches!(name.as_str(), "to_vec" | "to_owned") && m.args.is_empty() {
+                    return self.view_to_vec(m, out);
+                }
+            }
+        }
+        let recv_var = self.var_of_path(&m.receiver);
+        let recv_is_seq = recv_var.is_some_and(|v| matches!(self.vars[v].shape, Shape::Seq(_)));
+        match name.as_str() {
+            "len" if m.args.is_empty() && recv_is_seq => {
+                return Expr::new(ExprKind::Len(recv_var.unwrap_or_default()), span)
+            }
+            "to_vec" | "clone" | "to_owned" if m.args.is_empty() && recv_is_seq => {
+                let v = recv_var.unwrap_or_default();
+                let to = self.copy_to(v, name == "to_vec");
+                return Expr::new(ExprKind::CopySeq(v, to), span);
+            }
+            "unwrap" | "expect" => {
+                // `T::from(i).unwrap()`, `T::from_usize(n).unwrap()`: a conversion.
+                if let syn::Expr::Call(c) = &*m.receiver {
+                    if let syn::Expr::Path(p) = &*c.func {
+                        let last = p.path.segments.last().map(|s| s.ident.to_string());
+                        if last
+                            .as_deref()
+                            .is_some_and(|l| l == "from" || l.starts_with("from_"))
+                        {
+                            let args = c.args.iter().map(|a| self.expr(a, out)).collect();
+                            let suffix = {
+                                let dot = &m.dot_token;
+                                let meth = &m.method;
+                                let margs = &m.args;
+                                quote!(#dot #meth (#margs))
+                            };
+                            let shape = self.path_shape(&p.path);
+                            return Expr::new(
+                                ExprKind::PlainCall {
+                                    func: c.func.to_token_stream(),
+                                    args,
+                                    shape,
+                                    suffix,
+                                    path: None,
+                                },
+                                span,
+                            );
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        let recv = self.expr(&m.receiver, out);
+        let recv_shape = self.shape_of(&recv);
+        if let Some(rule) = methods::float_method(&name) {
+            if recv_shape != Shape::Int && m.turbofish.is_none() {
+                let want = methods::arg_count(rule.arity);
+                if m.args.len() != want {
+                    return self.poison(
+                        &m.method,
+                        &format!("`{name}` with {} arguments", m.args.len()),
+                        &format!("`{name}` takes {want}"),
+                    );
+                }
+                let args = m.args.iter().map(|a| self.expr(a, out)).collect();
+                return Expr::new(
+                    ExprKind::Method {
+                        recv: Box::new(recv),
+                        method: m.method.clone(),
+                        args,
+                    },
+                    span,
+                );
+            }
+        }
+        if matches!(recv.kind, ExprKind::Poison) {
+            // Already reported.
+            return recv;
+        }
+        if matches!(recv_shape, Shape::Int | Shape::Bool | Shape::Other) {
+            // A method of a value that is never differentiated (integers, options of constants,
+            // other types): plain code. Activity analysis rejects it if an active value flows in.
+            let args = m.args.iter().map(|a| self.expr(a, out)).collect();
+            return Expr::new(
+                ExprKind::PlainMethod {
+                    recv: Box::new(recv),
+                    method: m.method.clone(),
+                    turbofish: m.turbofish.to_token_stream(),
+                    args,
+                    shape: recv_shape,
+                },
+                span,
+            );
+        }
+        if ADAPTORS.contains(&name.as_str()) {
+            return self.poison(
+                &m.method,
+                &format!("the iterator `{name}` kept as a value"),
+                "consume an iterator in the expression that creates it, e.g. `v.iter().map(..).sum()`, \
+                 or loop over it with `for`",
+            );
+        }
+        self.poison(
+            &m.method,
+            &format!("the method `{name}` here (no derivative rule)"),
+            "use f32/f64 methods that have a rule (sin, exp, powi, max, ...), or move the \
+             computation into a function with hand-written `_jvp`/`_vjp` companions",
+        )
+    }
+
+    pub(super) fn call(&mut self, c: &syn::ExprCall, out: &mut Vec<Stmt>) -> Expr {
+        let span = c.span();
+        let path = match &*c.func {
+            syn::Expr::Path(p) if p.qself.is_none() => p.path.clone(),
+            other => {
+                return self.poison(&other, "calling this expression", "call a named function")
+            }
+        };
+        if let Some(id) = path.get_ident() {
+            if let Some(v) = self.lookup(&id.to_string()) {
+                if self.closures.contains_key(&v) {
+                    return self.call_closure(v, &c.args, span, out);
+                }
+                return self.poison(
+                    &c.func,
+                    &format!("calling `{id}`, a function value"),
+                    "call a named #[differentiate] function (or one with hand-written \
+                     `_jvp`/`_vjp`), or a closure defined with `let` in this function",
+                );
+            }
+        }
+        // `f64::from(x)`: a lossless conversion, differentiated like `x as f64`.
+        if path.segments.len() == 2 && c.args.len() == 1 {
+            let (p0, p1) = (
+                path.segments[0].ident.to_string(),
+                path.segments[1].ident.to_string(),
+            );
+            if (p0 == "f64" || p0 == "f32") && p1 == "from" {
+                let inner = self.expr(&c.args[0], out);
+                let ty = syn::Type::Path(syn::TypePath {
+                    qself: None,
+                    path: path.segments[0].ident.clone().into(),
+                });
+                return Expr::new(
+                    ExprKind::Cast {
+                        expr: Box::new(inner),
+                        ty: Box::new(ty),
+                    },
+                    span,
+                );
+            }
+        }
+        let last = match path.segments.last() {
+            Some(s) => s.ident.to_string(),
+            None => return Expr::new(ExprKind::Poison, span),
+        };
+        // `f64::sin(x)`, `T::max(a, b)`, `Float::sqrt(x)`: method calls in disguise.
+        if path.segments.len() >= 2 && !c.args.is_empty() {
+            let prefix = path.segments[path.segments.len() - 2].ident.to_string();
+            let float_prefix = self.is_float_name(&prefix) || prefix == "Float" || prefix == "Real";
+            if float_prefix {
+                if let Some(rule) = methods::float_method(&last) {
+                    let want = methods::arg_count(rule.arity) + 1;
+                    if c.args.len() != want {
+                        return self.poison(
+                            &c,
+                            &format!("`{last}` with {} arguments", c.args.len()),
+                            &format!("`{last}` takes {want}"),
+                        );
+                    }
+                    let mut args: Vec<Expr> = c.args.iter().map(|a| self.expr(a, out)).collect();
+                    let mut recv = args.remove(0);
+                    // `f64::min(0.5, x)`: as a receiver, the literal needs the path's type.
+                    if prefix == "f64" || prefix == "f32" {
+                        suffix_literal(&mut recv, &prefix);
+                    }
+                    let method = syn::Ident::new(
+                        &last,
+                        path.segments.last().map_or(span, |s| s.ident.span()),
+                    );
+                    return Expr::new(
+                        ExprKind::Method {
+                            recv: Box::new(recv),
+                            method,
+                            args,
+                        },
+                        span,
+                    );
+                }
+            }
+        }
+        if path.segments.len() == 2 && path.segments[0].ident == "Vec" {
+            match last.as_str() {
+                "new" if c.args.is_empty() => {
+                    return Expr::new(ExprKind::VecNew { capacity: None }, span)
+                }
+                "with_capacity" if c.args.len() == 1 => {
+                    let cap = self.expr(&c.args[0], out);
+                    return Expr::new(
+                        ExprKind::VecNew {
+                            capacity: Some(Box::new(cap)),
+                        },
+                        span,
+                    );
+                }
+                _ => {}
+            }
+        }
+        let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a, out)).collect();
+        // `Some(x)`, `Point(x, y)`, `Box::new(x)`: a constructor or a type's associated
+        // function has no derivative companions; activity reports it if an argument is active.
+        if self.is_constructor(&path) {
+            let shape = self.path_shape(&path);
+            return Expr::new(
+                ExprKind::PlainCall {
+                    func: c.func.to_token_stream(),
+                    args,
+                    shape,
+                    suffix: TokenStream::new(),
+                    path: None,
+                },
+                span,
+            );
+        }
+        let any_float = args.iter().any(|a| self.shape_of(a).is_float());
+        if any_float {
+            self.check_unseen_args(c, &args);
+        }
+        if !any_float {
+            // Re-examined once every variable's shape is known (`reclassify_calls`).
+            let shape = self.path_shape(&path);
+            return Expr::new(
+                ExprKind::PlainCall {
+                    func: c.func.to_token_stream(),
+                    args,
+                    shape,
+                    suffix: TokenStream::new(),
+                    path: Some(path),
+                },
+                span,
+            );
+        }
+        Expr::new(
+            ExprKind::Call {
+                func: path,
+                args,
+                shape: Shape::Scalar,
+            },
+            span,
+        )
+    }
+
+    /// A differentiated call passes a tangent for each float argument, so the macro must know
+    /// which arguments are floats: a constant declared outside the function (`DAMP`) is not
+    /// visible to it, and is reported rather than guessed.
+    pub(super) fn check_unseen_args(&mut self, c: &syn::ExprCall, args: &[Expr]) {
+        for (a, e) in c.args.iter().zip(args) {
+            let syn::Expr::Path(p) = a else { continue };
+            let Some(id) = p.path.get_ident() else {
+                continue;
+            };
+            let name = id.to_string();
+            let const_like = name.chars().any(|ch| ch.is_ascii_uppercase())
+                && name
+                    .chars()
+                    .all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit() || ch == '_');
+            let unseen = matches!(e.kind, ExprKind::Opaque { .. })
+                && self.lookup(&name).is_none()
+                && !self.item_shapes.contains_key(&name);
+            if const_like && unseen {
+                let lower = name.to_lowercase();
+                self.diag.unsupported_at(
+                    a,
+                    &format!("passing `{name}`, whose type the macro cannot see, to a differentiated function"),
+                    &format!("bind it to a typed local first (`let {lower}: f64 = {name};`), or declare the `const` inside this function"),
+                );
+            }
+        }
+    }
+}

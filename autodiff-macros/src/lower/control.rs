@@ -1,0 +1,328 @@
+//! Control flow and places: takes `if`, `match`, `loop`, `break`, `for` over ranges and
+//! assignment targets, gives IR statements and places.
+
+use super::*;
+
+impl Lowerer<'_> {
+    pub(super) fn break_stmt(&mut self, b: &syn::ExprBreak, out: &mut Vec<Stmt>) {
+        if let Some(v) = &b.expr {
+            let label = b.label.as_ref().map(|l| l.ident.to_string());
+            let target = self
+                .loop_results
+                .iter()
+                .rev()
+                .find(|(l, _)| label.is_none() || *l == label)
+                .and_then(|(_, r)| *r);
+            let value = self.expr(v, out);
+            match target {
+                Some(var) => {
+                    let shape = self.shape_of(&value);
+                    self.vars[var].shape = self.vars[var].shape.join(&shape);
+                    out.push(Stmt::Assign {
+                        place: Place::Var(var),
+                        op: None,
+                        value,
+                    })
+                }
+                None => self.diag.unsupported_at(
+                    &b,
+                    "`break` with a value here",
+                    "use `break value` only in a `loop` whose value is used",
+                ),
+            }
+        }
+        out.push(Stmt::Break {
+            label: b.label.clone(),
+            span: b.span(),
+        });
+    }
+
+    pub(super) fn loop_expr(
+        &mut self,
+        l: &syn::ExprLoop,
+        result: Option<VarId>,
+        out: &mut Vec<Stmt>,
+    ) {
+        self.loop_results
+            .push((l.label.as_ref().map(|l| l.name.ident.to_string()), result));
+        let body = self.unit_block(&l.body);
+        self.loop_results.pop();
+        out.push(Stmt::Loop {
+            body,
+            label: l.label.as_ref().map(|l| l.name.clone()),
+        });
+    }
+
+    /// `if` as a statement (`result` None) or as an expression whose value goes to `result`.
+    pub(super) fn if_stmt(&mut self, i: &syn::ExprIf, result: Option<VarId>, out: &mut Vec<Stmt>) {
+        if let syn::Expr::Let(l) = &*i.cond {
+            self.diag
+                .unsupported_at(&l, "`if let`", "use `match` on an integer or a plain `if`");
+            return;
+        }
+        let cond = self.expr(&i.cond, out);
+        let then = self.branch(&i.then_branch, result);
+        let els = match &i.else_branch {
+            None => None,
+            Some((_, e)) => {
+                let mut stmts = Vec::new();
+                match &**e {
+                    syn::Expr::If(inner) => self.if_stmt(inner, result, &mut stmts),
+                    syn::Expr::Block(b) => {
+                        let blk = self.branch(&b.block, result);
+                        stmts = blk.stmts;
+                    }
+                    other => {
+                        let v = self.expr(other, &mut stmts);
+                        self.assign_result(result, v, &mut stmts);
+                    }
+                }
+                Some(Block { stmts })
+            }
+        };
+        out.push(Stmt::If { cond, then, els });
+    }
+
+    /// A branch body: its tail value (if any) is assigned to `result`.
+    pub(super) fn branch(&mut self, b: &syn::Block, result: Option<VarId>) -> Block {
+        let mut stmts = Vec::new();
+        let tail = self.block_into_as(b, &mut stmts, result.is_some());
+        if let Some(t) = tail {
+            self.assign_result(result, t, &mut stmts);
+        }
+        Block { stmts }
+    }
+
+    pub(super) fn assign_result(
+        &mut self,
+        result: Option<VarId>,
+        value: Expr,
+        out: &mut Vec<Stmt>,
+    ) {
+        match result {
+            Some(var) => {
+                let shape = self.shape_of(&value);
+                self.vars[var].shape = self.vars[var].shape.join(&shape);
+                out.push(Stmt::Assign {
+                    place: Place::Var(var),
+                    op: None,
+                    value,
+                });
+            }
+            None => push_eval(out, value),
+        }
+    }
+
+    pub(super) fn match_stmt(
+        &mut self,
+        m: &syn::ExprMatch,
+        result: Option<VarId>,
+        out: &mut Vec<Stmt>,
+    ) {
+        let scrut = self.expr(&m.expr, out);
+        let mut arms = Vec::new();
+        for arm in &m.arms {
+            if let Some((if_tok, _)) = &arm.guard {
+                self.diag.unsupported_at(
+                    &if_tok,
+                    "match guards",
+                    "move the condition into an `if` inside the arm",
+                );
+            }
+            if pattern_binds(&arm.pat) {
+                self.diag.unsupported_at(&arm.pat,
+                    "match patterns that bind names",
+                    "match on integer literals, ranges and `_`, and use the scrutinee inside the arm",
+                );
+            }
+            let body = match &*arm.body {
+                syn::Expr::Block(b) if b.label.is_none() => self.branch(&b.block, result),
+                other => {
+                    let mut stmts = Vec::new();
+                    self.with_scope(|cx| {
+                        if is_unit_stmt_expr(other) || result.is_none() {
+                            cx.expr_stmt(other, &mut stmts);
+                        } else {
+                            let v = cx.expr(other, &mut stmts);
+                            cx.assign_result(result, v, &mut stmts);
+                        }
+                    });
+                    Block { stmts }
+                }
+            };
+            arms.push(Arm {
+                pat: arm.pat.clone(),
+                body,
+            });
+        }
+        out.push(Stmt::Match { scrut, arms });
+    }
+
+    pub(super) fn place(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) -> Option<Place> {
+        match e {
+            syn::Expr::Paren(p) => self.place(&p.expr, out),
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.place(&u.expr, out),
+            syn::Expr::Index(ix) => {
+                let base = self.var_of_path(&ix.expr);
+                match base {
+                    Some(v) => {
+                        let index = self.expr(&ix.index, out);
+                        self.vars[v].mutable = true;
+                        Some(Place::Index(v, Box::new(index)))
+                    }
+                    None => {
+                        self.diag.unsupported_at(
+                            &ix.expr,
+                            "assigning into an element of this expression",
+                            "assign into an element of a local Vec or array variable: `v[i] = ...`",
+                        );
+                        None
+                    }
+                }
+            }
+            _ => match self.var_of_path(e) {
+                Some(v) => {
+                    self.vars[v].mutable = true;
+                    Some(Place::Var(v))
+                }
+                None => {
+                    self.diag.unsupported_at(
+                        &e,
+                        "assigning to this place",
+                        "assign to a local variable or an element `v[i]` of a local sequence",
+                    );
+                    None
+                }
+            },
+        }
+    }
+
+    pub(super) fn var_of_path(&self, e: &syn::Expr) -> Option<VarId> {
+        match e {
+            syn::Expr::Path(p) if p.qself.is_none() => p
+                .path
+                .get_ident()
+                .and_then(|id| self.lookup(&id.to_string())),
+            syn::Expr::Paren(p) => self.var_of_path(&p.expr),
+            syn::Expr::Reference(r) if r.mutability.is_none() => self.var_of_path(&r.expr),
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.var_of_path(&u.expr),
+            _ => None,
+        }
+    }
+
+    pub(super) fn for_loop(&mut self, f: &syn::ExprForLoop, out: &mut Vec<Stmt>) {
+        let label = f.label.as_ref().map(|l| l.name.clone());
+        // Ranges: `a..b`, `(a..b).rev()`, `(a..=b).step_by(s)`.
+        if let Some(range) = self.range_expr(&f.expr, out) {
+            self.with_scope(|cx| {
+                let var = match &*f.pat {
+                    syn::Pat::Ident(pi) if pi.subpat.is_none() && pi.by_ref.is_none() => {
+                        let v = cx.new_var(
+                            pi.ident.clone(),
+                            false,
+                            Shape::Int,
+                            VarOrigin::LoopIndex,
+                            None,
+                        );
+                        cx.bind(&pi.ident, v);
+                        v
+                    }
+                    syn::Pat::Wild(w) => {
+                        let v = cx.synthetic("i", Shape::Int, w.span());
+                        cx.vars[v].origin = VarOrigin::LoopIndex;
+                        cx.vars[v].mutable = false;
+                        v
+                    }
+                    other => {
+                        cx.diag.unsupported_at(
+                            &other,
+                            "this loop pattern over a range",
+                            "bind the index to a name: `for i in a..b`",
+                        );
+                        return;
+                    }
+                };
+                cx.loop_results
+                    .push((label.as_ref().map(|l| l.ident.to_string()), None));
+                let body = cx.unit_block(&f.body);
+                cx.loop_results.pop();
+                out.push(Stmt::For {
+                    var,
+                    range,
+                    body,
+                    label: label.clone(),
+                });
+            });
+            return;
+        }
+        if is_range_syntax(&f.expr) {
+            return; // reported by `range_expr`
+        }
+        // Sequences and iterator chains: `v.iter()`, `&v`, `a.iter().zip(&b)`, `v.windows(2)`...
+        if let Some(seq) = self.parse_seq(&f.expr, out) {
+            self.for_chain(f, seq, out);
+        }
+    }
+
+    /// Both bounds of a range, or an error (open ranges are not iterated).
+    pub(super) fn range_bounds<'r>(
+        &mut self,
+        r: &'r syn::ExprRange,
+        place: &str,
+        example: &str,
+    ) -> Option<(&'r syn::Expr, &'r syn::Expr)> {
+        match (&r.start, &r.end) {
+            (Some(s), Some(e)) => Some((s, e)),
+            _ => {
+                self.diag.unsupported_at(
+                    r,
+                    &format!("open ranges in {place}"),
+                    &format!("give both bounds: {example}"),
+                );
+                None
+            }
+        }
+    }
+
+    /// `a..b`, `a..=b` with `.rev()` and `.step_by(s)` in either order.
+    pub(super) fn range_expr(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) -> Option<Range> {
+        match e {
+            syn::Expr::Paren(p) => self.range_expr(&p.expr, out),
+            syn::Expr::Range(r) => {
+                let (start, end) = self.range_bounds(r, "`for` loops", "`for i in a..b`")?;
+                let start = self.expr(start, out);
+                let end = self.expr(end, out);
+                Some(Range::Bounds {
+                    start: Box::new(start),
+                    end: Box::new(end),
+                    inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)),
+                    rev: false,
+                    step: None,
+                })
+            }
+            syn::Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
+                let mut r = self.range_expr(&m.receiver, out)?;
+                let Range::Bounds { rev, step, .. } = &mut r;
+                if step.is_some() {
+                    // `(a..b).step_by(s).rev()` visits a different set of indices than
+                    // `(a..b).rev().step_by(s)`; only the latter keeps the simple meaning.
+                    self.diag.unsupported_at(
+                        &m.method,
+                        "`.rev()` after `.step_by()`",
+                        "write `(a..b).rev().step_by(k)` or loop forward",
+                    );
+                }
+                *rev = !*rev;
+                Some(r)
+            }
+            syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
+                let mut r = self.range_expr(&m.receiver, out)?;
+                let s = self.expr(&m.args[0], out);
+                let Range::Bounds { step, .. } = &mut r;
+                *step = Some(Box::new(s));
+                Some(r)
+            }
+            _ => None,
+        }
+    }
+}

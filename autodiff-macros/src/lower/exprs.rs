@@ -1,0 +1,414 @@
+//! Expressions: takes `syn` expressions, gives pure IR expression trees (statements they need,
+//! such as hoisted `if` expressions, go to `out`).
+
+use super::*;
+
+impl Lowerer<'_> {
+    pub(super) fn poison(&mut self, at: &dyn ToTokens, what: &str, instead: &str) -> Expr {
+        self.diag.unsupported_at(at, what, instead);
+        let span = at
+            .to_token_stream()
+            .into_iter()
+            .next()
+            .map_or_else(Span::call_site, |t| t.span());
+        Expr::new(ExprKind::Poison, span)
+    }
+
+    pub(super) fn expr(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) -> Expr {
+        let span = e.span();
+        if self.mentions_poisoned(e) {
+            return Expr::new(ExprKind::Poison, span);
+        }
+        if let syn::Expr::Lit(l) = e {
+            return Expr::new(ExprKind::Lit(l.lit.clone()), span);
+        }
+        if is_const_syntax(e) && !self.refs_locals(e) {
+            let shape = self.opaque_shape(e);
+            return Expr::new(
+                ExprKind::Opaque {
+                    tokens: e.to_token_stream(),
+                    shape,
+                },
+                span,
+            );
+        }
+        match e {
+            syn::Expr::Lit(l) => Expr::new(ExprKind::Lit(l.lit.clone()), span),
+            syn::Expr::Paren(p) => self.expr(&p.expr, out),
+            syn::Expr::Group(g) => self.expr(&g.expr, out),
+            syn::Expr::Path(p) => {
+                if let Some(id) = p.path.get_ident() {
+                    if let Some(v) = self.lookup(&id.to_string()) {
+                        if let Some(view) = self.views.get(&v) {
+                            let end = Expr::new(
+                                ExprKind::Binary {
+                                    op: BinOp::Add,
+                                    lhs: Box::new(view.offset.clone()),
+                                    rhs: Box::new(view.len.clone()),
+                                },
+                                span,
+                            );
+                            return Expr::new(
+                                ExprKind::SubSlice {
+                                    base: view.base,
+                                    start: Some(Box::new(view.offset.clone())),
+                                    end: Some(Box::new(end)),
+                                    inclusive: false,
+                                },
+                                span,
+                            );
+                        }
+                        if self.closures.contains_key(&v) {
+                            return self.poison(
+                                &e,
+                                "closures used as values",
+                                "call the closure directly, e.g. `f(x)`",
+                            );
+                        }
+                        return Expr::new(ExprKind::Var(v), span);
+                    }
+                }
+                let shape = self.opaque_shape(e);
+                Expr::new(
+                    ExprKind::Opaque {
+                        tokens: e.to_token_stream(),
+                        shape,
+                    },
+                    span,
+                )
+            }
+            syn::Expr::Binary(b) => match bin_op(&b.op) {
+                Some(op) => {
+                    let lhs = self.expr(&b.left, out);
+                    let rhs = self.expr(&b.right, out);
+                    Expr::new(
+                        ExprKind::Binary {
+                            op,
+                            lhs: Box::new(lhs),
+                            rhs: Box::new(rhs),
+                        },
+                        span,
+                    )
+                }
+                None => self.poison(
+                    &b.op,
+                    "assignment inside an expression",
+                    "make the assignment its own statement",
+                ),
+            },
+            syn::Expr::Unary(u) => {
+                let inner = self.expr(&u.expr, out);
+                match u.op {
+                    syn::UnOp::Neg(_) => Expr::new(
+                        ExprKind::Unary {
+                            op: UnOp::Neg,
+                            expr: Box::new(inner),
+                        },
+                        span,
+                    ),
+                    syn::UnOp::Not(_) => Expr::new(
+                        ExprKind::Unary {
+                            op: UnOp::Not,
+                            expr: Box::new(inner),
+                        },
+                        span,
+                    ),
+                    // `*x` of a float bound by reference is the float; `*a` of an array is a copy.
+                    syn::UnOp::Deref(_) => match inner.kind {
+                        ExprKind::Var(v) if matches!(self.vars[v].shape, Shape::Seq(_)) => {
+                            let to = self.copy_to(v, false);
+                            Expr::new(ExprKind::CopySeq(v, to), span)
+                        }
+                        _ => inner,
+                    },
+                    _ => self.poison(&u.op, "this operator", "use arithmetic operators"),
+                }
+            }
+            syn::Expr::Cast(c) => {
+                let inner = self.expr(&c.expr, out);
+                Expr::new(
+                    ExprKind::Cast {
+                        expr: Box::new(inner),
+                        ty: c.ty.clone(),
+                    },
+                    span,
+                )
+            }
+            syn::Expr::Index(ix) => {
+                if let syn::Expr::Range(_) = &*ix.index {
+                    return self.poison(
+                        &e,
+                        "sub-slices outside call arguments",
+                        "pass `&v[a..b]` directly to a differentiated function, or index elements",
+                    );
+                }
+                match self.var_of_path(&ix.expr) {
+                    Some(base) => {
+                        let mut index = self.expr(&ix.index, out);
+                        let mut base = base;
+                        if let Some(view) = self.views.get(&base) {
+                            index = Expr::new(
+                                ExprKind::Binary {
+                                    op: BinOp::Add,
+                                    lhs: Box::new(view.offset.clone()),
+                                    rhs: Box::new(index),
+                                },
+                                span,
+                            );
+                            base = view.base;
+                        }
+                        Expr::new(
+                            ExprKind::Index {
+                                base,
+                                index: Box::new(index),
+                            },
+                            span,
+                        )
+                    }
+                    None if matches!(self.expr(&ix.expr, out).kind, ExprKind::Poison) => {
+                        Expr::new(ExprKind::Poison, span)
+                    }
+                    None => self.poison(
+                        &ix.expr,
+                        "indexing into this expression",
+                        "index a sequence variable directly: bind the sequence to a name first",
+                    ),
+                }
+            }
+            syn::Expr::MethodCall(m) => self.method_call(m, out),
+            syn::Expr::Call(c) => self.call(c, out),
+            syn::Expr::Tuple(t) => {
+                let items = t.elems.iter().map(|x| self.expr(x, out)).collect();
+                Expr::new(ExprKind::Tuple(items), span)
+            }
+            syn::Expr::Array(a) => {
+                let items = a.elems.iter().map(|x| self.expr(x, out)).collect();
+                Expr::new(ExprKind::Array(items), span)
+            }
+            syn::Expr::Repeat(r) => {
+                if self.refs_locals(&r.len) {
+                    return self.poison(
+                        &r.len,
+                        "array lengths that are not constants",
+                        "use `vec![x; n]` for a length known at run time",
+                    );
+                }
+                let elem = self.expr(&r.expr, out);
+                Expr::new(
+                    ExprKind::ArrayRepeat {
+                        elem: Box::new(elem),
+                        len: r.len.to_token_stream(),
+                    },
+                    span,
+                )
+            }
+            syn::Expr::Macro(m) => self.expr_macro(&m.mac, out),
+            syn::Expr::Field(f) => match &f.member {
+                syn::Member::Unnamed(i) => {
+                    let base = self.expr(&f.base, out);
+                    Expr::new(
+                        ExprKind::Field {
+                            base: Box::new(base),
+                            index: i.index,
+                        },
+                        span,
+                    )
+                }
+                syn::Member::Named(n) => self.poison(
+                    &n,
+                    "struct fields (yet)",
+                    "pass the field's value as its own argument",
+                ),
+            },
+            syn::Expr::Reference(r) => {
+                if r.mutability.is_some() {
+                    return self.poison(
+                        &e,
+                        "`&mut` borrows",
+                        "write into local variables or `Vec`s directly",
+                    );
+                }
+                if let syn::Expr::Index(ix) = &*r.expr {
+                    if let syn::Expr::Range(rg) = &*ix.index {
+                        return match self.var_of_path(&ix.expr) {
+                            Some(base) => {
+                                let start = rg.start.as_ref().map(|s| Box::new(self.expr(s, out)));
+                                let end = rg.end.as_ref().map(|s| Box::new(self.expr(s, out)));
+                                Expr::new(
+                                    ExprKind::SubSlice {
+                                        base,
+                                        start,
+                                        end,
+                                        inclusive: matches!(rg.limits, syn::RangeLimits::Closed(_)),
+                                    },
+                                    span,
+                                )
+                            }
+                            None => self.poison(
+                                &ix.expr,
+                                "sub-slices of this expression",
+                                "slice a sequence variable: `&v[a..b]`",
+                            ),
+                        };
+                    }
+                }
+                let inner = self.expr(&r.expr, out);
+                match &inner.kind {
+                    // A sequence, or a variable whose shape is not known yet (`let w;`).
+                    ExprKind::Var(v)
+                        if matches!(self.vars[*v].shape, Shape::Seq(_) | Shape::Other) =>
+                    {
+                        Expr::new(ExprKind::Ref(Box::new(inner)), span)
+                    }
+                    _ => inner,
+                }
+            }
+            syn::Expr::If(i) => {
+                let var = self.synthetic("if", Shape::Other, span);
+                out.push(Stmt::Let {
+                    pat: Pat::Bind(var),
+                    init: None,
+                });
+                self.if_stmt(i, Some(var), out);
+                Expr::new(ExprKind::Var(var), span)
+            }
+            syn::Expr::Match(m) => {
+                let var = self.synthetic("match", Shape::Other, span);
+                out.push(Stmt::Let {
+                    pat: Pat::Bind(var),
+                    init: None,
+                });
+                self.match_stmt(m, Some(var), out);
+                Expr::new(ExprKind::Var(var), span)
+            }
+            syn::Expr::Block(b) if b.label.is_none() => {
+                let var = self.synthetic("blk", Shape::Other, span);
+                out.push(Stmt::Let {
+                    pat: Pat::Bind(var),
+                    init: None,
+                });
+                let blk = self.branch(&b.block, Some(var));
+                out.push(Stmt::Block(blk));
+                Expr::new(ExprKind::Var(var), span)
+            }
+            syn::Expr::Loop(l) => {
+                let var = self.synthetic("loop", Shape::Other, span);
+                out.push(Stmt::Let {
+                    pat: Pat::Bind(var),
+                    init: None,
+                });
+                self.loop_expr(l, Some(var), out);
+                Expr::new(ExprKind::Var(var), span)
+            }
+            syn::Expr::Block(b) if b.label.is_some() => self.poison(
+                &b.label,
+                "labeled blocks",
+                "use `if`/`else` or a `loop` with `break`",
+            ),
+            syn::Expr::Closure(_) => self.poison(
+                &e,
+                "closures (yet)",
+                "write the computation inline or as a separate #[differentiate] function",
+            ),
+            syn::Expr::Unsafe(_) => self.poison(
+                &e,
+                "`unsafe` blocks",
+                "move the unsafe code into a function outside the differentiated code",
+            ),
+            syn::Expr::Async(_) | syn::Expr::Await(_) => self.poison(
+                &e,
+                "async code",
+                "differentiate a synchronous function and call it from async code",
+            ),
+            syn::Expr::Try(t) => self.poison(
+                &t.question_token,
+                "the `?` operator",
+                "handle errors outside the differentiated function",
+            ),
+            syn::Expr::Struct(_) => self.poison(
+                &e,
+                "struct expressions (yet)",
+                "return a tuple, or build the struct outside the differentiated function",
+            ),
+            syn::Expr::Range(_) => self.poison(
+                &e,
+                "a range here",
+                "use ranges only in `for` loops and sub-slice arguments `&v[a..b]`",
+            ),
+            syn::Expr::Return(_) | syn::Expr::Break(_) | syn::Expr::Continue(_) => self.poison(
+                &e,
+                "`return`/`break`/`continue` inside an expression",
+                "make it its own statement",
+            ),
+            syn::Expr::Assign(_) => self.poison(
+                &e,
+                "assignment inside an expression",
+                "make the assignment its own statement",
+            ),
+            _ => self.poison(
+                &e,
+                "this expression",
+                "use arithmetic, float methods, indexing, calls of #[differentiate] functions, \
+                 `if`/`match`/blocks, tuples and arrays",
+            ),
+        }
+    }
+
+    pub(super) fn expr_macro(&mut self, mac: &syn::Macro, out: &mut Vec<Stmt>) -> Expr {
+        let span = mac.span();
+        let is_vec = mac.path.is_ident("vec");
+        if !is_vec {
+            let name = mac.path.to_token_stream().to_string();
+            return self.poison(
+                &mac,
+                &format!("the macro `{name}!` in an expression"),
+                "compute the value with plain code; only `vec![..]` is understood here",
+            );
+        }
+        enum VecArgs {
+            Repeat(Box<syn::Expr>, Box<syn::Expr>),
+            List(Vec<syn::Expr>),
+        }
+        let parsed = mac.parse_body_with(|input: syn::parse::ParseStream| {
+            if input.is_empty() {
+                return Ok(VecArgs::List(Vec::new()));
+            }
+            let first: syn::Expr = input.parse()?;
+            if input.peek(syn::Token![;]) {
+                let _: syn::Token![;] = input.parse()?;
+                let len: syn::Expr = input.parse()?;
+                return Ok(VecArgs::Repeat(Box::new(first), Box::new(len)));
+            }
+            let mut items = vec![first];
+            while !input.is_empty() {
+                let _: syn::Token![,] = input.parse()?;
+                if input.is_empty() {
+                    break;
+                }
+                items.push(input.parse()?);
+            }
+            Ok(VecArgs::List(items))
+        });
+        match parsed {
+            Ok(VecArgs::Repeat(elem, len)) => {
+                let elem = self.expr(&elem, out);
+                let len = self.expr(&len, out);
+                Expr::new(
+                    ExprKind::VecRepeat {
+                        elem: Box::new(elem),
+                        len: Box::new(len),
+                    },
+                    span,
+                )
+            }
+            Ok(VecArgs::List(items)) => {
+                let items = items.iter().map(|x| self.expr(x, out)).collect();
+                Expr::new(ExprKind::VecList(items), span)
+            }
+            Err(err) => {
+                self.diag.push(err);
+                Expr::new(ExprKind::Poison, span)
+            }
+        }
+    }
+}

@@ -1,0 +1,471 @@
+//! Lowering: takes the parsed function (`syn::ItemFn`) and the attribute, gives the IR
+//! (`ir::Function`) with names resolved, shapes inferred from syntax, if/match/block expressions
+//! hoisted into statements and iterator loops turned into index loops. Every construct it does
+//! not understand becomes an error at its own tokens; lowering goes on after an error so that all
+//! of them are reported together.
+
+use crate::attr::Attr;
+use crate::diag::Diag;
+use crate::ir::*;
+use crate::methods;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+use std::collections::HashMap;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+
+mod calls;
+mod chains;
+mod closures;
+mod consumers;
+mod control;
+mod exprs;
+mod shapes;
+mod stmts;
+mod types;
+
+use chains::*;
+
+pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Function> {
+    let mut cx = Lowerer {
+        diag,
+        vars: Vec::new(),
+        scopes: vec![Vec::new()],
+        float_generics: float_generics(&item.sig.generics),
+        tmp: 0,
+        loop_results: Vec::new(),
+        closures: HashMap::new(),
+        views: HashMap::new(),
+        poisoned_names: Vec::new(),
+        call_lets: Vec::new(),
+        items: Vec::new(),
+        item_shapes: item_shapes(&item.block),
+    };
+    cx.check_signature(&item.sig);
+    let params = cx.params(&item.sig, attr);
+    let output = cx.output(&item.sig);
+    let mut body = Vec::new();
+    let tail = cx.block_into(&item.block, &mut body);
+    cx.infer_shapes(&body);
+    let mut tail = tail;
+    cx.reclassify_calls(&mut body, tail.as_mut());
+    cx.check_call_results(&body, tail.as_ref());
+    let output = output?;
+    Some(Function {
+        item: item.clone(),
+        params,
+        output,
+        vars: cx.vars,
+        body: Block { stmts: body },
+        tail,
+        items: cx.items,
+    })
+}
+
+/// Type parameters that are floats: those bounded by `Float` (or `Real`, `RealField`).
+fn float_generics(g: &syn::Generics) -> Vec<String> {
+    let mut out = Vec::new();
+    let is_float_bound = |b: &syn::TypeParamBound| match b {
+        syn::TypeParamBound::Trait(t) => t.path.segments.last().is_some_and(|s| {
+            matches!(
+                s.ident.to_string().as_str(),
+                "Float" | "Real" | "RealField" | "FloatCore"
+            )
+        }),
+        _ => false,
+    };
+    for p in g.type_params() {
+        if p.bounds.iter().any(is_float_bound) {
+            out.push(p.ident.to_string());
+        }
+    }
+    if let Some(w) = &g.where_clause {
+        for pred in &w.predicates {
+            if let syn::WherePredicate::Type(t) = pred {
+                if let syn::Type::Path(tp) = &t.bounded_ty {
+                    if let Some(id) = tp.path.get_ident() {
+                        if t.bounds.iter().any(is_float_bound) {
+                            out.push(id.to_string());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Names in scope, innermost last.
+pub(crate) type Scopes = Vec<Vec<(String, VarId)>>;
+
+pub(crate) struct Lowerer<'a> {
+    pub(crate) diag: &'a mut Diag,
+    pub(crate) vars: Vec<Var>,
+    pub(crate) scopes: Vec<Vec<(String, VarId)>>,
+    pub(crate) float_generics: Vec<String>,
+    pub(crate) tmp: usize,
+    /// For each enclosing `loop` used as an expression: the variable its `break value` sets.
+    pub(crate) loop_results: Vec<(Option<String>, Option<VarId>)>,
+    /// Local closures (`let sq = |a| a * a;`), inlined where called: the closure and the scopes
+    /// it captured.
+    pub(crate) closures: HashMap<VarId, (syn::ExprClosure, Scopes)>,
+    /// Names bound to a window of a sequence (`windows`, `chunks`): `w[j]` reads `base[offset + j]`.
+    pub(crate) views: HashMap<VarId, View>,
+    /// Arguments already reported as unsupported: uses of them are not reported again.
+    pub(crate) poisoned_names: Vec<String>,
+    /// Variables bound without a type to the result of a call (assumed to be one float).
+    pub(crate) call_lets: Vec<(VarId, TokenStream)>,
+    /// Items declared in the body, copied into the generated functions.
+    pub(crate) items: Vec<TokenStream>,
+    /// Names of the `const` and `static` items declared in the body, with their declared types.
+    pub(crate) item_shapes: HashMap<String, syn::Type>,
+}
+
+/// The `const` and `static` items declared anywhere in a function body, by name.
+fn item_shapes(body: &syn::Block) -> HashMap<String, syn::Type> {
+    struct Items(HashMap<String, syn::Type>);
+    impl<'ast> syn::visit::Visit<'ast> for Items {
+        fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
+            self.0.insert(c.ident.to_string(), (*c.ty).clone());
+        }
+        fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
+            self.0.insert(s.ident.to_string(), (*s.ty).clone());
+        }
+        // Items of nested functions are not in scope here.
+        fn visit_item_fn(&mut self, _: &'ast syn::ItemFn) {}
+    }
+    let mut items = Items(HashMap::new());
+    syn::visit::Visit::visit_block(&mut items, body);
+    items.0
+}
+
+/// A borrowed window `base[offset .. offset + len]`.
+#[derive(Clone)]
+pub(crate) struct View {
+    pub base: VarId,
+    pub offset: Expr,
+    pub len: Expr,
+}
+
+/// What a type is to the macro.
+enum TypeClass {
+    Float,
+    /// A float sequence type; `Array` carries the length tokens.
+    Seq(SeqKind),
+    Int,
+    Bool,
+    /// A type with floats inside that the macro cannot differentiate (nested containers, structs
+    /// of floats spelled out, nalgebra types...).
+    UnsupportedFloat(&'static str),
+    Other,
+}
+
+impl Lowerer<'_> {
+    // ----------------------------------------------------------------- variables and scopes
+
+    pub(super) fn new_var(
+        &mut self,
+        name: syn::Ident,
+        mutable: bool,
+        shape: Shape,
+        origin: VarOrigin,
+        ty: Option<syn::Type>,
+    ) -> VarId {
+        self.vars.push(Var {
+            name,
+            mutable,
+            shape,
+            origin,
+            ty,
+            active: false,
+        });
+        self.vars.len() - 1
+    }
+
+    pub(super) fn synthetic(&mut self, what: &str, shape: Shape, span: Span) -> VarId {
+        self.tmp += 1;
+        let name = format_ident!("__ad_{}{}", what, self.tmp, span = Span::mixed_site());
+        let _ = span;
+        self.new_var(name, true, shape, VarOrigin::Synthetic, None)
+    }
+
+    pub(super) fn bind(&mut self, name: &syn::Ident, var: VarId) {
+        if let Some(s) = self.scopes.last_mut() {
+            s.push((name.to_string(), var));
+        }
+    }
+
+    pub(super) fn lookup(&self, name: &str) -> Option<VarId> {
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
+    }
+
+    pub(super) fn with_scope<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.scopes.push(Vec::new());
+        let r = f(self);
+        self.scopes.pop();
+        r
+    }
+
+    /// Whether an expression reads an argument that was already reported as unsupported.
+    fn mentions_poisoned(&self, e: &syn::Expr) -> bool {
+        if self.poisoned_names.is_empty() {
+            return false;
+        }
+        struct Finder<'b>(&'b [String], bool);
+        impl<'ast> Visit<'ast> for Finder<'_> {
+            fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+                if let Some(id) = p.path.get_ident() {
+                    if self.0.iter().any(|n| id == n) {
+                        self.1 = true;
+                    }
+                }
+            }
+        }
+        let mut f = Finder(&self.poisoned_names, false);
+        f.visit_expr(e);
+        f.1
+    }
+
+    /// Whether a syntax tree reads any local variable in scope.
+    fn refs_locals(&self, e: &syn::Expr) -> bool {
+        struct Finder<'b, 'c> {
+            cx: &'b Lowerer<'c>,
+            found: bool,
+        }
+        impl<'ast> Visit<'ast> for Finder<'_, '_> {
+            fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+                if p.qself.is_none() {
+                    if let Some(id) = p.path.get_ident() {
+                        if self.cx.lookup(&id.to_string()).is_some() {
+                            self.found = true;
+                        }
+                    }
+                }
+                syn::visit::visit_expr_path(self, p);
+            }
+            fn visit_macro(&mut self, _: &'ast syn::Macro) {
+                self.found = true;
+            }
+            fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {
+                self.found = true;
+            }
+        }
+        let mut f = Finder {
+            cx: self,
+            found: false,
+        };
+        f.visit_expr(e);
+        f.found
+    }
+}
+
+fn push_eval(out: &mut Vec<Stmt>, e: Expr) {
+    // A bare value statement (`x;`) has no effect; only calls are kept.
+    if e.has_call() {
+        out.push(Stmt::Eval(e));
+    }
+}
+
+pub(crate) fn seq_elem(ty: &syn::Type) -> Option<syn::Type> {
+    match ty {
+        syn::Type::Reference(r) => seq_elem(&r.elem),
+        syn::Type::Array(a) => Some((*a.elem).clone()),
+        syn::Type::Slice(s) => Some((*s.elem).clone()),
+        syn::Type::Path(p) => match &p.path.segments.last()?.arguments {
+            syn::PathArguments::AngleBracketed(a) => match a.args.first()? {
+                syn::GenericArgument::Type(t) => Some(t.clone()),
+                _ => None,
+            },
+            _ => None,
+        },
+        syn::Type::Paren(p) => seq_elem(&p.elem),
+        _ => None,
+    }
+}
+
+/// Expressions whose statement form has no value (`if` without else, loops, assignments...).
+pub(crate) fn is_unit_stmt_expr(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::ForLoop(_) | syn::Expr::While(_) | syn::Expr::Assign(_) => true,
+        syn::Expr::Binary(b) => compound_op(&b.op).is_some(),
+        syn::Expr::If(i) => i.else_branch.is_none(),
+        syn::Expr::Macro(m) => !m.mac.path.is_ident("vec"),
+        syn::Expr::Return(_) | syn::Expr::Break(_) | syn::Expr::Continue(_) => true,
+        syn::Expr::MethodCall(m) => m.method == "push",
+        _ => false,
+    }
+}
+
+/// Syntax that can be a constant when it names no local: paths, literals, calls, arithmetic.
+fn is_const_syntax(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Lit(_) => true,
+        syn::Expr::Path(p) => p.path.segments.len() > 1 || p.qself.is_some(),
+        syn::Expr::Call(c) => {
+            matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.len() > 1)
+                && c.args.iter().all(is_const_syntax)
+        }
+        syn::Expr::MethodCall(m) => {
+            is_const_syntax(&m.receiver) && m.args.iter().all(is_const_syntax)
+        }
+        syn::Expr::Paren(p) => is_const_syntax(&p.expr),
+        syn::Expr::Group(g) => is_const_syntax(&g.expr),
+        syn::Expr::Unary(u) => is_const_syntax(&u.expr),
+        syn::Expr::Binary(b) => {
+            bin_op(&b.op).is_some() && is_const_syntax(&b.left) && is_const_syntax(&b.right)
+        }
+        syn::Expr::Cast(c) => is_const_syntax(&c.expr),
+        _ => false,
+    }
+}
+
+const ADAPTORS: &[&str] = &[
+    "iter",
+    "into_iter",
+    "iter_mut",
+    "windows",
+    "chunks",
+    "zip",
+    "chain",
+    "map",
+    "filter",
+    "enumerate",
+    "skip",
+    "take",
+    "step_by",
+    "rev",
+    "copied",
+    "cloned",
+];
+
+fn pattern_binds(p: &syn::Pat) -> bool {
+    match p {
+        syn::Pat::Ident(_) => true,
+        syn::Pat::Or(o) => o.cases.iter().any(pattern_binds),
+        syn::Pat::Paren(pp) => pattern_binds(&pp.pat),
+        syn::Pat::Tuple(t) => t.elems.iter().any(pattern_binds),
+        syn::Pat::Reference(r) => pattern_binds(&r.pat),
+        syn::Pat::Slice(s) => s.elems.iter().any(pattern_binds),
+        syn::Pat::TupleStruct(t) => t.elems.iter().any(pattern_binds),
+        syn::Pat::Struct(_) => true,
+        _ => false,
+    }
+}
+
+fn bin_op(op: &syn::BinOp) -> Option<BinOp> {
+    use syn::BinOp as S;
+    Some(match op {
+        S::Add(_) => BinOp::Add,
+        S::Sub(_) => BinOp::Sub,
+        S::Mul(_) => BinOp::Mul,
+        S::Div(_) => BinOp::Div,
+        S::Rem(_) => BinOp::Rem,
+        S::Lt(_) => BinOp::Lt,
+        S::Le(_) => BinOp::Le,
+        S::Gt(_) => BinOp::Gt,
+        S::Ge(_) => BinOp::Ge,
+        S::Eq(_) => BinOp::Eq,
+        S::Ne(_) => BinOp::Ne,
+        S::And(_) => BinOp::And,
+        S::Or(_) => BinOp::Or,
+        S::BitAnd(_) => BinOp::BitAnd,
+        S::BitOr(_) => BinOp::BitOr,
+        S::BitXor(_) => BinOp::BitXor,
+        S::Shl(_) => BinOp::Shl,
+        S::Shr(_) => BinOp::Shr,
+        _ => return None,
+    })
+}
+
+/// `Some(Some(op))` for `+= -= *= /= %=`, `Some(None)` for other compound operators.
+fn compound_op(op: &syn::BinOp) -> Option<Option<BinOp>> {
+    use syn::BinOp as S;
+    Some(match op {
+        S::AddAssign(_) => Some(BinOp::Add),
+        S::SubAssign(_) => Some(BinOp::Sub),
+        S::MulAssign(_) => Some(BinOp::Mul),
+        S::DivAssign(_) => Some(BinOp::Div),
+        S::RemAssign(_) => Some(BinOp::Rem),
+        S::BitAndAssign(_) => Some(BinOp::BitAnd),
+        S::BitOrAssign(_) => Some(BinOp::BitOr),
+        S::BitXorAssign(_) => Some(BinOp::BitXor),
+        S::ShlAssign(_) => Some(BinOp::Shl),
+        S::ShrAssign(_) => Some(BinOp::Shr),
+        _ => return None,
+    })
+}
+
+/// Identifiers in a macro's tokens, including names captured in format strings (`{x}`).
+fn mentioned_names(ts: &TokenStream) -> Vec<String> {
+    let mut out = Vec::new();
+    for t in ts.clone() {
+        match t {
+            proc_macro2::TokenTree::Ident(i) => out.push(i.to_string()),
+            proc_macro2::TokenTree::Group(g) => out.extend(mentioned_names(&g.stream())),
+            proc_macro2::TokenTree::Literal(l) => {
+                let s = l.to_string();
+                for part in s.split(['{', '}', ':']) {
+                    let p = part.trim();
+                    if !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                        out.push(p.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Gives an unsuffixed numeric literal the float type `ty` (`0.5` becomes `0.5f64`).
+fn suffix_literal(e: &mut Expr, ty: &str) {
+    let digits = match &e.kind {
+        ExprKind::Lit(syn::Lit::Float(f)) if f.suffix().is_empty() => f.base10_digits().to_string(),
+        ExprKind::Lit(syn::Lit::Int(i)) if i.suffix().is_empty() => i.base10_digits().to_string(),
+        _ => return,
+    };
+    let lit = syn::LitFloat::new(
+        &format!(
+            "{digits}{}{ty}",
+            if digits.contains(['.', 'e', 'E']) {
+                ""
+            } else {
+                ".0"
+            }
+        ),
+        e.span,
+    );
+    e.kind = ExprKind::Lit(syn::Lit::Float(lit));
+}
+
+fn is_range_syntax(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Range(_) => true,
+        syn::Expr::Paren(p) => is_range_syntax(&p.expr),
+        syn::Expr::MethodCall(m) if m.method == "rev" || m.method == "step_by" => {
+            is_range_syntax(&m.receiver)
+        }
+        _ => false,
+    }
+}
+
+/// The sequence a slice pattern destructures: `*x`, `&x`, `x[..]`, `(x)` all name `x`.
+fn slice_pattern_source(init: &syn::Expr) -> &syn::Expr {
+    let mut src = init;
+    loop {
+        match src {
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => src = &u.expr,
+            syn::Expr::Reference(r) => src = &r.expr,
+            syn::Expr::Paren(p) => src = &p.expr,
+            syn::Expr::Index(ix) if matches!(&*ix.index, syn::Expr::Range(r) if r.start.is_none() && r.end.is_none()) => {
+                src = &ix.expr
+            }
+            _ => return src,
+        }
+    }
+}

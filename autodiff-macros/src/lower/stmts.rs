@@ -1,0 +1,548 @@
+//! Statements: takes blocks, `let`s (with tuple, slice and `let`-`else` patterns), macros and
+//! expression statements, gives IR statements.
+
+use super::*;
+
+impl Lowerer<'_> {
+    /// Lowers the statements of `b` into `out` (in a new scope) and returns its tail expression.
+    pub(super) fn block_into(&mut self, b: &syn::Block, out: &mut Vec<Stmt>) -> Option<Expr> {
+        self.block_into_as(b, out, true)
+    }
+
+    /// With `want_value` false the block's last expression is lowered as a statement (its
+    /// value, if any, is dropped).
+    pub(super) fn block_into_as(
+        &mut self,
+        b: &syn::Block,
+        out: &mut Vec<Stmt>,
+        want_value: bool,
+    ) -> Option<Expr> {
+        self.with_scope(|cx| {
+            let n = b.stmts.len();
+            let mut tail = None;
+            for (i, s) in b.stmts.iter().enumerate() {
+                match s {
+                    syn::Stmt::Expr(e, None)
+                        if want_value && i + 1 == n && !is_unit_stmt_expr(e) =>
+                    {
+                        tail = Some(cx.expr(e, out));
+                    }
+                    _ => cx.stmt(s, out),
+                }
+            }
+            tail
+        })
+    }
+
+    /// A block whose value is unused (statement position).
+    pub(super) fn unit_block(&mut self, b: &syn::Block) -> Block {
+        let mut stmts = Vec::new();
+        self.block_into_as(b, &mut stmts, false);
+        Block { stmts }
+    }
+
+    pub(super) fn stmt(&mut self, s: &syn::Stmt, out: &mut Vec<Stmt>) {
+        match s {
+            syn::Stmt::Local(l) => self.local(l, out),
+            syn::Stmt::Item(item) => match item {
+                syn::Item::Const(_) | syn::Item::Use(_) | syn::Item::Fn(_) => {
+                    self.items.push(item.to_token_stream())
+                }
+                syn::Item::Static(st) if matches!(st.mutability, syn::StaticMutability::None) => {
+                    self.items.push(item.to_token_stream())
+                }
+                other => self.diag.unsupported_at(
+                    other,
+                    "this item inside a differentiated function",
+                    "declare only `const`, `static`, `use` and `fn` items here, or move it out \
+                     of the function body",
+                ),
+            },
+            syn::Stmt::Macro(m) => self.stmt_macro(&m.mac, out),
+            syn::Stmt::Expr(e, _) => self.expr_stmt(e, out),
+        }
+    }
+
+    pub(super) fn stmt_macro(&mut self, mac: &syn::Macro, out: &mut Vec<Stmt>) {
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        const PASS: &[&str] = &[
+            "assert",
+            "assert_eq",
+            "assert_ne",
+            "debug_assert",
+            "debug_assert_eq",
+            "debug_assert_ne",
+            "println",
+            "print",
+            "eprintln",
+            "eprint",
+            "panic",
+            "unreachable",
+        ];
+        if PASS.contains(&name.as_str()) {
+            let tokens = mac.to_token_stream();
+            let mut visible: Vec<VarId> = Vec::new();
+            for word in mentioned_names(&tokens) {
+                if let Some(v) = self.lookup(&word) {
+                    if !visible.contains(&v) {
+                        visible.push(v);
+                    }
+                }
+            }
+            out.push(Stmt::Macro(tokens, visible));
+        } else {
+            self.diag.unsupported_at(
+                &mac,
+                &format!("the macro `{name}!` here"),
+                "only assert!/debug_assert! (and _eq/_ne) and print!/println!/eprint!/eprintln! \
+                 may appear as statements; compute the value outside or with plain code",
+            );
+        }
+    }
+
+    pub(super) fn local(&mut self, l: &syn::Local, out: &mut Vec<Stmt>) {
+        let (pat, ty) = match &l.pat {
+            syn::Pat::Type(pt) => (&*pt.pat, Some((*pt.ty).clone())),
+            p => (p, None),
+        };
+        let init = match &l.init {
+            Some(init) => {
+                if let Some((else_tok, else_expr)) = &init.diverge {
+                    // `let [a, b, ..] = v[..] else { .. };`: a length check, then the reads.
+                    if let (syn::Pat::Slice(ps), syn::Expr::Block(eb)) = (pat, &**else_expr) {
+                        self.slice_let_else(ps, &init.expr, &eb.block, out);
+                        return;
+                    }
+                    self.diag.unsupported_at(
+                        &else_tok,
+                        "`let ... else` except with a slice pattern",
+                        "use `match` or `if` to handle the other case",
+                    );
+                }
+                Some(&*init.expr)
+            }
+            None => None,
+        };
+        // `let (a, b) = (e1, e2);` splits into one binding per component.
+        if let (syn::Pat::Tuple(pt), Some(syn::Expr::Tuple(et)), None) = (pat, init, &ty) {
+            if pt.elems.len() == et.elems.len()
+                && !pt.elems.iter().any(|p| matches!(p, syn::Pat::Rest(_)))
+            {
+                let temps: Vec<(VarId, Expr)> = et
+                    .elems
+                    .iter()
+                    .map(|e| {
+                        let v = self.expr(e, out);
+                        let shape = self.shape_of(&v);
+                        let t = self.synthetic("tup", shape, e.span());
+                        (t, v)
+                    })
+                    .collect();
+                for (t, v) in &temps {
+                    out.push(Stmt::Let {
+                        pat: Pat::Bind(*t),
+                        init: Some(v.clone()),
+                    });
+                }
+                for (p, (t, _)) in pt.elems.iter().zip(&temps) {
+                    let shape = self.vars[*t].shape.clone();
+                    let pat = self.pattern(p, &shape, None);
+                    out.push(Stmt::Let {
+                        pat,
+                        init: Some(Expr::new(ExprKind::Var(*t), p.span())),
+                    });
+                }
+                return;
+            }
+        }
+        // `let (h, t) = v.split_at(k);`: two views of `v`.
+        if let (Some(init), None) = (init, &ty) {
+            if self.split_at(pat, init, out) {
+                return;
+            }
+        }
+        // `let f = |a| ...;`: inlined at each call.
+        if let (syn::Pat::Ident(pi), Some(syn::Expr::Closure(c))) = (pat, init) {
+            self.bind_closure(&pi.ident, c);
+            return;
+        }
+        // `let [a, b] = *arr;` / `let [a, b, ..] = v[..]`: one indexed read per name.
+        if let syn::Pat::Slice(ps) = pat {
+            if let Some(init) = init {
+                self.slice_pattern(ps, init, out);
+                return;
+            }
+        }
+        let mut init_ir = init.map(|e| self.expr(e, out));
+        // A call's result takes the shape the annotation gives.
+        if let (
+            Some(t),
+            Some(Expr {
+                kind: ExprKind::Call { shape, .. },
+                ..
+            }),
+        ) = (&ty, init_ir.as_mut())
+        {
+            *shape = self.shape_of_type(t);
+        }
+        let shape = match (&ty, &init_ir) {
+            (Some(t), _) => self.shape_of_type(t),
+            (None, Some(e)) => self.shape_of(e),
+            (None, None) => Shape::Other,
+        };
+        let pat_ir = self.pattern(pat, &shape, ty.clone());
+        // The result of a call is assumed to be one float unless the `let` says otherwise.
+        if let (
+            Pat::Bind(v),
+            None,
+            Some(Expr {
+                kind: ExprKind::Call { .. },
+                ..
+            }),
+        ) = (&pat_ir, &ty, &init_ir)
+        {
+            self.call_lets.push((*v, pat.to_token_stream()));
+        }
+        if init_ir.is_none() {
+            let mut vs = Vec::new();
+            pat_ir.vars(&mut vs);
+            for v in vs {
+                self.vars[v].mutable = true;
+            }
+        }
+        out.push(Stmt::Let {
+            pat: pat_ir,
+            init: init_ir,
+        });
+    }
+
+    /// `let [a, b, ..] = v[..] else { diverge };`
+    pub(super) fn slice_let_else(
+        &mut self,
+        ps: &syn::PatSlice,
+        init: &syn::Expr,
+        els: &syn::Block,
+        out: &mut Vec<Stmt>,
+    ) {
+        let src = slice_pattern_source(init);
+        let Some(base) = self.var_of_path(src) else {
+            self.diag.unsupported_at(
+                init,
+                "slice patterns on this expression",
+                "destructure a sequence variable: `let [a, b, ..] = v[..] else { .. };`",
+            );
+            return;
+        };
+        let has_rest = ps.elems.iter().any(|p| matches!(p, syn::Pat::Rest(_)));
+        let want = ps
+            .elems
+            .iter()
+            .filter(|p| !matches!(p, syn::Pat::Rest(_)))
+            .count();
+        let span = init.span();
+        let len = Expr::new(ExprKind::Len(base), span);
+        let n = Expr::new(
+            ExprKind::Lit(syn::Lit::Int(syn::LitInt::new(
+                &format!("{want}usize"),
+                span,
+            ))),
+            span,
+        );
+        let cond = Expr::new(
+            ExprKind::Binary {
+                op: if has_rest { BinOp::Lt } else { BinOp::Ne },
+                lhs: Box::new(len),
+                rhs: Box::new(n),
+            },
+            span,
+        );
+        let then = self.unit_block(els);
+        out.push(Stmt::If {
+            cond,
+            then,
+            els: None,
+        });
+        self.slice_pattern(ps, init, out);
+    }
+
+    pub(super) fn slice_pattern(
+        &mut self,
+        ps: &syn::PatSlice,
+        init: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) {
+        let src = slice_pattern_source(init);
+        let base = match self.var_of_path(src) {
+            Some(v) if matches!(self.vars[v].shape, Shape::Seq(_)) => v,
+            _ => {
+                self.diag.unsupported_at(
+                    &init,
+                    "slice patterns on this expression",
+                    "destructure an argument or local sequence directly, e.g. `let [a, b] = *x;`",
+                );
+                return;
+            }
+        };
+        let mut seen_rest = false;
+        for (k, p) in ps.elems.iter().enumerate() {
+            match p {
+                syn::Pat::Rest(_) => {
+                    seen_rest = true;
+                }
+                _ if seen_rest => {
+                    self.diag.unsupported_at(
+                        &p,
+                        "bindings after `..` in slice patterns",
+                        "index from the end explicitly, e.g. `let last = v[v.len() - 1];`",
+                    );
+                }
+                _ => {
+                    let span = p.span();
+                    let idx = Expr::new(
+                        ExprKind::Lit(syn::Lit::Int(syn::LitInt::new(&format!("{k}usize"), span))),
+                        span,
+                    );
+                    let read = Expr::new(
+                        ExprKind::Index {
+                            base,
+                            index: Box::new(idx),
+                        },
+                        span,
+                    );
+                    let pat = self.pattern(p, &Shape::Scalar, None);
+                    out.push(Stmt::Let {
+                        pat,
+                        init: Some(read),
+                    });
+                }
+            }
+        }
+    }
+
+    pub(super) fn pattern(&mut self, p: &syn::Pat, shape: &Shape, ty: Option<syn::Type>) -> Pat {
+        match p {
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                let v = self.new_var(
+                    pi.ident.clone(),
+                    pi.mutability.is_some(),
+                    shape.clone(),
+                    VarOrigin::Local,
+                    ty,
+                );
+                self.bind(&pi.ident, v);
+                Pat::Bind(v)
+            }
+            syn::Pat::Wild(_) => Pat::Wild,
+            syn::Pat::Paren(pp) => self.pattern(&pp.pat, shape, ty),
+            syn::Pat::Reference(r) if r.mutability.is_none() => self.pattern(&r.pat, shape, ty),
+            syn::Pat::Type(pt) => {
+                let shape = self.shape_of_type(&pt.ty);
+                self.pattern(&pt.pat, &shape, Some((*pt.ty).clone()))
+            }
+            syn::Pat::Tuple(pt) if !pt.elems.iter().any(|e| matches!(e, syn::Pat::Rest(_))) => {
+                let tys: Vec<Option<syn::Type>> = match &ty {
+                    Some(syn::Type::Tuple(tt)) if tt.elems.len() == pt.elems.len() => {
+                        tt.elems.iter().cloned().map(Some).collect()
+                    }
+                    _ => vec![None; pt.elems.len()],
+                };
+                let items = pt
+                    .elems
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| {
+                        let s = match shape {
+                            Shape::Tuple(items) if items.len() == pt.elems.len() => {
+                                items[i].clone()
+                            }
+                            _ => Shape::Scalar,
+                        };
+                        self.pattern(e, &s, tys[i].clone())
+                    })
+                    .collect();
+                Pat::Tuple(items)
+            }
+            other => {
+                self.diag.unsupported_at(
+                    &other,
+                    "this pattern",
+                    "bind plain names, tuples of names, `_`, or `[a, b, ..]` of a sequence",
+                );
+                Pat::Wild
+            }
+        }
+    }
+
+    pub(super) fn expr_stmt(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) {
+        match e {
+            syn::Expr::Assign(a) if matches!(&*a.left, syn::Expr::Tuple(_)) => {
+                // `(a, b) = (b, a + b);`: every right-hand side first, then the assignments.
+                let lhs = match &*a.left {
+                    syn::Expr::Tuple(t) => t.elems.iter().collect::<Vec<_>>(),
+                    _ => Vec::new(),
+                };
+                let values: Vec<Expr> = match &*a.right {
+                    syn::Expr::Tuple(t) if t.elems.len() == lhs.len() => {
+                        t.elems.iter().map(|x| self.expr(x, out)).collect()
+                    }
+                    other => {
+                        let v = self.expr(other, out);
+                        (0..lhs.len())
+                            .map(|i| {
+                                Expr::new(
+                                    ExprKind::Field {
+                                        base: Box::new(v.clone()),
+                                        index: i as u32,
+                                    },
+                                    v.span,
+                                )
+                            })
+                            .collect()
+                    }
+                };
+                let mut temps = Vec::new();
+                for v in values {
+                    let sp = v.span;
+                    let shape = self.shape_of(&v);
+                    let t = self.synthetic("tup", shape, sp);
+                    self.vars[t].mutable = false;
+                    out.push(Stmt::Let {
+                        pat: Pat::Bind(t),
+                        init: Some(v),
+                    });
+                    temps.push(t);
+                }
+                for (l, t) in lhs.into_iter().zip(temps) {
+                    if matches!(l, syn::Expr::Infer(_)) {
+                        continue;
+                    }
+                    if let Some(place) = self.place(l, out) {
+                        out.push(Stmt::Assign {
+                            place,
+                            op: None,
+                            value: Expr::new(ExprKind::Var(t), l.span()),
+                        });
+                    }
+                }
+            }
+            syn::Expr::Assign(a) => {
+                let value = self.expr(&a.right, out);
+                if let Some(place) = self.place(&a.left, out) {
+                    // A variable declared without a value takes the shape of what it is given,
+                    // so that later uses in this function see it.
+                    if let Place::Var(v) = place {
+                        if self.vars[v].ty.is_none() {
+                            let s = self.shape_of(&value);
+                            self.vars[v].shape = self.vars[v].shape.join(&s);
+                        }
+                    }
+                    out.push(Stmt::Assign {
+                        place,
+                        op: None,
+                        value,
+                    });
+                }
+            }
+            syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
+                let op = compound_op(&b.op);
+                match op {
+                    Some(Some(op)) => {
+                        let value = self.expr(&b.right, out);
+                        if let Some(place) = self.place(&b.left, out) {
+                            out.push(Stmt::Assign {
+                                place,
+                                op: Some(op),
+                                value,
+                            });
+                        }
+                    }
+                    _ => {
+                        // Integer-only compound operators (`<<=`, `|=`...): a plain statement.
+                        let value = self.expr(&b.right, out);
+                        let _ = value;
+                        self.diag.unsupported_at(
+                            &b.op,
+                            "this compound assignment operator",
+                            "write `x = x OP y`",
+                        );
+                    }
+                }
+            }
+            syn::Expr::If(i) => self.if_stmt(i, None, out),
+            syn::Expr::Match(m) => self.match_stmt(m, None, out),
+            syn::Expr::ForLoop(f) => self.for_loop(f, out),
+            syn::Expr::While(w) => {
+                if let syn::Expr::Let(l) = &*w.cond {
+                    self.diag.unsupported_at(
+                        &l,
+                        "`while let`",
+                        "use `while` with a condition or `loop` with `break`",
+                    );
+                    return;
+                }
+                let mut pre = Vec::new();
+                let cond = self.expr(&w.cond, &mut pre);
+                if !pre.is_empty() {
+                    self.diag.unsupported_at(
+                        &w.cond,
+                        "a `while` condition containing `if`, `match` or blocks",
+                        "compute the condition in a variable updated at the end of the loop",
+                    );
+                }
+                self.loop_results
+                    .push((w.label.as_ref().map(|l| l.name.ident.to_string()), None));
+                let body = self.unit_block(&w.body);
+                self.loop_results.pop();
+                out.push(Stmt::While {
+                    cond,
+                    body,
+                    label: w.label.as_ref().map(|l| l.name.clone()),
+                });
+            }
+            syn::Expr::Loop(l) => self.loop_expr(l, None, out),
+            syn::Expr::Block(b) if b.label.is_none() => {
+                let blk = self.unit_block(&b.block);
+                out.push(Stmt::Block(blk));
+            }
+            syn::Expr::Break(b) => self.break_stmt(b, out),
+            syn::Expr::Continue(c) => out.push(Stmt::Continue {
+                label: c.label.clone(),
+                span: c.span(),
+            }),
+            syn::Expr::Return(r) => {
+                let value = r.expr.as_ref().map(|v| self.expr(v, out));
+                out.push(Stmt::Return {
+                    value,
+                    span: r.span(),
+                });
+            }
+            syn::Expr::Macro(m) => self.stmt_macro(&m.mac, out),
+            syn::Expr::MethodCall(m) if m.method == "push" && m.args.len() == 1 => {
+                match self.var_of_path(&m.receiver) {
+                    Some(v) => {
+                        let value = self.expr(&m.args[0], out);
+                        self.vars[v].mutable = true;
+                        if !matches!(self.vars[v].shape, Shape::Seq(_)) {
+                            self.vars[v].shape = Shape::Seq(SeqKind::Vec).join(&self.vars[v].shape);
+                        }
+                        out.push(Stmt::Push { vec: v, value });
+                    }
+                    None => self.diag.unsupported_at(
+                        &m.receiver,
+                        "`push` onto this expression",
+                        "push onto a local `Vec` variable",
+                    ),
+                }
+            }
+            other => {
+                let v = self.expr(other, out);
+                push_eval(out, v);
+            }
+        }
+    }
+}

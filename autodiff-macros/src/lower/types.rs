@@ -1,0 +1,441 @@
+//! Types and signatures: takes Rust types and the function's signature, gives shapes, the
+//! parameters with their activity and the output; the one place that knows which Rust types are
+//! floats and sequences.
+
+use super::*;
+
+impl Lowerer<'_> {
+    pub(super) fn is_float_name(&self, s: &str) -> bool {
+        s == "f32" || s == "f64" || self.float_generics.iter().any(|g| g == s)
+    }
+
+    pub(super) fn classify(&self, ty: &syn::Type) -> TypeClass {
+        match ty {
+            syn::Type::Path(tp) if tp.qself.is_none() => {
+                let last = match tp.path.segments.last() {
+                    Some(s) => s,
+                    None => return TypeClass::Other,
+                };
+                let name = last.ident.to_string();
+                if tp.path.segments.len() == 1 && self.is_float_name(&name) {
+                    return TypeClass::Float;
+                }
+                if INT_TYPES.contains(&name.as_str()) {
+                    return TypeClass::Int;
+                }
+                if name == "bool" {
+                    return TypeClass::Bool;
+                }
+                if name == "Vec" {
+                    if let syn::PathArguments::AngleBracketed(a) = &last.arguments {
+                        if let Some(syn::GenericArgument::Type(inner)) = a.args.first() {
+                            return match self.classify(inner) {
+                                TypeClass::Float => TypeClass::Seq(SeqKind::Vec),
+                                TypeClass::Int | TypeClass::Bool | TypeClass::Other => {
+                                    TypeClass::Other
+                                }
+                                _ => TypeClass::UnsupportedFloat("nested vectors of floats"),
+                            };
+                        }
+                    }
+                    return TypeClass::Other;
+                }
+                if matches!(
+                    name.as_str(),
+                    "DMatrix"
+                        | "DVector"
+                        | "SMatrix"
+                        | "SVector"
+                        | "Matrix"
+                        | "Vector2"
+                        | "Vector3"
+                        | "Vector4"
+                        | "Matrix2"
+                        | "Matrix3"
+                        | "Matrix4"
+                        | "RowDVector"
+                ) {
+                    return TypeClass::UnsupportedFloat("nalgebra matrices and vectors (planned)");
+                }
+                if self.mentions_float(ty) {
+                    return TypeClass::UnsupportedFloat("this container type");
+                }
+                TypeClass::Other
+            }
+            syn::Type::Array(a) => match self.classify(&a.elem) {
+                TypeClass::Float => {
+                    TypeClass::Seq(SeqKind::Array(a.len.to_token_stream().to_string()))
+                }
+                TypeClass::Int | TypeClass::Bool | TypeClass::Other => TypeClass::Other,
+                _ => TypeClass::UnsupportedFloat("arrays of arrays of floats"),
+            },
+            syn::Type::Slice(s) => match self.classify(&s.elem) {
+                TypeClass::Float => TypeClass::Seq(SeqKind::Slice),
+                TypeClass::Int | TypeClass::Bool | TypeClass::Other => TypeClass::Other,
+                _ => TypeClass::UnsupportedFloat("slices of arrays or vectors of floats"),
+            },
+            syn::Type::Paren(p) => self.classify(&p.elem),
+            syn::Type::Group(g) => self.classify(&g.elem),
+            syn::Type::Tuple(t) if t.elems.is_empty() => TypeClass::Other,
+            _ if self.mentions_float(ty) => TypeClass::UnsupportedFloat("this type"),
+            _ => TypeClass::Other,
+        }
+    }
+
+    pub(super) fn mentions_float(&self, ty: &syn::Type) -> bool {
+        struct Finder<'b> {
+            names: &'b Lowerer<'b>,
+            found: bool,
+        }
+        impl<'ast> Visit<'ast> for Finder<'_> {
+            fn visit_ident(&mut self, i: &'ast syn::Ident) {
+                if self.names.is_float_name(&i.to_string()) {
+                    self.found = true;
+                }
+            }
+        }
+        let mut f = Finder {
+            names: self,
+            found: false,
+        };
+        f.visit_type(ty);
+        f.found
+    }
+
+    pub(super) fn check_signature(&mut self, sig: &syn::Signature) {
+        if let Some(t) = &sig.asyncness {
+            self.diag.unsupported_at(
+                &t,
+                "`async fn`",
+                "differentiate a synchronous function and call it from async code",
+            );
+        }
+        if let Some(t) = &sig.unsafety {
+            self.diag.unsupported_at(
+                &t,
+                "`unsafe fn`",
+                "move the unsafe code out of the differentiated function",
+            );
+        }
+        if let Some(t) = &sig.constness {
+            self.diag.unsupported_at(&t, "`const fn`", "remove `const`");
+        }
+        if let Some(a) = &sig.abi {
+            self.diag
+                .unsupported_at(&a, "`extern` functions", "remove the ABI");
+        }
+        if let Some(v) = &sig.variadic {
+            self.diag
+                .unsupported_at(&v, "variadic functions", "take a slice instead");
+        }
+    }
+
+    pub(super) fn params(&mut self, sig: &syn::Signature, attr: &Attr) -> Vec<Param> {
+        let mut params = Vec::new();
+        for (i, input) in sig.inputs.iter().enumerate() {
+            let pt = match input {
+                syn::FnArg::Receiver(r) => {
+                    self.diag.unsupported_at(
+                        &r,
+                        "methods taking `self` (yet)",
+                        "write a free function that takes the fields it needs as arguments",
+                    );
+                    continue;
+                }
+                syn::FnArg::Typed(pt) => pt,
+            };
+            let (name, mutable) = match &*pt.pat {
+                syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                    (pi.ident.clone(), pi.mutability.is_some())
+                }
+                other => {
+                    self.diag.unsupported_at(
+                        &other,
+                        "patterns in argument position",
+                        "name the argument and destructure it in the body",
+                    );
+                    continue;
+                }
+            };
+            let selected = attr.wrt.as_ref().is_none_or(|w| w.contains(&name));
+            let ty = (*pt.ty).clone();
+            let (shape, elem_ty) = self.param_shape(&ty, selected, &name);
+            let active = selected && shape.is_float();
+            let var = self.new_var(
+                name.clone(),
+                mutable,
+                shape.clone(),
+                VarOrigin::Param(i),
+                Some(ty.clone()),
+            );
+            self.bind(&name, var);
+            params.push(Param {
+                var,
+                name,
+                ty,
+                shape,
+                elem_ty,
+                active,
+            });
+        }
+        if let Some(wrt) = &attr.wrt {
+            for n in wrt {
+                match params.iter().find(|p| p.name == *n) {
+                    None => self.diag.error_at(
+                        &n,
+                        format!("`wrt` names `{n}`, which is not an argument of this function"),
+                    ),
+                    Some(p) if !p.shape.is_float() => self.diag.error_at(
+                        &n,
+                        format!(
+                            "`wrt` names `{n}`, which is not float-valued; only float arguments \
+                             (f32, f64, float type parameters, and slices, arrays or Vecs of \
+                             them) can be differentiated"
+                        ),
+                    ),
+                    _ => {}
+                }
+            }
+        }
+        if !self.diag.has_errors() && !params.iter().any(|p| p.active) {
+            self.diag.error_at(
+                &sig.ident,
+                format!(
+                    "`{}` has no active argument: nothing to differentiate with respect to; \
+                     give it a float argument (f32, f64, a float type parameter, or a slice, \
+                     array or Vec of them)",
+                    sig.ident
+                ),
+            );
+        }
+        params
+    }
+
+    /// Shape and element type of an argument type.
+    pub(super) fn param_shape(
+        &mut self,
+        ty: &syn::Type,
+        selected: bool,
+        name: &syn::Ident,
+    ) -> (Shape, Option<syn::Type>) {
+        let (inner, is_ref) = match ty {
+            syn::Type::Reference(r) => {
+                if r.mutability.is_some() && self.mentions_float(&r.elem) && selected {
+                    self.diag.unsupported_at(
+                        &ty,
+                        "`&mut` float arguments",
+                        "return the computed values instead of writing them through a reference",
+                    );
+                    return (Shape::Other, None);
+                }
+                (&*r.elem, true)
+            }
+            t => (t, false),
+        };
+        match self.classify(inner) {
+            TypeClass::Float if is_ref => {
+                if selected {
+                    self.diag.unsupported_at(
+                        &ty,
+                        "floats passed by reference",
+                        "take the float by value",
+                    );
+                }
+                (Shape::Other, None)
+            }
+            TypeClass::Float => (Shape::Scalar, Some(inner.clone())),
+            TypeClass::Seq(kind) => {
+                let kind = match kind {
+                    SeqKind::Vec if is_ref => SeqKind::Slice,
+                    k => k,
+                };
+                (Shape::Seq(kind), seq_elem(inner))
+            }
+            TypeClass::Int => (Shape::Int, None),
+            TypeClass::Bool => (Shape::Bool, None),
+            TypeClass::UnsupportedFloat(what) => {
+                if selected {
+                    self.diag.error_at(
+                        &ty,
+                        format!(
+                            "#[differentiate] cannot differentiate with respect to `{name}`: \
+                             arguments of {what} cannot be active; pass f32/f64 values, slices, \
+                             arrays or Vecs of them, or, if `{name}` holds constants, leave it \
+                             out with `#[differentiate(wrt(...))]`"
+                        ),
+                    );
+                    self.poisoned_names.push(name.to_string());
+                }
+                (Shape::Other, None)
+            }
+            TypeClass::Other => (Shape::Other, None),
+        }
+    }
+
+    pub(super) fn output(&mut self, sig: &syn::Signature) -> Option<Output> {
+        let ty = match &sig.output {
+            syn::ReturnType::Default => {
+                self.diag.error_at(&sig.ident,
+                    format!(
+                        "`{}` returns nothing: a differentiated function must return a float \
+                         value (f32, f64, a float type parameter, or a tuple, array or Vec of them)",
+                        sig.ident
+                    ),
+                );
+                return None;
+            }
+            syn::ReturnType::Type(_, t) => (**t).clone(),
+        };
+        let bad = |me: &mut Self| {
+            me.diag.error_at(
+                &ty,
+                "the output of a differentiated function must be float-valued: f32, f64, a \
+                 float type parameter, or a tuple, array or Vec of them",
+            );
+            None
+        };
+        match self.classify(&ty) {
+            TypeClass::Float => Some(Output {
+                elem_ty: ty.clone(),
+                ty,
+                shape: Shape::Scalar,
+            }),
+            TypeClass::Seq(kind @ (SeqKind::Vec | SeqKind::Array(_))) => {
+                let elem = seq_elem(&ty)?;
+                Some(Output {
+                    elem_ty: elem,
+                    ty,
+                    shape: Shape::Seq(kind),
+                })
+            }
+            _ => {
+                if let syn::Type::Tuple(t) = &ty {
+                    let mut elem = None;
+                    for e in &t.elems {
+                        if !matches!(self.classify(e), TypeClass::Float) {
+                            return bad(self);
+                        }
+                        elem = Some(e.clone());
+                    }
+                    if let Some(elem_ty) = elem {
+                        return Some(Output {
+                            shape: Shape::Tuple(vec![Shape::Scalar; t.elems.len()]),
+                            elem_ty,
+                            ty,
+                        });
+                    }
+                }
+                bad(self)
+            }
+        }
+    }
+
+    pub(super) fn shape_of_type(&self, ty: &syn::Type) -> Shape {
+        match ty {
+            syn::Type::Reference(r) => match self.classify(&r.elem) {
+                TypeClass::Seq(_) => Shape::Seq(SeqKind::Slice),
+                _ => Shape::Other,
+            },
+            syn::Type::Tuple(t) => {
+                Shape::Tuple(t.elems.iter().map(|e| self.shape_of_type(e)).collect())
+            }
+            _ => match self.classify(ty) {
+                TypeClass::Float => Shape::Scalar,
+                TypeClass::Seq(k) => Shape::Seq(k),
+                TypeClass::Int => Shape::Int,
+                TypeClass::Bool => Shape::Bool,
+                _ => Shape::Other,
+            },
+        }
+    }
+
+    /// The shape of a path-headed constant expression (`f64::consts::PI`, `T::zero()`).
+    pub(super) fn path_shape(&self, p: &syn::Path) -> Shape {
+        if let Some(ty) = p
+            .get_ident()
+            .and_then(|id| self.item_shapes.get(&id.to_string()))
+        {
+            return self.shape_of_type(ty);
+        }
+        let names: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+        if names
+            .iter()
+            .any(|n| self.is_float_name(n) || n == "Float" || n == "FloatConst")
+        {
+            Shape::Scalar
+        } else if names.iter().any(|n| INT_TYPES.contains(&n.as_str())) {
+            Shape::Int
+        } else {
+            Shape::Other
+        }
+    }
+
+    pub(super) fn opaque_shape(&self, e: &syn::Expr) -> Shape {
+        match e {
+            syn::Expr::Lit(l) => match &l.lit {
+                syn::Lit::Float(_) => Shape::Scalar,
+                syn::Lit::Int(i) => {
+                    if matches!(i.suffix(), "f32" | "f64") {
+                        Shape::Scalar
+                    } else {
+                        Shape::Int
+                    }
+                }
+                syn::Lit::Bool(_) => Shape::Bool,
+                _ => Shape::Other,
+            },
+            syn::Expr::Path(p) => self.path_shape(&p.path),
+            syn::Expr::Call(c) => match &*c.func {
+                syn::Expr::Path(p) => self.path_shape(&p.path),
+                _ => Shape::Other,
+            },
+            syn::Expr::MethodCall(m) => {
+                if methods::float_method(&m.method.to_string())
+                    .is_some_and(|r| r.arity == methods::Arity::Predicate)
+                {
+                    Shape::Bool
+                } else {
+                    self.opaque_shape(&m.receiver)
+                }
+            }
+            syn::Expr::Paren(p) => self.opaque_shape(&p.expr),
+            syn::Expr::Group(g) => self.opaque_shape(&g.expr),
+            syn::Expr::Unary(u) => self.opaque_shape(&u.expr),
+            syn::Expr::Binary(b) => match bin_op(&b.op) {
+                Some(op) if op.is_arith() => self
+                    .opaque_shape(&b.left)
+                    .join(&self.opaque_shape(&b.right)),
+                Some(_) => Shape::Bool,
+                None => Shape::Other,
+            },
+            syn::Expr::Cast(c) => self.shape_of_type(&c.ty),
+            _ => Shape::Other,
+        }
+    }
+
+    /// What copying sequence `v` gives: an array stays an array unless `to_vec` asks for a `Vec`.
+    pub(super) fn copy_to(&self, v: VarId, to_vec: bool) -> CopyTo {
+        match self.vars[v].shape {
+            Shape::Seq(SeqKind::Array(_)) if !to_vec => CopyTo::Array,
+            _ => CopyTo::Vec,
+        }
+    }
+
+    pub(super) fn shape_of(&self, e: &Expr) -> Shape {
+        shape_of(&self.vars, e)
+    }
+
+    /// Whether a called path is a constructor (`Some`, `Ok`, `Point`, `Shape::Circle`) or an
+    /// associated function of a type other than a float (`Box::new`, `Cell::new`): by Rust's
+    /// naming conventions, an upper-case last or second-to-last segment.
+    pub(super) fn is_constructor(&self, p: &syn::Path) -> bool {
+        let upper = |s: &syn::PathSegment| {
+            let name = s.ident.to_string();
+            name.starts_with(|c: char| c.is_ascii_uppercase())
+                && !self.is_float_name(&name)
+                && !matches!(name.as_str(), "Float" | "Real" | "FloatConst" | "Self")
+        };
+        let n = p.segments.len();
+        p.segments.last().is_some_and(upper) || (n >= 2 && upper(&p.segments[n - 2]))
+    }
+}

@@ -1,0 +1,434 @@
+//! Adjoint propagation: takes an expression and its adjoint, gives the code adding the adjoint
+//! into the adjoints of the active variables it reads (rules called from the runtime).
+
+use super::*;
+
+impl Emitter<'_> {
+    // ------------------------------------------------------------------ adjoint propagation
+
+    /// Adds the adjoint `g` of `e` into the adjoints of the active variables `e` reads.
+    pub(super) fn backprop(
+        &mut self,
+        e: &Expr,
+        g: TokenStream,
+        cx: &mut StmtCx,
+        code: &mut Vec<TokenStream>,
+    ) {
+        if !self.active(e) {
+            return;
+        }
+        let rt = names::rt();
+        let mut dummy = BlockOut {
+            fwd: Vec::new(),
+            rev: Vec::new(),
+            pops: Vec::new(),
+        };
+        match &e.kind {
+            ExprKind::Var(v) => self.accumulate_var(*v, g, cx, code),
+            ExprKind::Index { base, index } => {
+                if let Some(slot) = self.window_slot(*base, index) {
+                    self.accumulate(quote!(#slot), g, cx, code);
+                    return;
+                }
+                if let Some(t) = self.view_access(*base, index, true) {
+                    self.accumulate(t, g, cx, code);
+                    return;
+                }
+                let i = self.val(index, cx, &mut dummy, code);
+                self.flush_dummy(dummy, code);
+                let b = self.adj_used(*base);
+                self.accumulate(quote!(#b[#i]), g, cx, code);
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let rule = rule_name(*op);
+                let (la, ra) = (self.active(lhs), self.active(rhs));
+                let g = self.bind(g, code);
+                // Only the values the needed partials read; zeros (of the adjoint's type) stand
+                // in for the rest.
+                let [na, nb, ny] = self.binop_needs(*op, lhs, rhs);
+                let z = quote!(#rt::zero_like(&#g));
+                let a = if na {
+                    self.val(lhs, cx, &mut dummy, code)
+                } else {
+                    z.clone()
+                };
+                let b = if nb {
+                    self.val(rhs, cx, &mut dummy, code)
+                } else {
+                    z.clone()
+                };
+                let y = if ny {
+                    self.val(e, cx, &mut dummy, code)
+                } else {
+                    z
+                };
+                self.flush_dummy(dummy, code);
+                let (pa, pb) = (self.fresh("p"), self.fresh("p"));
+                code.push(quote!(let (#pa, #pb) = #rt::rules::#rule(#a, #b, #y);));
+                if la {
+                    self.backprop(lhs, quote!(#rt::scale(#g, #pa)), cx, code);
+                }
+                if ra {
+                    self.backprop(rhs, quote!(#rt::scale(#g, #pb)), cx, code);
+                }
+            }
+            ExprKind::Unary { expr, .. } => {
+                let p = self.fresh("p");
+                let g = self.bind(g, code);
+                code.push(
+                    quote!(let #p = #rt::rules::neg(#rt::zero_like(&#g), #rt::zero_like(&#g));),
+                );
+                self.backprop(expr, quote!(#rt::scale(#g, #p)), cx, code);
+            }
+            ExprKind::Cast { expr, .. } => {
+                let x = self.val(expr, cx, &mut dummy, code);
+                self.flush_dummy(dummy, code);
+                self.backprop(expr, quote!(#rt::cast_like(#g, &#x)), cx, code);
+            }
+            ExprKind::Method { recv, method, args } => {
+                self.backprop_method(e, recv, method, args, g, cx, code)
+            }
+            ExprKind::Call { func, args, shape } => {
+                self.backprop_call(func, args, shape, g, cx, code);
+            }
+            ExprKind::Tuple(items) => {
+                let g = self.bind(g, code);
+                for (k, item) in items.iter().enumerate() {
+                    let ix = syn::Index::from(k);
+                    self.backprop(item, quote!(#g.#ix), cx, code);
+                }
+            }
+            ExprKind::Array(items) | ExprKind::VecList(items) => {
+                let g = self.bind(g, code);
+                for (k, item) in items.iter().enumerate() {
+                    self.backprop(item, quote!(#g[#k]), cx, code);
+                }
+            }
+            ExprKind::ArrayRepeat { elem, .. } | ExprKind::VecRepeat { elem, .. } => {
+                self.backprop(elem, quote!(#rt::sum(&#g[..])), cx, code);
+            }
+            ExprKind::CopySeq(v, _) => self.accumulate_var(*v, g, cx, code),
+            ExprKind::Field { base, index } => {
+                let ix = syn::Index::from(*index as usize);
+                if let ExprKind::Var(v) = base.kind {
+                    let b = self.adj_used(v);
+                    code.push(quote!(#b.#ix = #rt::acc(#b.#ix, #g);));
+                } else {
+                    let n = match self.shape(base) {
+                        Shape::Tuple(items) => items.len(),
+                        _ => 0,
+                    };
+                    let parts = (0..n).map(|k| {
+                        if k == *index as usize {
+                            g.clone()
+                        } else {
+                            quote!(#rt::zero())
+                        }
+                    });
+                    let gt = quote!((#(#parts,)*));
+                    self.backprop(base, gt, cx, code);
+                }
+            }
+            ExprKind::Ref(inner) => self.backprop(inner, g, cx, code),
+            ExprKind::SubSlice {
+                base,
+                start,
+                end,
+                inclusive,
+            } => {
+                let s = start.as_ref().map(|s| self.val(s, cx, &mut dummy, code));
+                let x = end.as_ref().map(|x| self.val(x, cx, &mut dummy, code));
+                self.flush_dummy(dummy, code);
+                let b = self.adj_used(*base);
+                let r = if *inclusive {
+                    quote!(#s..=#x)
+                } else {
+                    quote!(#s..#x)
+                };
+                code.push(quote!(#rt::acc_slice(&mut #b[#r], &#g[..]);));
+            }
+            _ => {}
+        }
+    }
+
+    /// Values computed through `val` inside `backprop` never need saving (their reads were
+    /// prepared); anything it did emit goes with the statement's code.
+    pub(super) fn flush_dummy(&mut self, d: BlockOut, code: &mut Vec<TokenStream>) {
+        if !d.fwd.is_empty() {
+            self.bug = true;
+        }
+        code.extend(d.pops);
+    }
+
+    pub(super) fn bind(&mut self, g: TokenStream, code: &mut Vec<TokenStream>) -> syn::Ident {
+        let n = self.fresh("g");
+        code.push(quote!(let #n = #g;));
+        n
+    }
+
+    /// `target += g`, or `target = g` right after the statement zeroed `target`.
+    pub(super) fn accumulate(
+        &self,
+        target: TokenStream,
+        g: TokenStream,
+        cx: &mut StmtCx,
+        code: &mut Vec<TokenStream>,
+    ) {
+        let rt = names::rt();
+        if cx.zeroed.remove(&target.to_string()) {
+            code.push(quote!(#target = #g;));
+        } else {
+            code.push(quote!(#target = #rt::acc(#target, #g);));
+        }
+    }
+
+    pub(super) fn accumulate_var(
+        &mut self,
+        v: VarId,
+        g: TokenStream,
+        cx: &mut StmtCx,
+        code: &mut Vec<TokenStream>,
+    ) {
+        if !self.vars[v].active {
+            return;
+        }
+        let rt = names::rt();
+        let b = self.adj_used(v);
+        match &self.vars[v].shape {
+            Shape::Seq(_) => code.push(quote!(#rt::acc_slice(&mut #b[..], &#g[..]);)),
+            Shape::Tuple(items) => {
+                let g = self.bind(g, code);
+                for (k, item) in items.iter().enumerate() {
+                    if !item.is_float() {
+                        continue;
+                    }
+                    let ix = syn::Index::from(k);
+                    code.push(quote!(#b.#ix = #rt::acc(#b.#ix, #g.#ix);));
+                }
+            }
+            _ => self.accumulate(quote!(#b), g, cx, code),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn backprop_method(
+        &mut self,
+        e: &Expr,
+        recv: &Expr,
+        method: &syn::Ident,
+        args: &[Expr],
+        g: TokenStream,
+        cx: &mut StmtCx,
+        code: &mut Vec<TokenStream>,
+    ) {
+        let rt = names::rt();
+        let rule = match methods::float_method(&method.to_string()) {
+            Some(r) => r,
+            None => return,
+        };
+        if rule.linearity == Linearity::Zero {
+            return;
+        }
+        let mut dummy = BlockOut {
+            fwd: Vec::new(),
+            rev: Vec::new(),
+            pops: Vec::new(),
+        };
+        let lin = rule.linearity == Linearity::Linear;
+        let g = self.bind(g, code);
+        let (x, y) = if lin {
+            (quote!(#rt::zero_like(&#g)), quote!(#rt::zero_like(&#g)))
+        } else {
+            (
+                self.val(recv, cx, &mut dummy, code),
+                self.val(e, cx, &mut dummy, code),
+            )
+        };
+        let a: Vec<TokenStream> = args
+            .iter()
+            .map(|a| self.val(a, cx, &mut dummy, code))
+            .collect();
+        self.flush_dummy(dummy, code);
+        match rule.arity {
+            Arity::Unary => {
+                let p = self.fresh("p");
+                code.push(quote!(let #p = #rt::rules::#method(#x, #y);));
+                self.backprop(recv, quote!(#rt::scale(#g, #p)), cx, code);
+            }
+            Arity::PowI => {
+                let p = self.fresh("p");
+                let n = &a[0];
+                code.push(quote!(let #p = #rt::rules::powi(#x, #n, #y);));
+                self.backprop(recv, quote!(#rt::scale(#g, #p)), cx, code);
+            }
+            Arity::Binary => {
+                let (p0, p1) = (self.fresh("p"), self.fresh("p"));
+                let a0 = &a[0];
+                code.push(quote!(let (#p0, #p1) = #rt::rules::#method(#x, #a0, #y);));
+                self.backprop(recv, quote!(#rt::scale(#g, #p0)), cx, code);
+                self.backprop(&args[0], quote!(#rt::scale(#g, #p1)), cx, code);
+            }
+            Arity::Ternary => {
+                let (p0, p1, p2) = (self.fresh("p"), self.fresh("p"), self.fresh("p"));
+                let (a0, a1) = (&a[0], &a[1]);
+                code.push(quote!(let (#p0, #p1, #p2) = #rt::rules::#method(#x, #a0, #a1, #y);));
+                self.backprop(recv, quote!(#rt::scale(#g, #p0)), cx, code);
+                self.backprop(&args[0], quote!(#rt::scale(#g, #p1)), cx, code);
+                self.backprop(&args[1], quote!(#rt::scale(#g, #p2)), cx, code);
+            }
+            Arity::SinCos => {
+                let (p0, p1) = (self.fresh("p"), self.fresh("p"));
+                code.push(quote!(let (#p0, #p1) = #rt::rules::sin_cos(#x, #y);));
+                self.backprop(
+                    recv,
+                    quote!(#rt::acc(#rt::scale(#g.0, #p0), #rt::scale(#g.1, #p1))),
+                    cx,
+                    code,
+                );
+            }
+            Arity::Predicate => {}
+        }
+    }
+
+    pub(super) fn backprop_call(
+        &mut self,
+        func: &syn::Path,
+        args: &[Expr],
+        shape: &Shape,
+        g: TokenStream,
+        cx: &mut StmtCx,
+        code: &mut Vec<TokenStream>,
+    ) {
+        let rt = names::rt();
+        let mut dummy = BlockOut {
+            fwd: Vec::new(),
+            rev: Vec::new(),
+            pops: Vec::new(),
+        };
+        let mut prims = Vec::new();
+        let mut adjs = Vec::new();
+        let mut after = Vec::new();
+        // A sequence passed twice (`g(&v[0..2], &v[1..3])`) cannot lend its adjoint buffer twice:
+        // those arguments get temporary buffers added in after the call.
+        let mut seen = BTreeSet::new();
+        let mut shared = BTreeSet::new();
+        for a in args {
+            let base = match &a.kind {
+                ExprKind::Ref(inner) => match inner.kind {
+                    ExprKind::Var(w) => Some(w),
+                    _ => None,
+                },
+                ExprKind::SubSlice { base, .. } => Some(*base),
+                _ => None,
+            };
+            if let Some(w) = base {
+                if !seen.insert(w) {
+                    shared.insert(w);
+                }
+            }
+        }
+        for a in args {
+            let v = self.val(a, cx, &mut dummy, code);
+            let shape = self.shape(a);
+            if !shape.is_float() {
+                prims.push(v);
+                continue;
+            }
+            prims.push(v.clone());
+            let active = self.active(a);
+            let lends = match &a.kind {
+                ExprKind::Ref(inner) => match inner.kind {
+                    ExprKind::Var(w) => !shared.contains(&w),
+                    _ => true,
+                },
+                ExprKind::SubSlice { base, .. } => !shared.contains(base),
+                _ => true,
+            };
+            match (&a.kind, &shape) {
+                (ExprKind::Ref(_) | ExprKind::SubSlice { .. }, _) if active && !lends => {
+                    let t = self.fresh("a");
+                    code.push(quote!(let mut #t = #rt::zeros_like_slice(&#v[..]);));
+                    adjs.push(quote!(&mut #t[..]));
+                    after.push((a, quote!(#t)));
+                }
+                (ExprKind::Ref(inner), _) if active => {
+                    if let ExprKind::Var(w) = inner.kind {
+                        let b = self.adj_used(w);
+                        adjs.push(quote!(&mut #b[..]));
+                    } else {
+                        let t = self.fresh("a");
+                        code.push(quote!(let mut #t = #rt::zeros_like_slice(&#v[..]);));
+                        adjs.push(quote!(&mut #t[..]));
+                        after.push((a, quote!(#t)));
+                    }
+                }
+                (
+                    ExprKind::SubSlice {
+                        base,
+                        start,
+                        end,
+                        inclusive,
+                    },
+                    _,
+                ) if active => {
+                    let s = start.as_ref().map(|s| self.val(s, cx, &mut dummy, code));
+                    let x = end.as_ref().map(|x| self.val(x, cx, &mut dummy, code));
+                    let b = self.adj_used(*base);
+                    let r = if *inclusive {
+                        quote!(#s..=#x)
+                    } else {
+                        quote!(#s..#x)
+                    };
+                    adjs.push(quote!(&mut #b[#r]));
+                }
+                (_, Shape::Seq(SeqKind::Array(_))) => {
+                    let t = self.fresh("a");
+                    code.push(quote!(let mut #t = #rt::zeros_like_array(&#v);));
+                    adjs.push(quote!(&mut #t));
+                    if active {
+                        after.push((a, quote!(#t)));
+                    }
+                }
+                (_, Shape::Seq(_)) => {
+                    let t = self.fresh("a");
+                    code.push(quote!(let mut #t = #rt::zeros_like_slice(&#v[..]);));
+                    adjs.push(quote!(&mut #t[..]));
+                    if active {
+                        after.push((a, quote!(#t)));
+                    }
+                }
+                _ => {
+                    let t = self.fresh("a");
+                    code.push(quote!(let mut #t = #rt::zero_like(&#v);));
+                    adjs.push(quote!(&mut #t));
+                    if active {
+                        after.push((a, quote!(#t)));
+                    }
+                }
+            }
+        }
+        self.flush_dummy(dummy, code);
+        let vjp = crate::forward::companion_path(func, "vjp");
+        // The seed of a `Vec` output is passed as a slice.
+        let seed = match shape {
+            Shape::Seq(SeqKind::Vec) | Shape::Seq(SeqKind::Slice) => quote!(&#g[..]),
+            _ => g,
+        };
+        code.push(quote!(let _ = #vjp(#(#prims,)* #(#adjs,)* #seed);));
+        for (a, t) in after {
+            self.backprop(a, t, cx, code);
+        }
+    }
+}
+
+pub(super) fn rule_name(op: BinOp) -> syn::Ident {
+    let s = match op {
+        BinOp::Add => "add",
+        BinOp::Sub => "sub",
+        BinOp::Mul => "mul",
+        BinOp::Div => "div",
+        BinOp::Rem => "rem",
+        _ => "add",
+    };
+    syn::Ident::new(s, Span::call_site())
+}

@@ -1,0 +1,443 @@
+//! Loops: takes a `for` loop, gives both sweeps of it, with adjoint windows and slice views
+//! planned from the loop body's access patterns.
+
+use super::*;
+
+impl Emitter<'_> {
+    /// Sequences whose adjoint accesses in this loop body are all `b[i + c]` with constant `c`,
+    /// in statements that run on every iteration: they get an adjoint window.
+    pub(super) fn plan_windows(&mut self, index: VarId, body: &[R]) -> Vec<(VarId, Window)> {
+        let mut plan = WindowPlan {
+            index,
+            vars: self.vars,
+            offsets: HashMap::new(),
+            bad: BTreeSet::new(),
+            guarded: BTreeSet::new(),
+        };
+        plan.stmts(body, false);
+        let WindowPlan {
+            offsets,
+            bad,
+            guarded,
+            ..
+        } = plan;
+        let mut out = Vec::new();
+        let mut offsets: Vec<(VarId, Vec<i64>)> = offsets.into_iter().collect();
+        offsets.sort_by_key(|(w, _)| *w);
+        for (w, cs) in offsets {
+            if bad.contains(&w) || self.windows.contains_key(&w) || !self.acc.contains(&w) {
+                continue;
+            }
+            let lo = cs.iter().copied().min().unwrap_or(0);
+            let hi = cs.iter().copied().max().unwrap_or(0);
+            if hi - lo > 8 {
+                continue;
+            }
+            let slots = (lo..=hi).map(|_| self.fresh("w")).collect();
+            out.push((
+                w,
+                Window {
+                    index,
+                    lo,
+                    hi,
+                    slots,
+                    guarded: guarded.contains(&w),
+                },
+            ));
+        }
+        out.sort_by_key(|(w, _)| *w);
+        out
+    }
+
+    /// `view[k]` for `base[index]` when a slice view of `base` covers this access.
+    pub(super) fn view_access(
+        &self,
+        base: VarId,
+        index: &Expr,
+        adjoint: bool,
+    ) -> Option<TokenStream> {
+        let view = if adjoint {
+            self.adj_views.get(&base)?
+        } else {
+            self.views.get(&base)?
+        };
+        let (inv, c) = affine_split(index, view.index, self)?;
+        if inv != view.inv {
+            return None;
+        }
+        let (n, i, a) = (&view.name, self.uname(view.index), &view.start);
+        let k = (c - view.lo) as usize;
+        Some(quote!(#n[(#i - #a) + #k]))
+    }
+
+    /// Slice views for a simple loop `for i in a..b`: sequences whose every access in the loop
+    /// body is `arr[e + i + c]` (one invariant `e` per sequence), in statements that run on every
+    /// iteration. Primal views only for sequences the loop does not write. Returns the view
+    /// declarations for the forward loop and for the reverse loop.
+    pub(super) fn plan_views(
+        &mut self,
+        index: VarId,
+        body: &[R],
+        a: &TokenStream,
+    ) -> (Vec<PlannedView>, Vec<PlannedView>) {
+        let mut plan = ViewPlan {
+            em: self,
+            index,
+            seqs: HashMap::new(),
+            written: BTreeSet::new(),
+        };
+        plan.stmts(body);
+        let ViewPlan { seqs, written, .. } = plan;
+        let mut seqs: Vec<(VarId, Option<ViewAccesses>)> = seqs.into_iter().collect();
+        seqs.sort_by_key(|(v, _)| *v);
+        let mut prim = Vec::new();
+        let mut adj = Vec::new();
+        for (v, acc) in seqs {
+            let Some(acc) = acc else {
+                continue;
+            };
+            if acc.offsets.is_empty() || !matches!(self.vars[v].shape, Shape::Seq(_)) {
+                continue;
+            }
+            let lo = acc.offsets.iter().copied().min().unwrap_or(0);
+            let hi = acc.offsets.iter().copied().max().unwrap_or(0);
+            let make = |me: &mut Self| SliceView {
+                name: me.fresh("vw"),
+                index,
+                inv: acc.inv.clone(),
+                inv_expr: acc.inv_expr.clone(),
+                start: a.clone(),
+                lo,
+            };
+            // Primal reads: sequences the loop does not write, readable by name in both sweeps.
+            if !written.contains(&v) && self.stable(v) {
+                prim.push((v, make(self), hi));
+            }
+            if self.vars[v].active && self.acc.contains(&v) && !self.restore.contains(&v) {
+                adj.push((v, make(self), hi));
+            }
+        }
+        (prim, adj)
+    }
+
+    /// `let name = if a < b { &arr[lo..hi] } else { &arr[0..0] };`
+    pub(super) fn view_decl(
+        &self,
+        arr: TokenStream,
+        view: &SliceView,
+        hi: i64,
+        inv: Option<TokenStream>,
+        b: &TokenStream,
+        mutable: bool,
+    ) -> TokenStream {
+        let (n, a) = (&view.name, &view.start);
+        let shift = |base: TokenStream, c: i64| -> TokenStream {
+            let m = c.unsigned_abs() as usize;
+            let base = match &inv {
+                Some(e) => quote!(#e + #base),
+                None => base,
+            };
+            if c >= 0 {
+                quote!(#base + #m)
+            } else {
+                quote!(#base - #m)
+            }
+        };
+        let lo_t = shift(quote!(#a), view.lo);
+        let hi_t = shift(quote!(#b), hi);
+        if mutable {
+            quote!(let #n = if #a < #b { &mut #arr[#lo_t..#hi_t] } else { &mut #arr[0..0] };)
+        } else {
+            quote!(let #n = if #a < #b { &#arr[#lo_t..#hi_t] } else { &#arr[0..0] };)
+        }
+    }
+
+    /// The window slot for `base[index]`, when `base` has a window over this index.
+    pub(super) fn window_slot(&self, base: VarId, index: &Expr) -> Option<syn::Ident> {
+        let win = self.windows.get(&base)?;
+        let c = affine_offset(index, win.index)?;
+        (win.lo..=win.hi).contains(&c).then(|| win.slot(c).clone())
+    }
+
+    pub(super) fn loop_body(&mut self, body: &[R]) -> BlockOut {
+        self.depth += 1;
+        let b = self.block(body, Level::Nested);
+        self.depth -= 1;
+        b
+    }
+
+    pub(super) fn for_loop(
+        &mut self,
+        var: VarId,
+        range: &Range,
+        body: &[R],
+        brk: Option<VarId>,
+        level: Level,
+        out: &mut BlockOut,
+    ) {
+        let Range::Bounds {
+            start,
+            end,
+            inclusive,
+            rev,
+            step,
+        } = range;
+        // Can the reverse sweep walk the same indices backwards?
+        let breaks = brk.is_some_and(|b| body_sets(body, b));
+        let simple = !(breaks || *inclusive && step.is_some());
+        let i = self.uname(var);
+        if simple {
+            self.rebound.insert(var);
+            let s = self.decision(start, level, out);
+            let e = self.decision(end, level, out);
+            let st = step.as_ref().map(|st| self.decision(st, level, out));
+            let windows = if step.is_none() {
+                self.plan_windows(var, body)
+            } else {
+                Vec::new()
+            };
+            let saved: Vec<(VarId, Option<Window>)> = windows
+                .into_iter()
+                .map(|(w, win)| (w, self.windows.insert(w, win)))
+                .collect();
+            // The views index relative to the loop's start, bound once before each loop.
+            let vstart = self.fresh("va");
+            let (fs, fe) = (self.fwd_expr(start), self.fwd_expr(end));
+            let mut fwd_decls = vec![quote!(let #vstart = #fs;)];
+            let mut rev_decls = vec![quote!(let #vstart = #s;)];
+            // Slice views (only for plain ascending or descending `a..b` loops).
+            let (pviews, aviews) = if step.is_none() && !*inclusive {
+                self.plan_views(var, body, &quote!(#vstart))
+            } else {
+                (Vec::new(), Vec::new())
+            };
+            for (arr, view, hi) in &pviews {
+                let inv = view.inv_expr.as_ref().map(|x| self.fwd_expr(x));
+                let n = self.uname(*arr);
+                fwd_decls.push(self.view_decl(quote!(#n), view, *hi, inv.clone(), &fe, false));
+                rev_decls.push(self.view_decl(quote!(#n), view, *hi, inv, &e, false));
+            }
+            for (arr, view, hi) in &aviews {
+                let inv = view.inv_expr.as_ref().map(|x| self.fwd_expr(x));
+                let b = self.adj(*arr);
+                rev_decls.push(self.view_decl(quote!(#b), view, *hi, inv, &e, true));
+            }
+            let saved_views: Vec<_> = pviews
+                .into_iter()
+                .map(|(arr, v, _)| (arr, self.views.insert(arr, v)))
+                .collect();
+            // Windowed adjoints load and store their slots through their view.
+            let win_views: HashMap<VarId, SliceView> = aviews
+                .iter()
+                .filter(|(arr, _, _)| self.windows.contains_key(arr))
+                .map(|(arr, v, _)| (*arr, v.clone()))
+                .collect();
+            let saved_adj: Vec<_> = aviews
+                .into_iter()
+                .map(|(arr, v, _)| (arr, self.adj_views.insert(arr, v)))
+                .collect();
+            let b = self.loop_body(body);
+            for (arr, old) in saved_views {
+                self.views.remove(&arr);
+                if let Some(o) = old {
+                    self.views.insert(arr, o);
+                }
+            }
+            for (arr, old) in saved_adj {
+                self.adj_views.remove(&arr);
+                if let Some(o) = old {
+                    self.adj_views.insert(arr, o);
+                }
+            }
+            let mut wins = Vec::new();
+            for (w, old) in saved {
+                if let Some(win) = self.windows.remove(&w) {
+                    wins.push((w, win));
+                }
+                if let Some(o) = old {
+                    self.windows.insert(w, o);
+                }
+            }
+            let r = self.fwd_range(range);
+            let bf = &b.fwd;
+            out.fwd
+                .push(quote!({ #(#fwd_decls)* for #i in #r { #(#bf)* } }));
+            let rr = crate::codegen::primal::range_tokens(&s, &e, *inclusive, *rev, st.as_ref());
+            let bp = &b.pops;
+            let br = b.rev.iter().rev();
+            if wins.is_empty() {
+                out.rev
+                    .push(quote!({ #(#rev_decls)* for #i in #rr.rev() { #(#bp)* #(#br)* } }));
+            } else {
+                // The reverse loop runs downwards unless the forward one ran upwards (`.rev()`).
+                let down = !*rev;
+                let rt = names::rt();
+                let last = self.fresh("last");
+                let nonempty = if *inclusive {
+                    quote!(#vstart <= #e)
+                } else {
+                    quote!(#vstart < #e)
+                };
+                // The first index the reverse loop visits.
+                let first_i = match (down, *inclusive) {
+                    (true, true) => quote!(#e),
+                    (true, false) => quote!(#e - 1),
+                    (false, _) => quote!(#vstart),
+                };
+                let mut decl = Vec::new();
+                let mut load_all = Vec::new();
+                let mut load_new = Vec::new();
+                let mut store_shift = Vec::new();
+                let mut flush = Vec::new();
+                for (w, win) in &wins {
+                    let b = self.adj(*w);
+                    let view = win_views.get(w);
+                    // The adjoint of element `at + c`, through the view when there is one.
+                    let elem = |at: &TokenStream, c: i64| -> TokenStream {
+                        match view {
+                            Some(v) => {
+                                let (n, k) = (&v.name, (c - v.lo) as usize);
+                                quote!(#n[(#at - #vstart) + #k])
+                            }
+                            None => {
+                                let m = c.unsigned_abs() as usize;
+                                if c >= 0 {
+                                    quote!(#b[#at + #m])
+                                } else {
+                                    quote!(#b[#at - #m])
+                                }
+                            }
+                        }
+                    };
+                    let here = quote!(#i);
+                    let start_i = quote!(#last);
+                    // Guarded windows: the element `at + c` may not exist (its accesses were
+                    // conditional); a missing element loads as zero and is never stored.
+                    let guarded_ix = |at: &TokenStream, c: i64| -> TokenStream {
+                        let m = c.unsigned_abs() as usize;
+                        if c >= 0 {
+                            quote!(::core::option::Option::Some(#at + #m))
+                        } else {
+                            quote!(#at.checked_sub(#m))
+                        }
+                    };
+                    let load = |sl: &syn::Ident, at: &TokenStream, c: i64| -> TokenStream {
+                        if win.guarded {
+                            let ix = guarded_ix(at, c);
+                            quote!(#sl = match #ix {
+                                ::core::option::Option::Some(k) if k < #b.len() => #b[k],
+                                _ => #rt::zero(),
+                            };)
+                        } else {
+                            let e = elem(at, c);
+                            quote!(#sl = #e;)
+                        }
+                    };
+                    let store = |sl: &syn::Ident, at: &TokenStream, c: i64| -> TokenStream {
+                        if win.guarded {
+                            let ix = guarded_ix(at, c);
+                            quote!(if let ::core::option::Option::Some(k) = #ix {
+                                if k < #b.len() { #b[k] = #sl; }
+                            })
+                        } else {
+                            let e = elem(at, c);
+                            quote!(#e = #sl;)
+                        }
+                    };
+                    for c in win.lo..=win.hi {
+                        let sl = win.slot(c);
+                        decl.push(quote!(let mut #sl = #rt::zero();));
+                        load_all.push(load(sl, &start_i, c));
+                    }
+                    let (enter, leave) = if down {
+                        (win.lo, win.hi)
+                    } else {
+                        (win.hi, win.lo)
+                    };
+                    let (se, sl_leave) = (win.slot(enter), win.slot(leave));
+                    load_new.push(load(se, &here, enter));
+                    store_shift.push(store(sl_leave, &here, leave));
+                    // Shift towards the leaving end.
+                    let cs: Vec<i64> = (win.lo..=win.hi).collect();
+                    if down {
+                        for k in (1..cs.len()).rev() {
+                            let (a, bb) = (win.slot(cs[k]), win.slot(cs[k - 1]));
+                            store_shift.push(quote!(#a = #bb;));
+                        }
+                    } else {
+                        for k in 0..cs.len().saturating_sub(1) {
+                            let (a, bb) = (win.slot(cs[k]), win.slot(cs[k + 1]));
+                            store_shift.push(quote!(#a = #bb;));
+                        }
+                    }
+                    // After the loop, the slots that did not leave still hold elements of the
+                    // last iteration's neighbours: after the final shift, slot c holds element
+                    // last + c - 1 (downwards) or last + c + 1 (upwards).
+                    for c in win.lo..=win.hi {
+                        if c == enter {
+                            continue;
+                        }
+                        let e = if down { c - 1 } else { c + 1 };
+                        flush.push(store(win.slot(c), &start_i, e));
+                    }
+                }
+                // The slots are filled before the first iteration (the first iteration's reload
+                // of the entering slot reads the same, untouched value).
+                out.rev.push(quote! {
+                    {
+                        #(#rev_decls)*
+                        #(#decl)*
+                        let mut #last = if #nonempty { #first_i } else { #vstart };
+                        if #nonempty { #(#load_all)* }
+                        for #i in #rr.rev() {
+                            #(#load_new)*
+                            #last = #i;
+                            #(#bp)* #(#br)*
+                            #(#store_shift)*
+                        }
+                        if #nonempty { #(#flush)* }
+                    }
+                });
+            }
+        } else {
+            // Record the trip count; the index is saved per iteration if the reverse needs it.
+            let cnt = self.fresh("n");
+            let mut b = self.loop_body(body);
+            if self.needed.contains(&var) {
+                self.needed_now.insert(var);
+                let rt = names::rt();
+                let t = self.fresh("t");
+                self.tapes.push(t.clone());
+                b.fwd.insert(0, quote!(#t.push(#i);));
+                b.pops.insert(0, quote!(let #i = #rt::pop(&mut #t);));
+            }
+            let r = self.fwd_range(range);
+            let bf = &b.fwd;
+            let check = brk.map(|f| {
+                let f = self.uname(f);
+                quote!(if #f { break; })
+            });
+            out.fwd.push(quote! {
+                let mut #cnt: usize = 0;
+                for #i in #r { #cnt += 1; #(#bf)* #check }
+            });
+            let count = self.save(quote!(#cnt), level, out, None);
+            let bp = &b.pops;
+            let br = b.rev.iter().rev();
+            out.rev.push(quote!(for _ in 0..#count { #(#bp)* #(#br)* }));
+        }
+    }
+}
+
+/// Whether any statement in `body` assigns `flag` (the loop can stop early).
+pub(super) fn body_sets(body: &[R], flag: VarId) -> bool {
+    body.iter().any(|s| match s {
+        R::Assign {
+            place: Place::Var(v),
+            ..
+        } => *v == flag,
+        R::If { then, els, .. } => body_sets(then, flag) || body_sets(els, flag),
+        R::Match { arms, .. } => arms.iter().any(|(_, b)| body_sets(b, flag)),
+        _ => false,
+    })
+}

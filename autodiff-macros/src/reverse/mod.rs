@@ -1,0 +1,488 @@
+//! Reverse mode: takes the analysed IR, gives the body of `<f>_vjp`: a forward sweep (the primal
+//! computation, saving what the reverse sweep will need) followed by a reverse sweep (statements
+//! in reverse order, adjoints propagated with the runtime's partial-derivative rules).
+//!
+//! Steps:
+//! 1. `normalize`: `return`/`break`/`continue` become assignments and flags, so that every block
+//!    runs to its end (the rest of a block after a conditional exit moves into the non-exiting
+//!    branches). Compound assignments become plain ones. Nested plain blocks are flattened (every
+//!    variable gets a unique name, so scopes do not matter).
+//! 2. `Emitter`: one recursive pass per block gives its forward code and its reverse code. A value
+//!    the reverse sweep needs is recomputed when everything it reads is still there (arguments,
+//!    top-level immutable `let`s, loop indices), and otherwise saved at its statement: as a local
+//!    at the top level, on a per-site stack (`Vec`) inside loops and branches. Each stack is
+//!    popped at the start of the reverse of the block that pushed it, so pushes and pops pair up.
+//!    The pass runs until the set of needed values stops growing.
+
+use crate::analysis::activity::expr_active;
+use crate::diag::Diag;
+use crate::ir::shape_of;
+use crate::ir::*;
+use crate::methods::{self, Arity, Linearity};
+use crate::names;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use std::collections::{BTreeSet, HashMap};
+
+mod backprop;
+mod blocks;
+mod loops;
+mod plan;
+mod stmts;
+mod values;
+
+use crate::analysis::usefulness::useful;
+use crate::transform::normalize::{normalize, R};
+use plan::{affine_offset, affine_split, ViewAccesses, ViewPlan, WindowPlan};
+use values::StmtCx;
+
+/// Where a saved value lives.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Top,
+    Nested,
+}
+
+struct BlockOut {
+    fwd: Vec<TokenStream>,
+    /// Reverse code of each statement, in forward order (reversed when assembled).
+    rev: Vec<TokenStream>,
+    /// Code to run at the start of this block's reverse: pops, recomputations, adjoint zeros.
+    pops: Vec<TokenStream>,
+}
+
+struct Emitter<'a> {
+    f: &'a Function,
+    vars: &'a [Var],
+    n: usize,
+    /// Stack sites: their tape names.
+    tapes: Vec<syn::Ident>,
+    /// Immutable non-top-level variables whose value the reverse sweep reads.
+    needed: BTreeSet<VarId>,
+    needed_now: BTreeSet<VarId>,
+    /// Variables whose adjoint can be nonzero (the usefulness analysis): only these get an adjoint.
+    acc: BTreeSet<VarId>,
+    /// Variables declared at the top level (not inside loops or branches).
+    top: BTreeSet<VarId>,
+    /// Loop indices of `for` loops without early exit (the reverse loop rebinds them).
+    rebound: BTreeSet<VarId>,
+    ret: VarId,
+    /// Set when a value was needed that `prepare` did not save: an internal error.
+    bug: bool,
+    /// Mutable top-level sequences kept up to date in the reverse sweep by restoring each
+    /// overwritten element (Tapenade's strategy), instead of saving every read.
+    restore: BTreeSet<VarId>,
+    /// Loop-depth-weighted counts of saved reads and of writes per variable (this pass).
+    reads_w: HashMap<VarId, f64>,
+    writes_w: HashMap<VarId, f64>,
+    depth: i32,
+    /// Adjoint windows of the loop being emitted: element adjoints `b[i + c]` kept in locals.
+    windows: HashMap<VarId, Window>,
+    /// Slice views of the loop being emitted: `arr[e + i + c]` read through a sub-slice taken
+    /// once before the loop, so that rustc can drop the bounds checks (and vectorize). Primal
+    /// arrays the loop does not write, and adjoint buffers.
+    views: HashMap<VarId, SliceView>,
+    adj_views: HashMap<VarId, SliceView>,
+}
+
+/// A view of a sequence for one loop, with the largest offset it covers.
+type PlannedView = (VarId, SliceView, i64);
+
+/// `name = &arr[e + a + lo ..]`, read as `name[(i - a) + (c - lo)]` for `arr[e + i + c]`.
+#[derive(Clone)]
+struct SliceView {
+    name: syn::Ident,
+    index: VarId,
+    /// The loop-invariant part `e`, printed (empty when there is none), and as an expression.
+    inv: String,
+    inv_expr: Option<Expr>,
+    start: TokenStream,
+    lo: i64,
+}
+
+/// The adjoints of `base[i + c]`, `c` in `lo..=hi`, held in local slots while the reverse loop
+/// over `i` runs: each element is loaded once when the first iteration that touches it starts and
+/// stored once after the last one, instead of a read-modify-write of memory per contribution.
+struct Window {
+    index: VarId,
+    lo: i64,
+    hi: i64,
+    slots: Vec<syn::Ident>,
+    /// Some access is conditional: loads and stores check that the element exists.
+    guarded: bool,
+}
+
+impl Window {
+    fn slot(&self, c: i64) -> &syn::Ident {
+        &self.slots[(c - self.lo) as usize]
+    }
+}
+
+pub fn emit_body(f: &Function, diag: &mut Diag) -> Option<TokenStream> {
+    let mut vars = f.vars.clone();
+    let ret = vars.len();
+    vars.push(Var {
+        name: format_ident!("__ad_ret", span = Span::mixed_site()),
+        mutable: true,
+        shape: f.output.shape.clone(),
+        origin: VarOrigin::Synthetic,
+        ty: Some(f.output.ty.clone()),
+        active: true,
+    });
+    let body = normalize(f, &mut vars, ret, diag);
+    if diag.has_errors() {
+        return None;
+    }
+    let mut top = BTreeSet::new();
+    for p in &f.params {
+        top.insert(p.var);
+    }
+    top.insert(ret);
+    collect_top(&body, &mut top);
+
+    let mut needed = BTreeSet::new();
+    // Variables with a (possibly) nonzero adjoint: the output, the arguments, and every active
+    // variable read by an assignment to one of them (backward fixpoint, "useful" variables).
+    let mut acc: BTreeSet<VarId> = f
+        .params
+        .iter()
+        .filter(|p| p.active)
+        .map(|p| p.var)
+        .collect();
+    acc.insert(ret);
+    loop {
+        let before = acc.len();
+        useful(&body, &vars, &mut acc);
+        if acc.len() == before {
+            break;
+        }
+    }
+    let mut restore = BTreeSet::new();
+    // Iterate until the sets of needed values and adjoint targets are stable.
+    for _ in 0..8 {
+        let mut em = Emitter {
+            f,
+            vars: &vars,
+            n: 0,
+            tapes: Vec::new(),
+            needed: needed.clone(),
+            needed_now: BTreeSet::new(),
+            acc: acc.clone(),
+            top: top.clone(),
+            rebound: BTreeSet::new(),
+            ret,
+            bug: false,
+            restore: restore.clone(),
+            reads_w: HashMap::new(),
+            writes_w: HashMap::new(),
+            depth: 0,
+            windows: HashMap::new(),
+            views: HashMap::new(),
+            adj_views: HashMap::new(),
+        };
+        let code = em.function(&body);
+        if em.bug {
+            break;
+        }
+        let grown_needed: BTreeSet<VarId> = needed.union(&em.needed_now).copied().collect();
+        // Restoring a sequence costs one save per write; saving its reads one per read.
+        let mut grown_restore = restore.clone();
+        for (v, r) in &em.reads_w {
+            let w = em.writes_w.get(v).copied().unwrap_or(0.0);
+            let var = &vars[*v];
+            if top.contains(v)
+                && var.mutable
+                && matches!(var.shape, Shape::Seq(SeqKind::Vec))
+                && !matches!(var.origin, VarOrigin::Param(_))
+                && w <= *r
+            {
+                grown_restore.insert(*v);
+            }
+        }
+        if grown_needed == needed && grown_restore == restore {
+            return Some(code);
+        }
+        needed = grown_needed;
+        restore = grown_restore;
+    }
+    diag.error(
+        f.item.sig.ident.span(),
+        "internal error in #[differentiate]: the reverse-mode analysis failed on this \
+         function; please report it",
+    );
+    None
+}
+
+fn collect_top(b: &[R], top: &mut BTreeSet<VarId>) {
+    for s in b {
+        if let R::Let { pat, .. } = s {
+            let mut vs = Vec::new();
+            pat.vars(&mut vs);
+            top.extend(vs);
+        }
+    }
+}
+
+impl Emitter<'_> {
+    fn fresh(&mut self, what: &str) -> syn::Ident {
+        self.n += 1;
+        names::local(what, self.n)
+    }
+
+    fn uname(&self, v: VarId) -> syn::Ident {
+        names::var(&self.vars[v], v)
+    }
+
+    /// The adjoint of `v`, about to be accumulated into. Usefulness analysis declared it; a
+    /// variable it missed would be an undeclared adjoint, so that is reported as a bug.
+    fn adj_used(&mut self, v: VarId) -> syn::Ident {
+        if !self.acc.contains(&v) {
+            self.bug = true;
+        }
+        self.adj(v)
+    }
+
+    fn adj(&self, v: VarId) -> syn::Ident {
+        names::adjoint(&self.vars[v].name, v)
+    }
+
+    fn active(&self, e: &Expr) -> bool {
+        expr_active(self.vars, e)
+    }
+
+    fn shape(&self, e: &Expr) -> Shape {
+        shape_of(self.vars, e)
+    }
+
+    fn is_param(&self, v: VarId) -> bool {
+        matches!(self.vars[v].origin, VarOrigin::Param(_))
+    }
+
+    /// Whether the reverse sweep can name `v` and find the value it had at any read.
+    /// Whether the reverse of a statement can read `v` by name and find the value it had when the
+    /// statement ran: stable variables, and restored sequences.
+    fn stable_at_stmt(&self, v: VarId) -> bool {
+        self.stable(v) || self.restore.contains(&v)
+    }
+
+    fn weight(&self) -> f64 {
+        8f64.powi(self.depth)
+    }
+
+    fn count_read(&mut self, v: VarId) {
+        let w = self.weight();
+        *self.reads_w.entry(v).or_insert(0.0) += w;
+    }
+
+    fn stable(&self, v: VarId) -> bool {
+        !self.vars[v].mutable
+            && (self.top.contains(&v) || self.rebound.contains(&v) || self.is_param(v))
+    }
+
+    // ------------------------------------------------------------------ sites
+
+    /// Saves `value` (forward-sweep code) for the reverse sweep of the current block: a local at
+    /// the top level, a stack otherwise. Returns the name the reverse sweep reads it by.
+    fn save(
+        &mut self,
+        value: TokenStream,
+        level: Level,
+        out: &mut BlockOut,
+        bind_as: Option<syn::Ident>,
+    ) -> syn::Ident {
+        let rt = names::rt();
+        match level {
+            Level::Top => {
+                let s = bind_as.unwrap_or_else(|| self.fresh("s"));
+                out.fwd.push(quote!(let #s = #value;));
+                s
+            }
+            Level::Nested => {
+                let t = self.fresh("t");
+                self.tapes.push(t.clone());
+                out.fwd.push(quote!(#t.push(#value);));
+                let s = bind_as.unwrap_or_else(|| self.fresh("s"));
+                out.pops.push(quote!(let #s = #rt::pop(&mut #t);));
+                s
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ printing
+
+    /// Forward-sweep printing: unique names, `Vec`s cloned where they would be moved.
+    fn fwd_expr(&self, e: &Expr) -> TokenStream {
+        let name = |v: VarId| {
+            let n = self.uname(v);
+            quote!(#n)
+        };
+        let view = |base: VarId, index: &Expr| self.view_access(base, index, false);
+        let p = crate::codegen::primal::Printer {
+            name: &name,
+            index: Some(&view),
+        };
+        match &e.kind {
+            ExprKind::Var(v) if matches!(self.vars[*v].shape, Shape::Seq(SeqKind::Vec)) => {
+                let n = self.uname(*v);
+                quote!(::core::clone::Clone::clone(&#n))
+            }
+            _ => p.expr(e),
+        }
+    }
+
+    fn fwd_range(&self, r: &Range) -> TokenStream {
+        let name = |v: VarId| {
+            let n = self.uname(v);
+            quote!(#n)
+        };
+        crate::codegen::primal::Printer {
+            name: &name,
+            index: None,
+        }
+        .range(r)
+    }
+
+    fn fwd_pat(&self, pat: &Pat) -> TokenStream {
+        match pat {
+            Pat::Wild => quote!(_),
+            Pat::Bind(v) => {
+                let n = self.uname(*v);
+                let m = self.vars[*v].mutable.then(|| quote!(mut));
+                // Keep the user's annotation: it may be what fixes the float type.
+                match &self.vars[*v].ty {
+                    Some(ty) if self.vars[*v].origin == VarOrigin::Local => quote!(#m #n: #ty),
+                    _ => quote!(#m #n),
+                }
+            }
+            Pat::Tuple(ps) => {
+                // Types go on the whole pattern only (`(f64, _)` where a name has none).
+                let items = ps.iter().map(|p| match p {
+                    Pat::Bind(v) => {
+                        let n = self.uname(*v);
+                        let m = self.vars[*v].mutable.then(|| quote!(mut));
+                        quote!(#m #n)
+                    }
+                    other => self.fwd_pat(other),
+                });
+                let ty = self.pat_type(pat).map(|t| quote!(: #t));
+                quote!((#(#items,)*) #ty)
+            }
+        }
+    }
+
+    /// The type annotation of a tuple pattern, rebuilt from its names' annotations (`_` where a
+    /// name has none), or `None` when no name has one.
+    fn pat_type(&self, pat: &Pat) -> Option<TokenStream> {
+        match pat {
+            Pat::Wild => None,
+            Pat::Bind(v) => match &self.vars[*v].ty {
+                Some(ty) if self.vars[*v].origin == VarOrigin::Local => Some(quote!(#ty)),
+                _ => None,
+            },
+            Pat::Tuple(ps) => {
+                let tys: Vec<Option<TokenStream>> = ps.iter().map(|p| self.pat_type(p)).collect();
+                if tys.iter().all(Option::is_none) {
+                    return None;
+                }
+                let items = tys.into_iter().map(|t| t.unwrap_or_else(|| quote!(_)));
+                Some(quote!((#(#items,)*)))
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ whole function
+
+    fn function(&mut self, body: &[R]) -> TokenStream {
+        let rt = names::rt();
+        let f = self.f;
+        let mut prologue = Vec::new();
+        let mut epilogue = Vec::new();
+        let taken: Vec<String> = f.params.iter().map(|p| p.name.to_string()).collect();
+        for p in f.params.iter().filter(|p| p.active) {
+            let d = names::shadow_param(&p.name, &taken);
+            let b = self.adj(p.var);
+            let n = &p.name;
+            let mutable = self.vars[p.var].mutable;
+            match (&p.shape, mutable) {
+                (Shape::Seq(_), false) => prologue.push(quote!(let #b = #d;)),
+                (Shape::Seq(_), true) => {
+                    prologue.push(quote!(let mut #b = #rt::zeros_like_slice(&#n[..]);));
+                    epilogue.push(quote!(#rt::acc_slice(&mut #d[..], &#b[..]);));
+                }
+                _ => {
+                    prologue.push(quote!(let mut #b = #rt::zero_like(&#n);));
+                    epilogue.push(quote!(*#d = #rt::acc(*#d, #b);));
+                }
+            }
+        }
+        let seed = names::seed(&taken);
+        let ret = self.uname(self.ret);
+        let bret = self.adj(self.ret);
+        let (ret_init, seed_init) = match &f.output.shape {
+            Shape::Seq(SeqKind::Vec) => (
+                quote!(::std::vec::Vec::new()),
+                quote!(::std::borrow::ToOwned::to_owned(#seed)),
+            ),
+            Shape::Seq(SeqKind::Array(n)) => {
+                let n: TokenStream = n.parse().unwrap_or_else(|_| quote!(0));
+                (quote!([#rt::zero(); #n]), quote!(#seed))
+            }
+            Shape::Tuple(items) => {
+                let z = items.iter().map(tuple_zero_item);
+                (quote!((#(#z,)*)), quote!(#seed))
+            }
+            _ => (quote!(#rt::zero()), quote!(#seed)),
+        };
+        let out = self.block(body, Level::Top);
+        let fwd = &out.fwd;
+        let pops = &out.pops;
+        let rev = out.rev.iter().rev();
+        let tapes = &self.tapes;
+        let items = &f.items;
+        let out_ty = &f.output.ty;
+        quote! {
+            #(#items)*
+            #(let mut #tapes = ::std::vec::Vec::new();)*
+            let mut #ret: #out_ty = #ret_init;
+            #(#fwd)*
+            #(#prologue)*
+            let mut #bret = #seed_init;
+            #(#pops)*
+            #(#rev)*
+            #(#epilogue)*
+            #ret
+        }
+    }
+}
+
+/// The zero adjoint of one tuple component: `()` for components that are not floats.
+fn tuple_zero_item(s: &Shape) -> TokenStream {
+    let rt = names::rt();
+    if s.is_float() {
+        quote!(#rt::zero())
+    } else {
+        quote!(())
+    }
+}
+
+/// A value of a shape, for variables declared before they are assigned (`None`: no placeholder
+/// can be written for this shape).
+fn placeholder(s: &Shape) -> Option<TokenStream> {
+    let rt = names::rt();
+    Some(match s {
+        Shape::Scalar => quote!(#rt::zero()),
+        Shape::Int => quote!(0),
+        Shape::Bool => quote!(false),
+        Shape::Seq(SeqKind::Vec) => quote!(::std::vec::Vec::new()),
+        Shape::Seq(SeqKind::Array(n)) => {
+            let n: TokenStream = n.parse().ok()?;
+            quote!([#rt::zero(); #n])
+        }
+        Shape::Tuple(items) => {
+            let parts: Option<Vec<TokenStream>> = items.iter().map(placeholder).collect();
+            let parts = parts?;
+            quote!((#(#parts,)*))
+        }
+        _ => return None,
+    })
+}

@@ -1,0 +1,252 @@
+//! Statements: takes `let`, assignments and pushes, gives their forward code (saving what the
+//! reverse sweep will read) and their reverse code.
+
+use super::*;
+
+impl Emitter<'_> {
+    /// A value the reverse sweep needs to steer control flow (a condition, a scrutinee, loop
+    /// bounds): recomputed when it only reads stable variables, saved otherwise.
+    pub(super) fn decision(&mut self, e: &Expr, level: Level, out: &mut BlockOut) -> TokenStream {
+        let mut reads = Vec::new();
+        e.reads(&mut reads);
+        let recomputable = !e.has_call_to_companion() && reads.iter().all(|v| self.stable(*v));
+        if recomputable {
+            return self.fwd_expr(e);
+        }
+        let v = self.fwd_expr(e);
+        let s = self.save(v, level, out, None);
+        quote!(#s)
+    }
+
+    // ------------------------------------------------------------------ statements
+
+    pub(super) fn let_stmt(
+        &mut self,
+        pat: &Pat,
+        init: Option<&Expr>,
+        level: Level,
+        out: &mut BlockOut,
+    ) {
+        let p = self.fwd_pat(pat);
+        let init = match init {
+            None => {
+                // Exits became flags, so rustc can no longer see that a variable set before
+                // every exit is initialised: give it a placeholder of its shape.
+                let placeholder = match pat {
+                    Pat::Bind(v) => placeholder(&self.vars[*v].shape),
+                    _ => None,
+                };
+                match placeholder {
+                    Some(ph) => out.fwd.push(quote!(let #p = #ph;)),
+                    None => out.fwd.push(quote!(let #p;)),
+                }
+                return;
+            }
+            Some(i) => i,
+        };
+        let mut cx = StmtCx::new(level);
+        let mut vs = Vec::new();
+        pat.vars(&mut vs);
+        // Nothing flows back through a `let` whose variables no derivative reads.
+        let any_active = vs
+            .iter()
+            .any(|v| self.vars[*v].active && self.acc.contains(v))
+            && self.active(init);
+        if any_active {
+            self.prepare(init, &mut cx, out);
+        }
+        let v = self.fwd_expr(init);
+        out.fwd.push(quote!(let #p = #v;));
+        // A value defined in a loop or branch that the reverse sweep reads: recompute or save.
+        if level == Level::Nested {
+            if let Pat::Bind(var) = pat {
+                if self.needed.contains(var) && !self.vars[*var].mutable {
+                    let name = self.uname(*var);
+                    let mut reads = Vec::new();
+                    init.reads(&mut reads);
+                    let cheap = !init.has_call_to_companion()
+                        && reads.iter().all(|r| {
+                            self.stable(*r) || (!self.vars[*r].mutable && self.needed_or_mark(*r))
+                        });
+                    if cheap {
+                        // `p` keeps the user's annotation, which may fix the float type.
+                        out.pops.push(quote!(let #p = #v;));
+                    } else {
+                        let value = self.fwd_expr(&Expr::new(ExprKind::Var(*var), init.span));
+                        self.save(value, level, out, Some(name.clone()));
+                    }
+                }
+            } else if let Pat::Tuple(_) = pat {
+                let mut vs2 = Vec::new();
+                pat.vars(&mut vs2);
+                for var in vs2 {
+                    if self.needed.contains(&var) && !self.vars[var].mutable {
+                        let name = self.uname(var);
+                        let value = self.fwd_expr(&Expr::new(ExprKind::Var(var), init.span));
+                        self.save(value, level, out, Some(name.clone()));
+                    }
+                }
+            }
+        }
+        if !any_active {
+            return;
+        }
+        // `let (p, q) = (a, b);` flows back component by component, so that the adjoint of an
+        // inactive component is never built (an unused `zero()` would have no type).
+        let parts: Vec<(&Pat, &Expr)> = match (pat, &init.kind) {
+            (Pat::Tuple(ps), ExprKind::Tuple(items)) if ps.len() == items.len() => {
+                ps.iter().zip(items).collect()
+            }
+            _ => vec![(pat, init)],
+        };
+        let mut rev = Vec::new();
+        for (p, e) in parts {
+            let mut pvs = Vec::new();
+            p.vars(&mut pvs);
+            let useful = pvs
+                .iter()
+                .any(|v| self.vars[*v].active && self.acc.contains(v));
+            if !useful || !self.active(e) {
+                continue;
+            }
+            let g = self.pattern_adjoint(p);
+            let gname = self.fresh("g");
+            rev.push(quote!(let #gname = #g;));
+            self.backprop(e, quote!(#gname), &mut cx, &mut rev);
+        }
+        out.rev.push(quote!({ #(#rev)* }));
+    }
+
+    pub(super) fn needed_or_mark(&mut self, v: VarId) -> bool {
+        self.needed_now.insert(v);
+        true
+    }
+
+    /// The adjoint of a pattern, as an expression (zero for `_` and inactive names).
+    pub(super) fn pattern_adjoint(&mut self, pat: &Pat) -> TokenStream {
+        let rt = names::rt();
+        match pat {
+            Pat::Wild => quote!(#rt::zero()),
+            Pat::Bind(v) => {
+                if self.vars[*v].active && self.acc.contains(v) {
+                    let b = self.adj(*v);
+                    quote!(#b)
+                } else {
+                    match &self.vars[*v].shape {
+                        s if !s.is_float() => quote!(()),
+                        Shape::Tuple(items) => {
+                            let z = items.iter().map(tuple_zero_item);
+                            quote!((#(#z,)*))
+                        }
+                        _ => quote!(#rt::zero()),
+                    }
+                }
+            }
+            Pat::Tuple(ps) => {
+                let items: Vec<TokenStream> = ps.iter().map(|p| self.pattern_adjoint(p)).collect();
+                quote!((#(#items,)*))
+            }
+        }
+    }
+
+    pub(super) fn assign(&mut self, place: &Place, value: &Expr, level: Level, out: &mut BlockOut) {
+        let v = place.var();
+        let name = self.uname(v);
+        let rt = names::rt();
+        let active = self.vars[v].active;
+        let mut cx = StmtCx::new(level);
+        let mut rev = Vec::new();
+        let restored = self.restore.contains(&v);
+        let wt = self.weight();
+        *self.writes_w.entry(v).or_insert(0.0) += wt;
+        // The index of an element write locates the element's adjoint (and the restored value).
+        let idx = match place {
+            Place::Index(_, i) if active || restored => Some(self.val(i, &mut cx, out, &mut rev)),
+            _ => None,
+        };
+        if active && self.active(value) {
+            self.prepare(value, &mut cx, out);
+        }
+        let val = self.fwd_expr(value);
+        // A restored sequence: save the element about to be overwritten, put it back in reverse.
+        let mut restore_code = None;
+        if restored {
+            let t = self.fresh("t");
+            self.tapes.push(t.clone());
+            match place {
+                Place::Var(_) => {
+                    out.fwd
+                        .push(quote!(#t.push(::core::clone::Clone::clone(&#name));));
+                    restore_code = Some(quote!(#name = #rt::pop(&mut #t);));
+                }
+                Place::Index(_, i) => {
+                    let fi = self.fwd_expr(i);
+                    out.fwd.push(quote!(#t.push(#name[#fi]);));
+                    let ri = idx.clone().unwrap_or_default();
+                    restore_code = Some(quote!(#name[#ri] = #rt::pop(&mut #t);));
+                }
+            }
+        }
+        match place {
+            Place::Var(_) => out.fwd.push(quote!(#name = #val;)),
+            Place::Index(_, i) => {
+                let i = self.fwd_expr(i);
+                out.fwd.push(quote!(#name[#i] = #val;));
+            }
+        }
+        // A variable whose value no derivative reads has a zero adjoint: nothing to propagate.
+        if !active || !self.acc.contains(&v) {
+            if let Some(r) = restore_code {
+                rev.push(r);
+                out.rev.push(quote!({ #(#rev)* }));
+            }
+            return;
+        }
+        // The old value's adjoint is consumed: it flows into `value`, and the variable restarts
+        // from zero for the writes before this one.
+        let b = self.adj(v);
+        let g = self.fresh("g");
+        match (place, &self.vars[v].shape) {
+            (Place::Index(_, ix), _) => match self
+                .window_slot(v, ix)
+                .map(|s| quote!(#s))
+                .or_else(|| self.view_access(v, ix, true))
+            {
+                Some(slot) => {
+                    rev.push(quote!(let #g = #slot; #slot = #rt::zero();));
+                    cx.zeroed.insert(slot.to_string());
+                }
+                None => {
+                    let i = idx.clone().unwrap_or_default();
+                    // Not marked zeroed: another index expression (`b[1]` and `b[i]`) may name
+                    // the same element. Window slots and view elements are distinct by offset.
+                    rev.push(quote!(let #g = #b[#i]; #b[#i] = #rt::zero();));
+                }
+            },
+            (Place::Var(_), Shape::Seq(SeqKind::Array(_))) => {
+                rev.push(quote!(let #g = #b; #b = #rt::zeros_like_array(&#g);));
+            }
+            (Place::Var(_), Shape::Seq(_)) => {
+                rev.push(
+                    quote!(let #g = #rt::zeros_like_slice(&#b[..]); let #g = ::core::mem::replace(&mut #b, #g);),
+                );
+            }
+            (Place::Var(_), Shape::Tuple(items)) => {
+                let z = items.iter().map(tuple_zero_item);
+                rev.push(quote!(let #g = #b; #b = (#(#z,)*);));
+            }
+            _ => {
+                rev.push(quote!(let #g = #b; #b = #rt::zero();));
+                cx.zeroed.insert(quote!(#b).to_string());
+            }
+        }
+        // The value is recomputed from the state before the write.
+        if let Some(r) = restore_code {
+            rev.push(r);
+        }
+        if self.active(value) {
+            self.backprop(value, quote!(#g), &mut cx, &mut rev);
+        }
+        out.rev.push(quote!({ #(#rev)* }));
+    }
+}
