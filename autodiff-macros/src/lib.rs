@@ -18,6 +18,7 @@ mod lower;
 mod methods;
 mod names;
 mod reverse;
+mod testing;
 mod transform;
 
 use proc_macro::TokenStream;

@@ -11,9 +11,16 @@ pub fn rt() -> TokenStream {
     quote!(::autodiff_runtime::__private)
 }
 
-/// A hygienic generated local: `__ad_<what><n>`.
+/// A hygienic generated local of an emitter: `__ad_<what><n>`.
 pub fn local(what: &str, n: usize) -> Ident {
     format_ident!("__ad_{}{}", what, n, span = Span::mixed_site())
+}
+
+/// A variable the IR itself introduces (lowering's temporaries, normalisation's flags), named
+/// after its `VarId`: `__ad_<what>_<id>`. The `_` before the number keeps these apart from the
+/// emitters' [`local`]s, whose counters are independent.
+pub fn synthetic(what: &str, id: VarId) -> Ident {
+    format_ident!("__ad_{}_{}", what, id, span = Span::mixed_site())
 }
 
 /// The name of variable `id` in generated code. Arguments and variables lowering introduced keep
@@ -90,4 +97,30 @@ pub fn grad_struct(f: &Ident) -> Ident {
 fn strip_raw(i: &Ident) -> String {
     let s = i.to_string();
     s.strip_prefix("r#").map(str::to_string).unwrap_or(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lowering's variables and the emitters' temporaries are numbered by independent counters
+    /// (`synthetic("c", n)` for chain temporaries, `local("c", n)` for forward mode's cast
+    /// temporaries): their names must never meet, whatever the numbers.
+    #[test]
+    fn synthetic_variables_and_emitter_locals_never_collide() {
+        let whats = [
+            "c", "i", "acc", "tup", "k", "if", "brk", "ret", "a", "b", "g", "s", "t",
+        ];
+        let mut synth = std::collections::HashSet::new();
+        for w in whats {
+            for n in 0..200 {
+                synth.insert(synthetic(w, n).to_string());
+            }
+        }
+        for w in whats {
+            for n in 0..200 {
+                assert!(!synth.contains(&local(w, n).to_string()), "{}", local(w, n));
+            }
+        }
+    }
 }

@@ -174,3 +174,71 @@ fn check(f: &Function, diag: &mut Diag) {
         }
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{analysed, errors, var};
+    use syn::parse_quote;
+
+    #[test]
+    fn activity_follows_dependencies_through_assignments() {
+        let f = analysed(parse_quote! {
+            fn f(x: f64, c: f64, n: usize) -> f64 {
+                let k = 2.0 * c;
+                let mut s = 0.0;
+                let mut count = 0;
+                for i in 0..n {
+                    s += k;
+                    count += 1;
+                    if i > 1 {
+                        s = s * x;
+                    }
+                }
+                let unused = c * 3.0;
+                s + unused + count as f64
+            }
+        });
+        let active = |name: &str| f.vars[var(&f, name)].active;
+        // Every float argument is active by default; integers never are.
+        assert!(active("x") && active("c") && !active("n"));
+        // `s` starts as a constant but is later assigned active values: active from its
+        // declaration (the fixpoint).
+        assert!(active("s") && active("k") && active("unused"));
+        assert!(!active("count") && !active("i"));
+    }
+
+    #[test]
+    fn wrt_selects_the_active_arguments() {
+        let item: syn::ItemFn = parse_quote! {
+            fn f(x: f64, c: f64) -> f64 {
+                let k = 2.0 * c;
+                x * k
+            }
+        };
+        let attr: crate::attr::Attr = parse_quote!(wrt(x));
+        let mut diag = crate::diag::Diag::default();
+        let mut f = crate::lower::lower(&item, &attr, &mut diag).expect("lowered");
+        super::analyze(&mut f, &mut diag);
+        assert!(diag.finish().is_ok());
+        assert!(f.vars[var(&f, "x")].active);
+        assert!(!f.vars[var(&f, "c")].active && !f.vars[var(&f, "k")].active);
+    }
+
+    #[test]
+    fn active_values_without_rules_are_rejected() {
+        let errs = errors(parse_quote! {
+            fn f(x: f64, n: u32) -> f64 {
+                let k = n as f64;
+                let y = x as Real;
+                let o = Some(x * k);
+                y + o.unwrap()
+            }
+        });
+        assert_eq!(errs.len(), 2, "{errs:?}");
+        assert!(
+            errs[0].contains("casting an active value to a type parameter"),
+            "{errs:?}"
+        );
+        assert!(errs[1].contains("through `Some(..)`"), "{errs:?}");
+    }
+}

@@ -42,3 +42,41 @@ pub(crate) fn useful(body: &[R], vars: &[Var], acc: &mut BTreeSet<VarId>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::diag::Diag;
+    use crate::testing::{analysed, var};
+    use std::collections::BTreeSet;
+    use syn::parse_quote;
+
+    #[test]
+    fn only_variables_that_reach_the_output_are_useful() {
+        let f = analysed(parse_quote! {
+            fn f(x: f64, y: f64) -> f64 {
+                let a = x * 2.0;
+                let b = y.sin();
+                let c = a + 1.0;
+                c * x
+            }
+        });
+        let mut vars = f.vars.clone();
+        let ret = vars.len();
+        let mut out = vars[0].clone();
+        out.name = crate::names::synthetic("ret", ret);
+        vars.push(out);
+        let mut diag = Diag::default();
+        let body = crate::transform::normalize::normalize(&f, &mut vars, ret, &mut diag);
+        let mut acc: BTreeSet<usize> = [0, 1, ret].into_iter().collect();
+        loop {
+            let before = acc.len();
+            super::useful(&body, &vars, &mut acc);
+            if acc.len() == before {
+                break;
+            }
+        }
+        assert!(acc.contains(&var(&f, "a")) && acc.contains(&var(&f, "c")));
+        // `b` is active but never reaches the output: its adjoint is never needed.
+        assert!(!acc.contains(&var(&f, "b")));
+    }
+}

@@ -3,6 +3,7 @@
 //! `<F>Grad` struct. On errors it gives the errors and stubs of the companions, so that one
 //! mistake does not cascade into "cannot find `f_jvp`" at every call site.
 
+use super::dump::{self, IrDump};
 use crate::analysis::activity;
 use crate::attr::Attr;
 use crate::diag::Diag;
@@ -38,6 +39,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         .inputs
         .iter()
         .any(|a| matches!(a, syn::FnArg::Receiver(_)));
+    let mut ir_dump = IrDump::new(&func.sig.ident);
     let lowered = lower::lower(&func, &attr, &mut diag);
     let mut f = match lowered {
         Some(f) => f,
@@ -46,13 +48,15 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#err #func);
         }
     };
+    ir_dump.section("lowered", || print::function(&f));
     if !diag.has_errors() {
         activity::analyze(&mut f, &mut diag);
+        ir_dump.section("activity", || print::function(&f));
     }
     let rev = if diag.has_errors() {
         None
     } else {
-        reverse::emit_body(&f, &mut diag)
+        reverse::emit_body(&f, &mut diag, &mut ir_dump)
     };
     let sigs = Signatures::new(&f);
     match diag.finish() {
@@ -66,7 +70,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             let fwd = forward::emit_body(&f);
             let out = sigs.full(fwd, rev.unwrap_or_default());
             let all = quote!(#func #out);
-            dump(&f.item.sig.ident, &out);
+            dump::expansion(&f.item.sig.ident, &out);
             all
         }
     }
@@ -79,29 +83,6 @@ fn first_line(item: &TokenStream) -> TokenStream {
         .into_iter()
         .take_while(|t| !matches!(t, proc_macro2::TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Brace))
         .collect()
-}
-
-/// Writes the generated companions to `$AUTODIFF_EXPAND_DIR/<fn>.rs` when that variable is set.
-fn dump(name: &syn::Ident, out: &TokenStream) {
-    let Ok(dir) = std::env::var("AUTODIFF_EXPAND_DIR") else {
-        return;
-    };
-    let text = match syn::parse2::<syn::File>(out.clone()) {
-        Ok(file) => prettyplease_lite(&file),
-        Err(_) => out.to_string(),
-    };
-    let _ = std::fs::create_dir_all(&dir);
-    let _ = std::fs::write(std::path::Path::new(&dir).join(format!("{name}.rs")), text);
-}
-
-/// Token text with one item per paragraph (readable enough with `rustfmt` run on the file).
-fn prettyplease_lite(file: &syn::File) -> String {
-    let mut s = String::new();
-    for item in &file.items {
-        s.push_str(&item.to_token_stream().to_string());
-        s.push_str("\n\n");
-    }
-    s
 }
 
 struct Signatures<'a> {

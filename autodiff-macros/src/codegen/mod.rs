@@ -1,5 +1,6 @@
 //! Code generation shared by both modes: takes the IR and the emitted bodies, gives tokens:
 //! the primal printer, and the expansion (signatures, the gradient struct, stubs, the dump).
 
+pub mod dump;
 pub mod expand;
 pub mod primal;

@@ -6,6 +6,7 @@
 //! and block-expressions are hoisted into statements by lowering). Iterator loops are lowered to
 //! index loops over ranges, so emitters only see `For` over a range.
 
+pub mod print;
 mod shape;
 mod visit;
 

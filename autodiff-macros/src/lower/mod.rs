@@ -9,7 +9,7 @@ use crate::diag::Diag;
 use crate::ir::*;
 use crate::methods;
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, ToTokens};
+use quote::{quote, ToTokens};
 use std::collections::HashMap;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
@@ -32,7 +32,6 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         vars: Vec::new(),
         scopes: vec![Vec::new()],
         float_generics: float_generics(&item.sig.generics),
-        tmp: 0,
         loop_results: Vec::new(),
         closures: HashMap::new(),
         views: HashMap::new(),
@@ -46,7 +45,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     let output = cx.output(&item.sig);
     let mut body = Vec::new();
     let tail = cx.block_into(&item.block, &mut body);
-    cx.infer_shapes(&body);
+    cx.infer_shapes(&body, item.sig.ident.span());
     let mut tail = tail;
     cx.reclassify_calls(&mut body, tail.as_mut());
     cx.check_call_results(&body, tail.as_ref());
@@ -103,7 +102,6 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) vars: Vec<Var>,
     pub(crate) scopes: Vec<Vec<(String, VarId)>>,
     pub(crate) float_generics: Vec<String>,
-    pub(crate) tmp: usize,
     /// For each enclosing `loop` used as an expression: the variable its `break value` sets.
     pub(crate) loop_results: Vec<(Option<String>, Option<VarId>)>,
     /// Local closures (`let sq = |a| a * a;`), inlined where called: the closure and the scopes
@@ -183,9 +181,8 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn synthetic(&mut self, what: &str, shape: Shape, span: Span) -> VarId {
-        self.tmp += 1;
-        let name = format_ident!("__ad_{}{}", what, self.tmp, span = Span::mixed_site());
         let _ = span;
+        let name = crate::names::synthetic(what, self.vars.len());
         self.new_var(name, true, shape, VarOrigin::Synthetic, None)
     }
 
@@ -467,5 +464,121 @@ fn slice_pattern_source(init: &syn::Expr) -> &syn::Expr {
             }
             _ => return src,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::print;
+    use crate::ir::*;
+    use crate::testing::{errors, lowered, var};
+    use syn::parse_quote;
+
+    #[test]
+    fn loops_and_chains_lower_to_index_loops() {
+        let f = lowered(parse_quote! {
+            fn f(w: f64, xs: &[f64], n: usize) -> f64 {
+                let mut s = 0.0;
+                for i in 0..n {
+                    s += w * xs[i];
+                }
+                let m: f64 = xs.iter().map(|x| x * w).sum();
+                s + m
+            }
+        });
+        assert_eq!(
+            print::function(&f),
+            "fn f(w#0 [scalar]: f64, xs#1 [slice]: &[f64], n#2 [int]: usize) -> f64 {
+    let mut s#3 [scalar] = 0.0;
+    for i#4 [int] in (0 .. n#2) {
+        s#3 += (w#0 * xs#1[i#4]);
+    }
+    let __ad_c_5#5 [int] = xs#1.len();
+    let mut __ad_acc_6#6 [scalar] = (::autodiff_runtime::__private::zero::< f64 > ());
+    for __ad_k_7#7 [int] in (0usize .. __ad_c_5#5) {
+        let x#8 [scalar] = xs#1[__ad_k_7#7];
+        let __ad_c_9#9 [scalar] = (x#8 * w#0);
+        __ad_acc_6#6 = (__ad_acc_6#6 + __ad_c_9#9);
+    }
+    let m#10 [scalar] = __ad_acc_6#6;
+    (s#3 + m#10)
+}
+"
+        );
+    }
+
+    #[test]
+    fn closures_are_inlined_with_their_own_bindings() {
+        let f = lowered(parse_quote! {
+            fn f(a: f64, b: f64) -> f64 {
+                let k = |t: f64| t * a;
+                let a = a * 3.0;
+                let t = b;
+                k(b) + a + t
+            }
+        });
+        // The closure (`k#2`) reads the argument `a#0`, not the shadowing `a#3`; its parameter
+        // `t#5` is a variable of its own (typed, as written), distinct from the user's `t#4`.
+        assert_eq!(
+            print::function(&f),
+            "fn f(a#0 [scalar]: f64, b#1 [scalar]: f64) -> f64 {
+    let a#3 [scalar] = (a#0 * 3.0);
+    let t#4 [scalar] = b#1;
+    let t#5 [scalar] = b#1;
+    let __ad_c_6#6 [scalar] = (t#5 * a#0);
+    ((__ad_c_6#6 + a#3) + t#4)
+}
+"
+        );
+        assert!(matches!(&f.vars[5].ty, Some(syn::Type::Path(p)) if p.path.is_ident("f64")));
+    }
+
+    #[test]
+    fn split_at_binds_two_views() {
+        let f = lowered(parse_quote! {
+            fn f(v: &[f64], k: usize) -> f64 {
+                let (h, t) = v.split_at(k);
+                h[0] + t[1] + h.len() as f64
+            }
+        });
+        assert_eq!(
+            print::function(&f),
+            "fn f(v#0 [slice]: &[f64], k#1 [int]: usize) -> f64 {
+    ((v#0[(0usize + 0)] + v#0[((0usize + k#1) + 1)]) + (k#1 as f64))
+}
+"
+        );
+    }
+
+    #[test]
+    fn typed_lets_with_unreadable_types_take_the_value_shape() {
+        let f = lowered(parse_quote! {
+            fn f(a: f64) -> f64 {
+                let y: Real = a * 2.0;
+                y
+            }
+        });
+        assert_eq!(f.vars[var(&f, "y")].shape, Shape::Scalar);
+    }
+
+    #[test]
+    fn unsupported_constructs_are_reported_at_their_tokens() {
+        let errs = errors(parse_quote! {
+            fn f(a: f64, w: &[f64]) -> f64 {
+                g(DAMPING, w) * a
+            }
+        });
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(errs[0].contains("passing `DAMPING`, whose type the macro cannot see"));
+        let errs = errors(parse_quote! {
+            fn f(a: f64) -> f64 {
+                let o = Some(a * 2.0);
+                let b = Box::new(a);
+                o.unwrap() + *b
+            }
+        });
+        assert_eq!(errs.len(), 2, "{errs:?}");
+        assert!(errs[0].contains("through `Some(..)`"), "{errs:?}");
+        assert!(errs[1].contains("through `Box::new(..)`"), "{errs:?}");
     }
 }

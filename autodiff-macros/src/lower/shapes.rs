@@ -76,12 +76,16 @@ impl Lowerer<'_> {
     }
 
     /// Shapes of variables assigned after their declaration (`let mut s = T::zero(); s += x;`).
-    pub(super) fn infer_shapes(&mut self, body: &[Stmt]) {
-        for _ in 0..4 {
+    /// A fixpoint: a variable's shape only moves up (`Other` to anything, `Int` to `Scalar`,
+    /// tuples componentwise), so it settles within a few rounds per variable; not settling is
+    /// reported as an internal error rather than ignored.
+    pub(super) fn infer_shapes(&mut self, body: &[Stmt], span: Span) {
+        let blk = Block {
+            stmts: body.to_vec(),
+        };
+        let rounds = 4 * self.vars.len() + 4;
+        for _ in 0..rounds {
             let mut changed = false;
-            let blk = Block {
-                stmts: body.to_vec(),
-            };
             let mut updates = Vec::new();
             visit_stmts(&blk, &mut |s| match s {
                 Stmt::Assign {
@@ -108,8 +112,13 @@ impl Lowerer<'_> {
                 }
             }
             if !changed {
-                break;
+                return;
             }
         }
+        self.diag.error(
+            span,
+            "internal error in #[differentiate]: shape inference did not settle on this \
+             function; please report it",
+        );
     }
 }

@@ -21,7 +21,7 @@ use crate::ir::*;
 use crate::methods::{self, Arity, Linearity};
 use crate::names;
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned, ToTokens};
+use quote::{quote, quote_spanned, ToTokens};
 use std::collections::{BTreeSet, HashMap};
 
 mod backprop;
@@ -32,6 +32,7 @@ mod stmts;
 mod values;
 
 use crate::analysis::usefulness::useful;
+use crate::codegen::dump::IrDump;
 use crate::transform::normalize::{normalize, R};
 use plan::{affine_offset, affine_split, ViewAccesses, ViewPlan, WindowPlan};
 use values::StmtCx;
@@ -118,11 +119,11 @@ impl Window {
     }
 }
 
-pub fn emit_body(f: &Function, diag: &mut Diag) -> Option<TokenStream> {
+pub fn emit_body(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<TokenStream> {
     let mut vars = f.vars.clone();
     let ret = vars.len();
     vars.push(Var {
-        name: format_ident!("__ad_ret", span = Span::mixed_site()),
+        name: names::synthetic("ret", ret),
         mutable: true,
         shape: f.output.shape.clone(),
         origin: VarOrigin::Synthetic,
@@ -130,6 +131,9 @@ pub fn emit_body(f: &Function, diag: &mut Diag) -> Option<TokenStream> {
         active: true,
     });
     let body = normalize(f, &mut vars, ret, diag);
+    dump.section("exits normalised (reverse mode)", || {
+        crate::transform::normalize::print(&vars, &body)
+    });
     if diag.has_errors() {
         return None;
     }

@@ -7,7 +7,6 @@
 use crate::diag::Diag;
 use crate::ir::*;
 use proc_macro2::{Span, TokenStream};
-use quote::format_ident;
 use std::collections::HashMap;
 
 /// Normalises the body (and tail) of `f`; flags it introduces are added to `vars` and declared
@@ -113,7 +112,7 @@ impl Norm<'_> {
     fn flag(&mut self, what: &str) -> VarId {
         let n = self.vars.len();
         self.vars.push(Var {
-            name: format_ident!("__ad_{}{}", what, n, span = Span::mixed_site()),
+            name: crate::names::synthetic(what, n),
             mutable: true,
             shape: Shape::Bool,
             origin: VarOrigin::Synthetic,
@@ -479,5 +478,165 @@ fn strip_top_exits(b: &mut Vec<R>) {
             R::Match { arms, .. } => arms.iter_mut().for_each(|(_, b)| strip_top_exits(b)),
             _ => {}
         }
+    }
+}
+
+/// The normalised body as text, in the style of `ir::print` (the IR dump, unit tests).
+pub(crate) fn print(vars: &[Var], body: &[R]) -> String {
+    let mut out = String::new();
+    print_into(vars, body, 0, &mut out);
+    out
+}
+
+fn print_into(vars: &[Var], body: &[R], depth: usize, out: &mut String) {
+    use crate::ir::print::{decl, expr, pat, place, range};
+    let ind = "    ".repeat(depth);
+    for s in body {
+        match s {
+            R::Let { pat: p, init } => match init {
+                Some(i) => line(
+                    out,
+                    &ind,
+                    format!("let {} = {};", pat(vars, p), expr(vars, i)),
+                ),
+                None => line(out, &ind, format!("let {};", pat(vars, p))),
+            },
+            R::Assign { place: p, value } => line(
+                out,
+                &ind,
+                format!("{} = {};", place(vars, p), expr(vars, value)),
+            ),
+            R::Push { vec, value } => line(
+                out,
+                &ind,
+                format!(
+                    "{}.push({});",
+                    place(vars, &Place::Var(*vec)),
+                    expr(vars, value)
+                ),
+            ),
+            R::Eval(e) => line(out, &ind, format!("{};", expr(vars, e))),
+            R::Macro(m, _) => line(out, &ind, format!("{m};")),
+            R::If { cond, then, els } => {
+                line(out, &ind, format!("if {} {{", expr(vars, cond)));
+                print_into(vars, then, depth + 1, out);
+                out.push_str(&format!("{ind}}} else {{\n"));
+                print_into(vars, els, depth + 1, out);
+                out.push_str(&format!("{ind}}}\n"));
+                continue;
+            }
+            R::Match { scrut, arms } => {
+                line(out, &ind, format!("match {} {{", expr(vars, scrut)));
+                for (p, b) in arms {
+                    out.push_str(&format!(
+                        "{ind}    {} => {{\n",
+                        quote::ToTokens::to_token_stream(p)
+                    ));
+                    print_into(vars, b, depth + 2, out);
+                    out.push_str(&format!("{ind}    }}\n"));
+                }
+                out.push_str(&format!("{ind}}}\n"));
+                continue;
+            }
+            R::For {
+                var,
+                range: r,
+                body: b,
+                brk,
+            } => {
+                let until = brk
+                    .map(|f| format!(" until {}", decl(vars, f)))
+                    .unwrap_or_default();
+                line(
+                    out,
+                    &ind,
+                    format!("for {} in {}{until} {{", decl(vars, *var), range(vars, r)),
+                );
+                print_into(vars, b, depth + 1, out);
+                out.push_str(&format!("{ind}}}\n"));
+                continue;
+            }
+            R::While { cond, body: b, brk } => {
+                let c = cond
+                    .as_ref()
+                    .map(|c| expr(vars, c))
+                    .unwrap_or_else(|| "true".into());
+                let until = brk
+                    .map(|f| format!(" until {}", decl(vars, f)))
+                    .unwrap_or_default();
+                line(out, &ind, format!("while {c}{until} {{"));
+                print_into(vars, b, depth + 1, out);
+                out.push_str(&format!("{ind}}}\n"));
+                continue;
+            }
+            R::Exit(e) => line(out, &ind, format!("exit {e:?};")),
+        }
+    }
+}
+
+fn line(out: &mut String, ind: &str, s: String) {
+    out.push_str(ind);
+    out.push_str(&s);
+    out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::diag::Diag;
+    use crate::testing::analysed;
+    use syn::parse_quote;
+
+    /// Normalises `f` as the reverse emitter does (the output goes to a new variable).
+    fn normalized(item: syn::ItemFn) -> String {
+        let f = analysed(item);
+        let mut vars = f.vars.clone();
+        let ret = vars.len();
+        let mut out = vars[0].clone();
+        out.name = crate::names::synthetic("ret", ret);
+        vars.push(out);
+        let mut diag = Diag::default();
+        let body = super::normalize(&f, &mut vars, ret, &mut diag);
+        assert!(diag.finish().is_ok());
+        super::print(&vars, &body)
+    }
+
+    #[test]
+    fn early_return_and_break_become_flags() {
+        let text = normalized(parse_quote! {
+            fn f(x: f64, n: usize) -> f64 {
+                let mut s = 0.0;
+                for i in 0..n {
+                    if s > 4.0 {
+                        break;
+                    }
+                    s += x;
+                }
+                if s < 0.0 {
+                    return 0.0;
+                }
+                s * 2.0
+            }
+        });
+        // The rest of a block after a statement that may exit moves into its other branch (a
+        // top-level `return` needs no flag then), so every block runs to its end; the loop
+        // records the flag that stops it.
+        assert_eq!(
+            text,
+            "let mut s#2 [scalar, active] = 0.0;
+let mut __ad_brk_5#5 [bool] = false;
+for i#3 [int] in (0 .. n#1) until mut __ad_brk_5#5 [bool] {
+    if (s#2 > 4.0) {
+        __ad_brk_5#5 = true;
+    } else {
+        s#2 = (s#2 + x#0);
+    }
+}
+if (s#2 < 0.0) {
+    __ad_ret_4#4 = 0.0;
+} else {
+    __ad_ret_4#4 = (s#2 * 2.0);
+}
+"
+        );
     }
 }
