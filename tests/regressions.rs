@@ -2,7 +2,7 @@
 //! (issue 7), each checked in both modes: value, JVP against central differences, dot-product
 //! test between JVP and VJP, accumulation; f32 where the float type is what went wrong.
 // Written the way the bug reports wrote them (unused loop variables included).
-#![allow(clippy::all, unused_variables)]
+#![allow(clippy::all, unused_variables, unused_assignments)]
 #[macro_use]
 mod common;
 use autodiff_runtime::differentiate;

@@ -4,6 +4,10 @@
 
 pub use crate::dual::Dual;
 pub use crate::rules;
+pub use crate::value::{
+    self, accumulate, add_scaled, scaled, set_zero, zero_tangent, Differentiable, Scalar, Scale,
+    Tangent,
+};
 pub use num_traits::Float;
 
 /// Zero of a float type, inferred from use.

@@ -1,5 +1,6 @@
 //! Runtime of `#[differentiate]`: takes nothing from the user but types, gives the `Dual` number,
-//! the one table of derivative rules, gradient-check helpers, and the hidden `__private` path that
+//! the one table of derivative rules, the value traits (zero tangents, accumulation, scaling of
+//! any value generated code handles), gradient-check helpers, and the hidden `__private` path that
 //! generated code calls.
 //!
 //! Users depend on this crate alone; it re-exports the attribute macro:
@@ -25,8 +26,10 @@ pub use autodiff_macros::differentiate;
 pub mod check;
 pub mod dual;
 pub mod rules;
+pub mod value;
 
 pub use dual::Dual;
+pub use value::{Differentiable, Scalar, Scale, Tangent};
 
 #[doc(hidden)]
 pub mod __private;
