@@ -17,6 +17,7 @@ mod ir;
 mod lower;
 mod methods;
 mod names;
+mod primitives;
 mod reverse;
 mod testing;
 mod transform;
@@ -28,4 +29,13 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn differentiate(attr: TokenStream, item: TokenStream) -> TokenStream {
     codegen::expand::expand(attr.into(), item.into()).into()
+}
+
+/// Not for users: expands parts of `autodiff-runtime` from the primitive table
+/// (`primitives.rs`): the `Dual` method lists, build-time checks of the rules and of `Dual`, and
+/// the table its tests check the rules against. See `primitives/runtime.rs`.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __primitive_table(input: TokenStream) -> TokenStream {
+    primitives::runtime::expand(input.into()).into()
 }

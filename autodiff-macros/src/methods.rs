@@ -1,6 +1,10 @@
 //! The macro's view of the rule table: takes a method name, gives how the method's derivative
-//! rule is called. No derivative is computed here: the rules themselves live in
-//! `autodiff_runtime::rules`; this table only says which exist and what arguments they take.
+//! rule is called. No derivative is computed here and nothing is declared here: the calling
+//! convention and the linearity tag are derived from the primitive table in `primitives.rs`,
+//! which the runtime's rules are checked against; the rules themselves live in
+//! `autodiff_runtime::rules`.
+
+use crate::primitives;
 
 /// How a float method's rule is called.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,24 +40,13 @@ pub struct MethodRule {
     pub linearity: Linearity,
 }
 
+/// The float method `name`'s rule, derived from its entry in the primitive table.
 pub fn float_method(name: &str) -> Option<MethodRule> {
-    use Arity::*;
-    use Linearity::*;
-    let (arity, linearity) = match name {
-        "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "sinh" | "cosh" | "tanh" | "asinh"
-        | "acosh" | "atanh" | "exp" | "exp2" | "exp_m1" | "ln" | "log2" | "log10" | "ln_1p"
-        | "sqrt" | "cbrt" | "recip" | "abs" => (Unary, General),
-        "to_degrees" | "to_radians" | "fract" => (Unary, Linear),
-        "signum" | "floor" | "ceil" | "round" | "trunc" => (Unary, Zero),
-        "powi" => (PowI, General),
-        "atan2" | "hypot" | "powf" | "log" | "max" | "min" => (Binary, General),
-        "mul_add" | "clamp" => (Ternary, General),
-        "sin_cos" => (SinCos, General),
-        "is_nan" | "is_finite" | "is_infinite" | "is_normal" | "is_sign_positive"
-        | "is_sign_negative" => (Predicate, Zero),
-        _ => return None,
-    };
-    Some(MethodRule { arity, linearity })
+    let p = primitives::method(name)?;
+    Some(MethodRule {
+        arity: p.arity(),
+        linearity: p.linearity(),
+    })
 }
 
 /// Number of arguments (besides the receiver) a float method takes.
@@ -65,18 +58,31 @@ pub fn arg_count(arity: Arity) -> usize {
     }
 }
 
-/// Which primal values `(a, b, y)` the partial derivative of a binary operator with respect to
-/// each operand reads, as `rules.rs` computes them (`mul`: d/da = b, d/db = a; `div`: d/da = 1/b,
-/// d/db = -y/b; `rem`: d/da = 1, d/db from a, b, y). The reverse sweep keeps only these values;
-/// the others are passed as zeros. Must match `autodiff_runtime::rules`: the dot-product tests
-/// fail otherwise.
-pub fn binop_reads(op: crate::ir::BinOp) -> ([bool; 3], [bool; 3]) {
+/// The rule of an arithmetic operator (`mul` for `*`), named like its `std::ops` method.
+fn binop_rule(op: crate::ir::BinOp) -> Option<&'static primitives::Primitive> {
     use crate::ir::BinOp::*;
-    match op {
-        Add | Sub => ([false; 3], [false; 3]),
-        Mul => ([false, true, false], [true, false, false]),
-        Div => ([false, true, false], [false, true, true]),
-        Rem => ([false; 3], [true, true, true]),
-        _ => ([true; 3], [true; 3]),
-    }
+    let name = match op {
+        Add => "add",
+        Sub => "sub",
+        Mul => "mul",
+        Div => "div",
+        Rem => "rem",
+        _ => return None,
+    };
+    primitives::operator(name)
+}
+
+/// Which primal values `(a, b, y)` the partial derivative of a binary operator with respect to
+/// each operand reads (`mul`: d/da reads b, d/db reads a), from the primitive table. The reverse
+/// sweep keeps only these values; the others are passed as zeros. The runtime's
+/// `tests/primitive_table.rs` checks, by evaluating the rules, that the others do not matter.
+pub fn binop_reads(op: crate::ir::BinOp) -> ([bool; 3], [bool; 3]) {
+    let Some(p) = binop_rule(op) else {
+        return ([true; 3], [true; 3]);
+    };
+    let three = |k: usize| -> [bool; 3] {
+        let r = p.reads(k);
+        [r[0], r[1], r[2]]
+    };
+    (three(0), three(1))
 }

@@ -139,20 +139,9 @@ macro_rules! value_predicates {
 }
 
 impl<T: Float> Dual<T> {
-    unary_methods!(
-        sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, exp, exp2, exp_m1,
-        ln, log2, log10, ln_1p, sqrt, cbrt, recip, abs, signum, floor, ceil, round, trunc, fract,
-        to_degrees, to_radians,
-    );
-
-    binary_methods!(
-        atan2(other),
-        hypot(other),
-        powf(p),
-        log(base),
-        max(other),
-        min(other)
-    );
+    // The unary and binary methods of the primitive table (autodiff-macros/src/primitives.rs).
+    autodiff_macros::__primitive_table!(unary_methods => unary_methods);
+    autodiff_macros::__primitive_table!(binary_methods => binary_methods);
 
     value_predicates!(
         is_nan,
@@ -342,11 +331,8 @@ macro_rules! binary_operator {
     };
 }
 
-binary_operator!(Add, add, AddAssign, add_assign);
-binary_operator!(Sub, sub, SubAssign, sub_assign);
-binary_operator!(Mul, mul, MulAssign, mul_assign);
-binary_operator!(Div, div, DivAssign, div_assign);
-binary_operator!(Rem, rem, RemAssign, rem_assign);
+// `binary_operator!(Add, add, AddAssign, add_assign);` for every binary operator of the table.
+autodiff_macros::__primitive_table!(binary_operators => binary_operator);
 
 impl<T: Float> Neg for Dual<T> {
     type Output = Dual<T>;
@@ -364,6 +350,11 @@ impl<T: Float> Neg for &Dual<T> {
         -*self
     }
 }
+
+// Every method and operator of the primitive table (autodiff-macros/src/primitives.rs) exists on
+// `Dual<T>` with the arguments its entry gives, also those written by hand above (`powi`,
+// `mul_add`, `clamp`, `sin_cos`, predicates, `neg`): otherwise a compile error on this line.
+autodiff_macros::__primitive_table!(check_dual);
 
 // ---------------------------------------------------------------------------------------------
 // Comparisons: on the value only

@@ -12,6 +12,11 @@
 //! Because the rules only use [`Float`] operations, they apply to `Dual<T>` as well, which is how
 //! nested duals give higher derivatives.
 //!
+//! Which rules exist, their arguments, and which values each partial reads are declared once, in
+//! the primitive table (`autodiff-macros/src/primitives.rs`), from which the macro takes its
+//! linearity tags: this file is checked against it at build time (end of file) and by
+//! `tests/primitive_table.rs`.
+//!
 //! # Conventions at non-smooth and singular points
 //!
 //! Where the derivative does not exist, the rules return a fixed, documented value:
@@ -445,3 +450,9 @@ pub fn rem<T: Float>(a: T, b: T, y: T) -> (T, T) {
 pub fn mul_add<T: Float>(a: T, b: T, _c: T, _y: T) -> (T, T, T) {
     (b, a, T::one())
 }
+
+// Every primitive of the table in `autodiff-macros/src/primitives.rs` has its rule here, generic
+// over `Float`, with the arguments its entry gives: a rule missing, misnamed or taking other
+// arguments is a compile error on this line ("cannot find function", "mismatched types").
+// `tests/primitive_table.rs` checks that each partial reads only what the entry says.
+autodiff_macros::__primitive_table!(check_rules);
