@@ -431,3 +431,16 @@ fn float_alias_lets(a: f64) -> f64 {
 fn annotations_with_a_float_alias() {
     chk!(float_alias_lets, float_alias_lets_jvp, float_alias_lets_vjp; 0).random(4, -2.0, 2.0);
 }
+
+/// A pole (`ln` at 0) whose infinite value a selector turns finite: the strong zero applies.
+#[differentiate]
+fn clamped_log(x: f64) -> f64 {
+    x.ln().max(-10.0) + x
+}
+
+#[test]
+fn strong_zero_behind_a_selector() {
+    assert_eq!(clamped_log_grad(0.0), (-10.0, ClampedLogGrad { x: 1.0 }));
+    assert_eq!(clamped_log_jvp(0.0, 1.0), (-10.0, 1.0));
+    chk!(clamped_log, clamped_log_jvp, clamped_log_vjp; 0).at(&[&[0.5], &[2.0], &[1e-6]]);
+}

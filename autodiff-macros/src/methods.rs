@@ -38,6 +38,8 @@ pub enum Linearity {
 pub struct MethodRule {
     pub arity: Arity,
     pub linearity: Linearity,
+    /// Where its partials can be infinite or NaN.
+    pub edge: primitives::Edge,
 }
 
 /// The float method `name`'s rule, derived from its entry in the primitive table.
@@ -46,6 +48,7 @@ pub fn float_method(name: &str) -> Option<MethodRule> {
     Some(MethodRule {
         arity: p.arity(),
         linearity: p.linearity(),
+        edge: p.edge,
     })
 }
 
@@ -70,6 +73,11 @@ fn binop_rule(op: crate::ir::BinOp) -> Option<&'static primitives::Primitive> {
         _ => return None,
     };
     primitives::operator(name)
+}
+
+/// Where the partials of a binary operator can be infinite or NaN (`div`: a pole at 0).
+pub fn binop_edge(op: crate::ir::BinOp) -> primitives::Edge {
+    binop_rule(op).map_or(primitives::Edge::Smooth, |p| p.edge)
 }
 
 /// Which primal values `(a, b, y)` the partial derivative of a binary operator with respect to

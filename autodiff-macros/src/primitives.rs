@@ -36,8 +36,8 @@ pub(crate) mod runtime;
 /// partial reads is declared by its entry (an undeclared name is "cannot find value").
 macro_rules! primitive_table {
     (
-        methods { $( $m:ident ( $($ma:ident $(: $mt:ident)?),+ ) -> $mo:tt $(= $($mp:tt),+)? ; )+ }
-        operators { $( $o:ident ( $($oa:ident),+ ) -> $oo:ident = $($op:tt),+ ; )+ }
+        methods { $( $(#[$flag:ident])? $m:ident ( $($ma:ident $(: $mt:ident)?),+ ) -> $mo:tt $(= $($mp:tt),+)? ; )+ }
+        operators { $( $(#[$oflag:ident])? $o:ident ( $($oa:ident),+ ) -> $oo:ident = $($op:tt),+ ; )+ }
     ) => {
         /// Float methods the macro differentiates (or, for predicates, lets through), in table
         /// order.
@@ -47,6 +47,7 @@ macro_rules! primitive_table {
                 operands: &[$(primitive_table!(@operand $ma $(: $mt)?)),+],
                 outputs: primitive_table!(@outputs $mo),
                 partials: &[$($(primitive_table!(@partial $mp)),+)?],
+                edge: primitive_table!(@flag $($flag)?),
             }
         ),+];
 
@@ -57,6 +58,7 @@ macro_rules! primitive_table {
                 operands: &[$(primitive_table!(@operand $oa)),+],
                 outputs: &[stringify!($oo)],
                 partials: &[$(primitive_table!(@partial $op)),+],
+                edge: primitive_table!(@flag $($oflag)?),
             }
         ),+];
 
@@ -75,6 +77,10 @@ macro_rules! primitive_table {
             })+
         };
     };
+    (@flag) => { Edge::Smooth };
+    (@flag singular) => { Edge::Singular };
+    (@flag pole) => { Edge::Pole };
+    (@flag selects) => { Edge::Selects };
     (@operand $n:ident) => { Operand { name: stringify!($n), int: false } };
     (@operand $n:ident : i32) => { Operand { name: stringify!($n), int: true } };
     (@outputs bool) => { &[] };
@@ -90,6 +96,8 @@ macro_rules! primitive_table {
 }
 
 // The table. Operand and output names are free; a partial names the values it reads.
+// `#[singular]`, `#[pole]`, `#[selects]`: how infinite or NaN partials can arise (`Edge`); they
+// decide where the reverse sweep multiplies adjoints by partials with the strong zero.
 // To add a float method: one line here and its rule in `autodiff-runtime/src/rules.rs`
 // (ARCHITECTURE.md, "adding a new float method rule").
 primitive_table! {
@@ -98,33 +106,33 @@ primitive_table! {
         sin(x) -> y = [x];
         cos(x) -> y = [x];
         tan(x) -> y = [y];
-        asin(x) -> y = [x];
-        acos(x) -> y = [x];
+        #[singular] asin(x) -> y = [x];
+        #[singular] acos(x) -> y = [x];
         atan(x) -> y = [x];
-        atan2(x, other) -> y = [x, other], [x, other];
+        #[singular] atan2(x, other) -> y = [x, other], [x, other];
         sin_cos(x) -> (s, c) = [c], [s];
         // Hyperbolic
         sinh(x) -> y = [x];
         cosh(x) -> y = [x];
         tanh(x) -> y = [y];
         asinh(x) -> y = [x];
-        acosh(x) -> y = [x];
-        atanh(x) -> y = [x];
+        #[singular] acosh(x) -> y = [x];
+        #[pole] atanh(x) -> y = [x];
         // Exponentials and logarithms
         exp(x) -> y = [y];
         exp2(x) -> y = [y];
         exp_m1(x) -> y = [y];
-        ln(x) -> y = [x];
-        log2(x) -> y = [x];
-        log10(x) -> y = [x];
-        ln_1p(x) -> y = [x];
-        log(x, base) -> y = [x, base], [base, y];
+        #[pole] ln(x) -> y = [x];
+        #[pole] log2(x) -> y = [x];
+        #[pole] log10(x) -> y = [x];
+        #[pole] ln_1p(x) -> y = [x];
+        #[pole] log(x, base) -> y = [x, base], [base, y];
         // Powers and roots
-        sqrt(x) -> y = [y];
-        cbrt(x) -> y = [y];
-        powi(x, n: i32) -> y = [x, n, y];
-        powf(x, p) -> y = [x, p, y], [x, y];
-        recip(x) -> y = [y];
+        #[singular] sqrt(x) -> y = [y];
+        #[singular] cbrt(x) -> y = [y];
+        #[pole] powi(x, n: i32) -> y = [x, n, y];
+        #[singular] powf(x, p) -> y = [x, p, y], [x, y];
+        #[pole] recip(x) -> y = [y];
         hypot(x, other) -> y = [x, y], [other, y];
         // Sign, rounding and piecewise functions
         abs(x) -> y = [x];
@@ -136,9 +144,9 @@ primitive_table! {
         fract(x) -> y = [];
         to_degrees(x) -> y = [];
         to_radians(x) -> y = [];
-        max(x, other) -> y = [x, other], [x, other];
-        min(x, other) -> y = [x, other], [x, other];
-        clamp(x, lo, hi) -> y = [x, lo, hi], [x, lo], [x, lo, hi];
+        #[selects] max(x, other) -> y = [x, other], [x, other];
+        #[selects] min(x, other) -> y = [x, other], [x, other];
+        #[selects] clamp(x, lo, hi) -> y = [x, lo, hi], [x, lo], [x, lo, hi];
         mul_add(x, a, b) -> y = [a], [x], [];
         // Predicates: no derivative
         is_nan(x) -> bool;
@@ -153,7 +161,7 @@ primitive_table! {
         add(a, b) -> y = [], [];
         sub(a, b) -> y = [], [];
         mul(a, b) -> y = [b], [a];
-        div(a, b) -> y = [b], [b, y];
+        #[pole] div(a, b) -> y = [b], [b, y];
         rem(a, b) -> y = [], [a, b, y];
     }
 }
@@ -169,6 +177,25 @@ pub struct Primitive {
     pub outputs: &'static [&'static str],
     /// In the order the rule returns them.
     pub partials: &'static [Partial],
+    /// Where its partials can be infinite or NaN.
+    pub edge: Edge,
+}
+
+/// Where a primitive's partials can be infinite or NaN, which decides whether the reverse sweep
+/// needs the strong zero (a zero factor wins over an infinite one) in a function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Edge {
+    /// Finite partials wherever the value is finite.
+    Smooth,
+    /// A partial is infinite or NaN where the value is finite (`sqrt` and `cbrt` at 0,
+    /// `asin`/`acos` at ±1, `acosh` at 1, `atan2` at the origin, `powf` at 0 or a negative base).
+    Singular,
+    /// A partial is infinite only where the value is infinite too (`ln` at 0, `recip` at 0, a
+    /// division by 0): harmless unless something downstream turns the value finite again.
+    Pole,
+    /// Picks one operand (`max`, `min`, `clamp`): turns an infinite value finite again, leaving
+    /// a zero partial for the operand not picked.
+    Selects,
 }
 
 #[derive(Debug)]

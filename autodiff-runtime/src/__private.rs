@@ -96,10 +96,17 @@ pub fn acc<T: Float>(a: T, g: T) -> T {
     a + g
 }
 
-/// `g * p`: an adjoint times a partial derivative, with the *strong zero* of forward mode: zero
-/// when either factor is zero, even if the other is infinite or NaN (so an identically zero
-/// intermediate under `sqrt` contributes nothing instead of NaN).
+/// `g * p`: an adjoint times a partial derivative, in functions where neither can be infinite or
+/// NaN while the function's values are finite (no `#[singular]` primitive, no call).
 #[inline(always)]
 pub fn scale<T: Float>(g: T, p: T) -> T {
+    g * p
+}
+
+/// `g * p` with the *strong zero* of forward mode: zero when either factor is zero, even if the
+/// other is infinite or NaN (so an identically zero intermediate under `sqrt` contributes
+/// nothing instead of NaN). Used by functions where some factor can be infinite or NaN.
+#[inline(always)]
+pub fn scale_strong<T: Float>(g: T, p: T) -> T {
     crate::dual::term(g, p)
 }

@@ -18,6 +18,7 @@ impl Emitter<'_> {
             return;
         }
         let rt = names::rt();
+        let scale = self.scale.clone();
         let mut dummy = BlockOut {
             fwd: Vec::new(),
             rev: Vec::new(),
@@ -66,10 +67,10 @@ impl Emitter<'_> {
                 let (pa, pb) = (self.fresh("p"), self.fresh("p"));
                 code.push(quote!(let (#pa, #pb) = #rt::rules::#rule(#a, #b, #y);));
                 if la {
-                    self.backprop(lhs, quote!(#rt::scale(#g, #pa)), cx, code);
+                    self.backprop(lhs, quote!(#rt::#scale(#g, #pa)), cx, code);
                 }
                 if ra {
-                    self.backprop(rhs, quote!(#rt::scale(#g, #pb)), cx, code);
+                    self.backprop(rhs, quote!(#rt::#scale(#g, #pb)), cx, code);
                 }
             }
             ExprKind::Unary { expr, .. } => {
@@ -78,7 +79,7 @@ impl Emitter<'_> {
                 code.push(
                     quote!(let #p = #rt::rules::neg(#rt::zero_like(&#g), #rt::zero_like(&#g));),
                 );
-                self.backprop(expr, quote!(#rt::scale(#g, #p)), cx, code);
+                self.backprop(expr, quote!(#rt::#scale(#g, #p)), cx, code);
             }
             ExprKind::Cast { expr, .. } => {
                 let x = self.val(expr, cx, &mut dummy, code);
@@ -222,6 +223,7 @@ impl Emitter<'_> {
         code: &mut Vec<TokenStream>,
     ) {
         let rt = names::rt();
+        let scale = self.scale.clone();
         let rule = match methods::float_method(&method.to_string()) {
             Some(r) => r,
             None => return,
@@ -253,35 +255,35 @@ impl Emitter<'_> {
             Arity::Unary => {
                 let p = self.fresh("p");
                 code.push(quote!(let #p = #rt::rules::#method(#x, #y);));
-                self.backprop(recv, quote!(#rt::scale(#g, #p)), cx, code);
+                self.backprop(recv, quote!(#rt::#scale(#g, #p)), cx, code);
             }
             Arity::PowI => {
                 let p = self.fresh("p");
                 let n = &a[0];
                 code.push(quote!(let #p = #rt::rules::powi(#x, #n, #y);));
-                self.backprop(recv, quote!(#rt::scale(#g, #p)), cx, code);
+                self.backprop(recv, quote!(#rt::#scale(#g, #p)), cx, code);
             }
             Arity::Binary => {
                 let (p0, p1) = (self.fresh("p"), self.fresh("p"));
                 let a0 = &a[0];
                 code.push(quote!(let (#p0, #p1) = #rt::rules::#method(#x, #a0, #y);));
-                self.backprop(recv, quote!(#rt::scale(#g, #p0)), cx, code);
-                self.backprop(&args[0], quote!(#rt::scale(#g, #p1)), cx, code);
+                self.backprop(recv, quote!(#rt::#scale(#g, #p0)), cx, code);
+                self.backprop(&args[0], quote!(#rt::#scale(#g, #p1)), cx, code);
             }
             Arity::Ternary => {
                 let (p0, p1, p2) = (self.fresh("p"), self.fresh("p"), self.fresh("p"));
                 let (a0, a1) = (&a[0], &a[1]);
                 code.push(quote!(let (#p0, #p1, #p2) = #rt::rules::#method(#x, #a0, #a1, #y);));
-                self.backprop(recv, quote!(#rt::scale(#g, #p0)), cx, code);
-                self.backprop(&args[0], quote!(#rt::scale(#g, #p1)), cx, code);
-                self.backprop(&args[1], quote!(#rt::scale(#g, #p2)), cx, code);
+                self.backprop(recv, quote!(#rt::#scale(#g, #p0)), cx, code);
+                self.backprop(&args[0], quote!(#rt::#scale(#g, #p1)), cx, code);
+                self.backprop(&args[1], quote!(#rt::#scale(#g, #p2)), cx, code);
             }
             Arity::SinCos => {
                 let (p0, p1) = (self.fresh("p"), self.fresh("p"));
                 code.push(quote!(let (#p0, #p1) = #rt::rules::sin_cos(#x, #y);));
                 self.backprop(
                     recv,
-                    quote!(#rt::acc(#rt::scale(#g.0, #p0), #rt::scale(#g.1, #p1))),
+                    quote!(#rt::acc(#rt::#scale(#g.0, #p0), #rt::#scale(#g.1, #p1))),
                     cx,
                     code,
                 );

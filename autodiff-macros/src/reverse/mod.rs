@@ -84,6 +84,10 @@ struct Emitter<'a> {
     /// arrays the loop does not write, and adjoint buffers.
     views: HashMap<VarId, SliceView>,
     adj_views: HashMap<VarId, SliceView>,
+    /// The runtime function multiplying an adjoint by a partial: `scale_strong` (the strong
+    /// zero) when an adjoint or a partial can be infinite or NaN where values are finite,
+    /// `scale` (a plain product) otherwise.
+    scale: syn::Ident,
 }
 
 /// A view of a sequence for one loop, with the largest offset it covers.
@@ -183,6 +187,7 @@ pub fn emit_body(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<Tok
             windows: HashMap::new(),
             views: HashMap::new(),
             adj_views: HashMap::new(),
+            scale: scale_fn(f),
         };
         let code = em.function(&body);
         if em.bug {
@@ -215,6 +220,42 @@ pub fn emit_body(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<Tok
          function; please report it",
     );
     None
+}
+
+/// Which product of adjoint and partial the reverse sweep uses. The strong zero (a zero factor
+/// wins over an infinite or NaN one) only changes a result when some factor is infinite or NaN
+/// while the output is finite: a partial of a singular primitive (`sqrt` at 0...), an adjoint
+/// coming back from a called function (its own derivative may be infinite), or a pole (`ln` at
+/// 0) whose infinite value a selector (`max`, `min`, `clamp`) turns finite again. Elsewhere the
+/// check would cost a compare per product in the hottest loops for nothing.
+fn scale_fn(f: &Function) -> syn::Ident {
+    use crate::primitives::Edge;
+    let (mut singular, mut pole, mut selects) = (false, false, false);
+    let mut note = |edge: Edge| match edge {
+        Edge::Singular => singular = true,
+        Edge::Pole => pole = true,
+        Edge::Selects => selects = true,
+        Edge::Smooth => {}
+    };
+    let mut look = |e: &Expr| {
+        e.visit(&mut |n| match &n.kind {
+            ExprKind::Method { method, .. } => {
+                if let Some(r) = crate::methods::float_method(&method.to_string()) {
+                    note(r.edge)
+                }
+            }
+            ExprKind::Binary { op, .. } => note(crate::methods::binop_edge(*op)),
+            ExprKind::Call { .. } => note(Edge::Singular),
+            _ => {}
+        })
+    };
+    walk_exprs(&f.body, &mut look);
+    if let Some(t) = &f.tail {
+        look(t);
+    }
+    let strong = singular || (pole && selects);
+    let name = if strong { "scale_strong" } else { "scale" };
+    syn::Ident::new(name, Span::call_site())
 }
 
 fn collect_top(b: &[R], top: &mut BTreeSet<VarId>) {
