@@ -38,11 +38,14 @@ pub struct Case {
     /// Helpers it calls, directly or not.
     pub helpers: &'static [&'static str],
     pub constructs: &'static [&'static str],
-    /// Number of `f64` parameters.
+    /// Number of `f64` parameters (a `[f64; 3]` parameter counts 3).
     pub scalars: usize,
     /// Whether it takes a slice.
     pub slice: bool,
-    /// Number of `f64` outputs (1, or 2 for `(f64, f64)` and `[f64; 2]`).
+    /// Whether it is differentiated with respect to its slice (not so under a `wrt(...)` that
+    /// leaves the slice out: then the test keeps the slice's tangent at 0).
+    pub slice_active: bool,
+    /// Number of `f64` outputs (1, 2 for `(f64, f64)` and `[f64; 2]`, 3 for `Vec<f64>`).
     pub outputs: usize,
     pub primal: Primal,
     pub jvp: Option<Jvp>,
@@ -135,12 +138,19 @@ impl Point {
     fn draw(rng: &mut ChaCha8Rng, case: &Case) -> Point {
         let n = rng.gen_range(gen::N_MIN..=gen::N_MAX);
         let mut vec = |k: usize| -> Vec<f64> { (0..k).map(|_| rng.gen_range(-1.0..1.0)).collect() };
+        let active = |t: Vec<f64>| -> Vec<f64> {
+            if case.slice_active {
+                t
+            } else {
+                vec![0.0; t.len()]
+            }
+        };
         Point {
             n,
             s: vec(case.scalars),
             v: vec(n),
             ts: vec(case.scalars),
-            tv: vec(n),
+            tv: active(vec(n)),
             c: vec(case.outputs),
             gs0: vec(case.scalars),
             gv0: vec(n),
@@ -492,6 +502,23 @@ fn generator_covers_every_enabled_construct_by_default() {
 }
 
 #[test]
+fn generator_covers_every_construct_when_all_are_enabled() {
+    // Also the ones `gen::DEFAULT_DISABLED` keeps off by default (issue 7's idioms).
+    let cfg = gen::Config {
+        disabled: Vec::new(),
+        ..gen::Config::default()
+    };
+    let g = gen::generate(&cfg);
+    let missing: Vec<&str> = g
+        .counts
+        .iter()
+        .filter(|(_, n)| *n == 0)
+        .map(|(c, _)| c.name())
+        .collect();
+    assert!(missing.is_empty(), "never generated: {missing:?}");
+}
+
+#[test]
 fn generator_respects_disabled_constructs() {
     for &c in gen::Construct::ALL {
         let g = gen::generate(&gen::Config {
@@ -517,10 +544,16 @@ fn generator_reads_its_settings_from_the_environment() {
     let cfg = gen::Config::from_env(env).expect("valid settings");
     assert_eq!(cfg.seed, 42);
     assert_eq!(cfg.programs, 7);
-    assert_eq!(
-        cfg.disabled,
-        vec![gen::Construct::While, gen::Construct::Loop]
-    );
+    let mut want = gen::DEFAULT_DISABLED.to_vec();
+    want.extend([gen::Construct::While, gen::Construct::Loop]);
+    assert_eq!(cfg.disabled, want);
+    // `AD_RANDOM_ENABLE` takes a construct off the default-disabled list.
+    if let Some(&c) = gen::DEFAULT_DISABLED.first() {
+        assert!(!gen::Config::default().enabled(c));
+        let cfg = gen::Config::from_env(|n| (n == "AD_RANDOM_ENABLE").then(|| c.name().into()))
+            .expect("valid settings");
+        assert!(cfg.enabled(c));
+    }
     assert!(gen::Config::from_env(|n| (n == "AD_RANDOM_DISABLE").then(|| "whlie".into())).is_err());
     assert!(gen::Config::from_env(|n| (n == "AD_RANDOM_SEED").then(|| "x".into())).is_err());
 }

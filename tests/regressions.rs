@@ -444,3 +444,100 @@ fn strong_zero_behind_a_selector() {
     assert_eq!(clamped_log_jvp(0.0, 1.0), (-10.0, 1.0));
     chk!(clamped_log, clamped_log_jvp, clamped_log_vjp; 0).at(&[&[0.5], &[2.0], &[1e-6]]);
 }
+
+// Found by the random-program generator's new constructs (issue 7, item 4).
+
+/// Negative literals as the first argument of path calls.
+#[differentiate]
+fn neg_lit_first(a: f64) -> f64 {
+    f64::hypot(-1.0, a) + f64::max(-0.5, a) + f64::mul_add(-0.25, a, a) + f64::atan2(-0.75, a)
+}
+
+/// A typed tuple `let` none of whose parts is active.
+#[differentiate]
+fn const_tuple(x: f64) -> f64 {
+    let (p, q): (f64, f64) = (0.75, 2.0);
+    x * p.exp() + q + f64::sin(p)
+}
+
+/// A typed tuple `let` with one constant part read only by an unused name.
+#[differentiate]
+fn tuple_of_const_from_tuple(b: f64) -> f64 {
+    let (p, q): (f64, f64) = (b, 2.0);
+    let (r, s): (f64, f64) = (0.75, q);
+    b * r + p
+}
+
+#[differentiate]
+fn hw(p: f64, w: &[f64]) -> f64 {
+    p * w[0]
+}
+
+/// Closures around a differentiated call on a local `Vec`, then a write the output never reads.
+#[differentiate]
+fn dead_write_after_closures(a: f64, n: usize) -> f64 {
+    let mut w0: Vec<f64> = vec![1.0; n];
+    if n > 4 {
+        let f4 = |t5: f64| t5 * 0.5;
+        let t6 = f4(hw(a, &w0));
+        let f7 = |t8: f64| t8 * 2.0;
+        let t9 = f7(t6.sin());
+        w0[1] = t9.cos();
+    }
+    a
+}
+
+#[test]
+fn generator_findings() {
+    chk!(neg_lit_first, neg_lit_first_jvp, neg_lit_first_vjp; 0).at(&[&[0.3], &[-1.2], &[2.0]]);
+    chk!(const_tuple, const_tuple_jvp, const_tuple_vjp; 0).random(3, -2.0, 2.0);
+    chk!(tuple_of_const_from_tuple, tuple_of_const_from_tuple_jvp, tuple_of_const_from_tuple_vjp; 0)
+        .random(3, -2.0, 2.0);
+    for n in [3usize, 6] {
+        Harness::new(1)
+            .primal(|p| vec![dead_write_after_closures(p[0], n)])
+            .jvp(|p, t| {
+                let (v, d) = dead_write_after_closures_jvp(p[0], n, t[0]);
+                (vec![v], vec![d])
+            })
+            .vjp(|p, c, g| vec![dead_write_after_closures_vjp(p[0], n, &mut g[0], c[0])])
+            .random(3, -2.0, 2.0);
+    }
+}
+
+/// A chain of values recomputed in the reverse sweep, longer than the analysis's old fixed
+/// bound of eight rounds.
+#[differentiate]
+fn long_recompute_chain(a: f64, n: usize) -> f64 {
+    let mut s = a;
+    if n > 1 {
+        let t1 = a.sin();
+        let t2 = t1 * 2.0;
+        let t3 = t2.cos();
+        let t4 = t3 * t1;
+        let t5 = t4.tanh();
+        let t6 = t5 * 0.5;
+        let t7 = t6.exp();
+        let t8 = t7 * t2;
+        let t9 = t8.sin();
+        let t10 = t9 * 1.5;
+        let t11 = t10.cos();
+        let t12 = t11 * t3;
+        s = t12.sin() * s;
+    }
+    s
+}
+
+#[test]
+fn long_recompute_chains_converge() {
+    for n in [1usize, 2] {
+        Harness::new(1)
+            .primal(|p| vec![long_recompute_chain(p[0], n)])
+            .jvp(|p, t| {
+                let (v, d) = long_recompute_chain_jvp(p[0], n, t[0]);
+                (vec![v], vec![d])
+            })
+            .vjp(|p, c, g| vec![long_recompute_chain_vjp(p[0], n, &mut g[0], c[0])])
+            .random(3, -1.0, 1.0);
+    }
+}

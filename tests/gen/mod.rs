@@ -8,6 +8,10 @@
 //!
 //! Every construct the generator can emit is a [`Construct`]; each can be switched off by name
 //! (`AD_RANDOM_DISABLE=while,loop`), and the generator counts how often it emitted each one.
+//! This file holds the core language (statements, expressions, loops, helpers, the emitted
+//! file); `idioms.rs` holds patterns written the way users write them (closures, path calls with
+//! literals, locals and `Vec`s inside loops, generic helpers, `Vec` outputs, array parameters,
+//! `wrt` subsets, exact zeros under `sqrt`).
 //!
 //! Values stay bounded by construction, never by luck. Inputs lie in [-1, 1] and every expression
 //! carries an upper bound of its magnitude. A mutable variable has a `base` (a bound on anything
@@ -15,12 +19,15 @@
 //! of executions; `*=` multiplies by at most 1 and `/=` divides by at least 1, so the variable
 //! never exceeds `base + room`. Arguments of periodic and saturating functions are scaled down so
 //! that central differences stay accurate; `sqrt`, `ln`, division, negative powers and `hypot`
-//! only see expressions bounded away from zero.
+//! only see expressions bounded away from zero (except where `idioms.rs` puts `sqrt` on values
+//! that are identically zero, on purpose).
 
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeSet;
+
+mod idioms;
 
 /// Smallest slice length (and value of `n`) the test passes; constant indices stay below it.
 pub const N_MIN: usize = 4;
@@ -32,6 +39,8 @@ pub const DEFAULT_SEED: u64 = 0x0AD0_2024_0003;
 pub const DEFAULT_PROGRAMS: usize = 220;
 /// Number of helper functions the programs may call.
 pub const DEFAULT_HELPERS: usize = 10;
+/// Number of generic helper functions `hg0`, `hg1`, ... (emitted when `generic_sum` is on).
+pub const GENERIC_HELPERS: usize = 4;
 /// Environment variables read by [`Config::from_env`] (build.rs reruns when one changes).
 pub const ENV_VARS: &[&str] = &[
     "AD_RANDOM_SEED",
@@ -162,6 +171,26 @@ constructs! {
     HelperInHelper => "helper_in_helper",
     TupleOut => "tuple_out",
     ArrayOut => "array_out",
+    // Idioms of issue 7 (emitted by `idioms.rs`).
+    ClosureShadowedCapture => "closure_shadowed_capture",
+    ClosureParamShadows => "closure_param_shadows",
+    ClosureLiteralArg => "closure_literal_arg",
+    PathLitFirst => "path_lit_first",
+    PathLitMinMax => "path_lit_min_max",
+    LoopTypedLet => "loop_typed_let",
+    LoopTupleLet => "loop_tuple_let",
+    LoopToVec => "loop_to_vec",
+    LoopCollect => "loop_collect",
+    GenericSum => "generic_sum",
+    VecOut => "vec_out",
+    VecOutConstReturn => "vec_out_const_return",
+    BodyConstArg => "body_const_arg",
+    ChunksWindows => "chunks_windows",
+    ArrayParam => "array_param",
+    ArrayParamToVec => "array_param_to_vec",
+    WrtSliceCall => "wrt_slice_call",
+    ZeroSqrt => "zero_sqrt",
+    ZeroNorm => "zero_norm",
 }
 
 /// What to generate.
@@ -298,6 +327,12 @@ pub fn generate(cfg: &Config) -> Generated {
         let f = FnGen::new(cfg, 1_000_000 + k as u64, &helpers, true).helper(k);
         helpers.push(f);
     }
+    if cfg.enabled(Construct::GenericSum) {
+        for k in 0..GENERIC_HELPERS {
+            let f = FnGen::new(cfg, 2_000_000 + k as u64, &helpers, true).generic_helper(k);
+            helpers.push(f);
+        }
+    }
     let mut programs = Vec::new();
     for k in 0..cfg.programs {
         let f = FnGen::new(cfg, k as u64, &helpers, false).program(k);
@@ -336,6 +371,8 @@ enum Param {
     Scalar(String),
     Slice(String),
     Len(String),
+    /// `[f64; 3]` by value.
+    Array(String),
 }
 
 /// Output type of a generated function.
@@ -344,7 +381,12 @@ enum OutKind {
     F64,
     Tuple,
     Array,
+    /// `Vec<f64>` of length [`VEC_OUT_LEN`].
+    Vec,
 }
+
+/// Length of a `Vec<f64>` output.
+const VEC_OUT_LEN: usize = 3;
 
 impl OutKind {
     fn rust(self) -> &'static str {
@@ -352,6 +394,7 @@ impl OutKind {
             OutKind::F64 => "f64",
             OutKind::Tuple => "(f64, f64)",
             OutKind::Array => "[f64; 2]",
+            OutKind::Vec => "Vec<f64>",
         }
     }
 
@@ -359,6 +402,7 @@ impl OutKind {
         match self {
             OutKind::F64 => 1,
             OutKind::Tuple | OutKind::Array => 2,
+            OutKind::Vec => VEC_OUT_LEN,
         }
     }
 }
@@ -374,6 +418,10 @@ struct FnOut {
     counts: Vec<usize>,
     /// Bound of any value the function returns (for helpers: given arguments within bounds).
     ret_bound: f64,
+    /// Generic over `T: Float` (called with `f64`).
+    generic: bool,
+    /// Declared `#[differentiate(wrt(...))]` with every parameter but the slice.
+    wrt_no_slice: bool,
 }
 
 impl FnOut {
@@ -517,6 +565,8 @@ enum St {
     Deferred,
     BlockExpr,
     TupleLet,
+    /// A statement-level pattern of `idioms.rs`.
+    Idiom(Construct),
 }
 
 /// Expression node kinds.
@@ -535,6 +585,8 @@ enum Op {
     Hypot,
     Extra(Construct),
     Call,
+    /// An expression-level pattern of `idioms.rs`.
+    Idiom(Construct),
 }
 
 /// Less common smooth methods, each drawn less often than the classic ones.
@@ -587,6 +639,10 @@ struct FnGen<'a> {
     arr_count: usize,
     /// Deferred-initialized variables being assigned, with the bound of what they got so far.
     inits: Vec<(String, f64)>,
+    /// The `[f64; 3]` parameter, if any.
+    array_param: Option<&'static str>,
+    /// The function is differentiated with respect to everything but its slice.
+    wrt_no_slice: bool,
 }
 
 impl<'a> FnGen<'a> {
@@ -619,6 +675,8 @@ impl<'a> FnGen<'a> {
             vec_count: 0,
             arr_count: 0,
             inits: Vec::new(),
+            array_param: None,
+            wrt_no_slice: false,
         }
     }
 
@@ -670,9 +728,15 @@ impl<'a> FnGen<'a> {
         if !self.slices.is_empty() {
             self.lens.push("v.len()");
         }
+        if self.on(Construct::ArrayParam) && self.chance(0.25) {
+            params.push(Param::Array("q".into()));
+        }
         self.shuffle_params(&mut params);
         for n in &names[..scalars] {
             self.push_input(n, 1.0);
+        }
+        if params.iter().any(|p| matches!(p, Param::Array(_))) {
+            self.array_input("q");
         }
         let r: f64 = self.rng.gen();
         let out = if r < 0.15 && self.on(Construct::TupleOut) {
@@ -681,9 +745,13 @@ impl<'a> FnGen<'a> {
         } else if r < 0.30 && self.on(Construct::ArrayOut) {
             self.count(Construct::ArrayOut);
             OutKind::Array
+        } else if r < 0.42 && self.on(Construct::VecOut) {
+            self.count(Construct::VecOut);
+            OutKind::Vec
         } else {
             OutKind::F64
         };
+        self.wrt_no_slice = self.wants_wrt_no_slice();
         self.budget = self.rng.gen_range(5..=25);
         self.finish(format!("p{k:03}"), k as u64, params, out)
     }
@@ -716,6 +784,7 @@ impl<'a> FnGen<'a> {
     /// Generates the body, then the whole function's source.
     fn finish(mut self, name: String, index: u64, params: Vec<Param>, out: OutKind) -> FnOut {
         self.out = out;
+        self.prologue();
         while self.budget > 0 {
             self.stmt();
         }
@@ -726,11 +795,21 @@ impl<'a> FnGen<'a> {
                 Param::Scalar(n) => format!("{n}: f64"),
                 Param::Slice(n) => format!("{n}: &[f64]"),
                 Param::Len(n) => format!("{n}: usize"),
+                Param::Array(n) => format!("{n}: [f64; 3]"),
             })
             .collect();
         let mut source = String::new();
         if !self.cfg.primal_only {
-            source.push_str("#[differentiate]\n");
+            if self.wrt_no_slice {
+                let wrt: Vec<String> = params
+                    .iter()
+                    .filter(|p| matches!(p, Param::Scalar(_) | Param::Array(_)))
+                    .map(param_name)
+                    .collect();
+                source.push_str(&format!("#[differentiate(wrt({}))]\n", wrt.join(", ")));
+            } else {
+                source.push_str("#[differentiate]\n");
+            }
         }
         source.push_str(&format!(
             "fn {name}({}) -> {} {{\n",
@@ -751,6 +830,8 @@ impl<'a> FnGen<'a> {
             calls: self.calls,
             counts: self.counts,
             ret_bound: self.ret_bound,
+            generic: false,
+            wrt_no_slice: self.wrt_no_slice,
         }
     }
 
@@ -831,7 +912,7 @@ impl<'a> FnGen<'a> {
     }
 
     fn writable_vecs(&self) -> Vec<usize> {
-        let vecs = self.visible(|v| v.ty == Ty::Vector);
+        let vecs = self.visible(|v| v.ty == Ty::Vector && v.mutable);
         vecs.into_iter()
             .filter(|&i| !self.frozen.contains(&self.vars[i].name))
             .collect()
@@ -1120,6 +1201,7 @@ impl<'a> FnGen<'a> {
         if !self.callable().is_empty() {
             ops.push((Op::Call, if self.is_helper { 3.0 } else { 1.0 }));
         }
+        self.idiom_ops(&mut ops);
         let d = depth - 1;
         match self.pick_weighted(&ops) {
             Op::Add => {
@@ -1206,6 +1288,7 @@ impl<'a> FnGen<'a> {
             }
             Op::Extra(c) => self.extra_method(c, d),
             Op::Call => self.call(d),
+            Op::Idiom(c) => self.path_lit(c, d),
         }
     }
 
@@ -1434,11 +1517,24 @@ impl<'a> FnGen<'a> {
     }
 
     fn call(&mut self, depth: u32) -> Ex {
-        let hs = self.callable();
+        self.call_with(depth, None, None)
+    }
+
+    /// A helper call; `scalar`, if given, is printed as its first float argument, and `slice`
+    /// as its first slice argument (then only helpers taking a slice are chosen).
+    fn call_with(&mut self, depth: u32, scalar: Option<&str>, slice: Option<&str>) -> Ex {
+        let mut hs = self.callable();
+        if slice.is_some() {
+            hs.retain(|&h| self.helpers[h].has_slice());
+        }
+        let (mut scalar, mut slice) = (scalar, slice);
         let h = self.pick(&hs);
         self.count(Construct::HelperCall);
         if self.is_helper {
             self.count(Construct::HelperInHelper);
+        }
+        if self.helpers[h].generic {
+            self.count(Construct::GenericSum);
         }
         self.calls.insert(h);
         let helpers = self.helpers;
@@ -1454,12 +1550,20 @@ impl<'a> FnGen<'a> {
         for p in &helpers[h].params {
             match p {
                 Param::Scalar(_) => {
+                    if let Some(x) = scalar.take() {
+                        args.push(x.to_string());
+                        continue;
+                    }
                     let e = self.expr(depth);
                     let e = self.scale(e, HELPER_ARG_BOUND);
                     args.push(e.s);
                 }
                 Param::Slice(_) => {
                     self.count(Construct::HelperSliceArg);
+                    if let Some(x) = slice.take() {
+                        args.push(x.to_string());
+                        continue;
+                    }
                     let opts = self.slice_args();
                     let local: Vec<String> = opts
                         .iter()
@@ -1499,6 +1603,7 @@ impl<'a> FnGen<'a> {
                     let len = self.len().unwrap_or("3");
                     args.push(len.to_string())
                 }
+                Param::Array(_) => unreachable!("helpers take no arrays"),
             }
         }
         let e = Ex::atom(
@@ -1706,6 +1811,7 @@ impl<'a> FnGen<'a> {
         if self.on(Construct::SinCos) {
             opts.push((St::SinCos, 0.4));
         }
+        self.idiom_stmts(&mut opts, loop_ok && can_nest);
         match self.pick_weighted(&opts) {
             St::Let => self.s_let(false),
             St::LetMut => self.s_let(true),
@@ -1737,6 +1843,7 @@ impl<'a> FnGen<'a> {
             St::LetMatch => self.s_let_match(),
             St::Break => self.s_guarded(Tail::Break),
             St::Continue => self.s_guarded(Tail::Continue),
+            St::Idiom(c) => self.s_idiom(c),
             St::SinCos => {
                 self.count(Construct::SinCos);
                 let (s, c) = (self.fresh("t"), self.fresh("t"));
@@ -2465,6 +2572,12 @@ impl<'a> FnGen<'a> {
     }
 
     fn s_for_iter(&mut self) {
+        self.for_iter_over(None);
+    }
+
+    /// `for &x in src.iter()` (or `.enumerate()`) over a slice or local vector, or over
+    /// `forced`: (sequence, bound of its elements, its name if it is a local vector).
+    fn for_iter_over(&mut self, forced: Option<(String, f64, Option<String>)>) {
         let mut srcs: Vec<(String, f64, Option<String>)> = Vec::new();
         for s in self.slices.clone() {
             srcs.push((s.to_string(), self.slice_bound, None));
@@ -2473,7 +2586,10 @@ impl<'a> FnGen<'a> {
             let v = &self.vars[w];
             srcs.push((v.name.clone(), v.bound, Some(v.name.clone())));
         }
-        let (src, bound, vec) = self.pick(&srcs);
+        let (src, bound, vec) = match forced {
+            Some(f) => f,
+            None => self.pick(&srcs),
+        };
         if let Some(w) = &vec {
             self.frozen.push(w.clone());
         }
@@ -2667,7 +2783,9 @@ impl<'a> FnGen<'a> {
             };
             terms.push(e);
         }
-        let parts = self.out.arity();
+        // A `Vec` output is sometimes one value repeated (`vec![e; 3]`).
+        let splat = self.out == OutKind::Vec && self.chance(0.3);
+        let parts = if splat { 1 } else { self.out.arity() };
         let mut outs: Vec<Vec<Ex>> = vec![Vec::new(); parts];
         for t in terms {
             let k = self.rng.gen_range(0..parts);
@@ -2702,6 +2820,8 @@ impl<'a> FnGen<'a> {
             OutKind::F64 => printed.remove(0),
             OutKind::Tuple => format!("({})", printed.join(", ")),
             OutKind::Array => format!("[{}]", printed.join(", ")),
+            OutKind::Vec if splat => format!("vec![{}; {VEC_OUT_LEN}]", printed[0]),
+            OutKind::Vec => format!("vec![{}]", printed.join(", ")),
         };
         (s, bound)
     }
@@ -2734,7 +2854,7 @@ impl<'a> FnGen<'a> {
 
 fn param_name(p: &Param) -> String {
     match p {
-        Param::Scalar(n) | Param::Slice(n) | Param::Len(n) => n.clone(),
+        Param::Scalar(n) | Param::Slice(n) | Param::Len(n) | Param::Array(n) => n.clone(),
     }
 }
 
@@ -2800,15 +2920,13 @@ fn called_helpers(helpers: &[FnOut], f: &FnOut) -> Vec<usize> {
 
 fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
     let name = &f.name;
-    let scalars = f
-        .params
-        .iter()
-        .filter(|p| matches!(p, Param::Scalar(_)))
-        .count();
     let mut args = Vec::new();
     let mut tangents = Vec::new();
     let mut adjoints = Vec::new();
+    let mut loads = String::new();
+    let mut stores = String::new();
     let mut extra_slices: Vec<String> = Vec::new();
+    // Scalar slots of the adapters: one per float parameter, three per array parameter.
     let mut k = 0;
     for p in &f.params {
         match p {
@@ -2816,10 +2934,31 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
                 args.push(format!("s[{k}]"));
                 tangents.push(format!("ts[{k}]"));
                 adjoints.push(format!("&mut g{k}"));
+                loads.push_str(&format!("                let mut g{k} = gs[{k}];\n"));
+                stores.push_str(&format!("                gs[{k}] = g{k};\n"));
                 k += 1;
+            }
+            Param::Array(_) => {
+                let slots = |x: &str| format!("[{x}[{k}], {x}[{}], {x}[{}]]", k + 1, k + 2);
+                args.push(slots("s"));
+                tangents.push(slots("ts"));
+                adjoints.push(format!("&mut g{k}"));
+                loads.push_str(&format!(
+                    "                let mut g{k} = {};\n",
+                    slots("gs")
+                ));
+                stores.push_str(&format!(
+                    "                gs[{k}..{}].copy_from_slice(&g{k});\n",
+                    k + 3
+                ));
+                k += 3;
             }
             Param::Slice(_) => {
                 args.push("v".to_string());
+                if f.wrt_no_slice {
+                    // Not differentiated: no tangent, no adjoint (the test keeps its tangent 0).
+                    continue;
+                }
                 tangents.push("tv".to_string());
                 if adjoints.iter().any(|a| a == "gv") {
                     // A second slice parameter gets the same values and its own adjoint
@@ -2834,6 +2973,7 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
             Param::Len(_) => args.push("n".to_string()),
         }
     }
+    let scalars = k;
     let args = args.join(", ");
     let called: Vec<String> = called_helpers(helpers, f)
         .into_iter()
@@ -2844,6 +2984,16 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
         .iter()
         .map(|c| format!("{:?}", c.name()))
         .collect();
+    // A `Vec` output is already flat, and its seed is a slice.
+    let vec_out = f.out == OutKind::Vec;
+    let flat = |x: &str| {
+        if vec_out {
+            x.to_string()
+        } else {
+            format!("Out::flat({x})")
+        }
+    };
+    let seed = if vec_out { "c" } else { "Out::unflat(c)" };
     s.push_str("        Case {\n");
     s.push_str(&format!("            name: {name:?},\n"));
     s.push_str(&format!("            index: {},\n", f.index));
@@ -2855,23 +3005,24 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
     ));
     s.push_str(&format!("            scalars: {scalars},\n"));
     s.push_str(&format!("            slice: {},\n", f.has_slice()));
+    s.push_str(&format!(
+        "            slice_active: {},\n",
+        f.has_slice() && !f.wrt_no_slice
+    ));
     s.push_str(&format!("            outputs: {},\n", f.out.arity()));
     s.push_str(&format!(
-        "            primal: |s, v, n| Out::flat({name}({args})),\n"
+        "            primal: |s, v, n| {},\n",
+        flat(&format!("{name}({args})"))
     ));
     if cfg.primal_only {
         s.push_str("            jvp: None,\n            vjp: None,\n");
     } else {
         s.push_str(&format!(
-            "            jvp: Some(|s, v, n, ts, tv| {{\n                let (y, t) = {name}_jvp({args}, {});\n                (Out::flat(y), Out::flat(t))\n            }}),\n",
-            tangents.join(", ")
+            "            jvp: Some(|s, v, n, ts, tv| {{\n                let (y, t) = {name}_jvp({args}, {});\n                ({}, {})\n            }}),\n",
+            tangents.join(", "),
+            flat("y"),
+            flat("t"),
         ));
-        let mut loads: String = (0..scalars)
-            .map(|k| format!("                let mut g{k} = gs[{k}];\n"))
-            .collect();
-        let mut stores: String = (0..scalars)
-            .map(|k| format!("                gs[{k}] = g{k};\n"))
-            .collect();
         for z in &extra_slices {
             loads.push_str(&format!(
                 "                let mut {z} = vec![0.0; v.len()];\n"
@@ -2881,8 +3032,9 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
             ));
         }
         s.push_str(&format!(
-            "            vjp: Some(|s, v, n, gs, gv, c| {{\n{loads}                let y = {name}_vjp({args}, {}, Out::unflat(c));\n{stores}                Out::flat(y)\n            }}),\n",
-            adjoints.join(", ")
+            "            vjp: Some(|s, v, n, gs, gv, c| {{\n{loads}                let y = {name}_vjp({args}, {}, {seed});\n{stores}                {}\n            }}),\n",
+            adjoints.join(", "),
+            flat("y"),
         ));
     }
     s.push_str("        },\n");

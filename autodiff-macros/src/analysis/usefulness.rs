@@ -20,10 +20,12 @@ pub(crate) fn useful(body: &[R], vars: &[Var], acc: &mut BTreeSet<VarId>) {
     for s in body.iter().rev() {
         match s {
             R::Let { pat, init: Some(e) } => {
-                let mut vs = Vec::new();
-                pat.vars(&mut vs);
-                if vs.iter().any(|v| acc.contains(v)) {
-                    add(e, acc);
+                for (p, part) in pat.split_let(e) {
+                    let mut vs = Vec::new();
+                    p.vars(&mut vs);
+                    if vs.iter().any(|v| acc.contains(v)) {
+                        add(part, acc);
+                    }
                 }
             }
             R::Assign { place, value } if acc.contains(&place.var()) => {

@@ -154,7 +154,7 @@ pub fn compose(e: &Expr, kids: &[TokenStream]) -> TokenStream {
         }
         ExprKind::Method { recv, method, .. } => {
             let (r, a) = (k(0), &kids[1.min(kids.len())..]);
-            if matches!(recv.kind, ExprKind::Lit(_)) {
+            if recv.is_untyped_constant() {
                 // `Float::min(0.5, x)`: the literal takes its type from the other operands.
                 let rt = names::rt();
                 return quote_spanned!(span=> #rt::Float::#method(#r, #(#a),*));
@@ -200,6 +200,26 @@ pub fn compose(e: &Expr, kids: &[TokenStream]) -> TokenStream {
         }
         // Leaves: printed by the callers.
         _ => quote!(()),
+    }
+}
+
+/// The type annotation of a pattern, rebuilt from its names' annotations (`_` where a name has
+/// none; `(f64, _)` for a tuple), or `None` when no name has one.
+pub fn pat_type(vars: &[Var], pat: &Pat) -> Option<TokenStream> {
+    match pat {
+        Pat::Wild => None,
+        Pat::Bind(v) => match &vars[*v].ty {
+            Some(ty) if vars[*v].origin == VarOrigin::Local => Some(quote!(#ty)),
+            _ => None,
+        },
+        Pat::Tuple(ps) => {
+            let tys: Vec<Option<TokenStream>> = ps.iter().map(|p| pat_type(vars, p)).collect();
+            if tys.iter().all(Option::is_none) {
+                return None;
+            }
+            let items = tys.into_iter().map(|t| t.unwrap_or_else(|| quote!(_)));
+            Some(quote!((#(#items,)*)))
+        }
     }
 }
 

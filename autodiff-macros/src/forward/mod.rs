@@ -576,7 +576,13 @@ impl<'a> Forward<'a> {
             }
             Pat::Tuple(ps) => {
                 let items = ps.iter().map(|p| self.pat_decl_untyped(p, tangent));
-                quote!((#(#items,)*))
+                // The primal pattern keeps the user's annotation (it may fix the float type);
+                // tangents of non-float components are `()`, so theirs is left to inference.
+                let ty = (!tangent)
+                    .then(|| crate::codegen::primal::pat_type(&self.f.vars, pat))
+                    .flatten()
+                    .map(|t| quote!(: #t));
+                quote!((#(#items,)*) #ty)
             }
         }
     }

@@ -106,6 +106,17 @@ pub enum Pat {
 }
 
 impl Pat {
+    /// `let (p, q) = (a, b);` as the pairs `(p, a)`, `(q, b)`, so that a component flows to its
+    /// own names only; any other `let` as the one pair `(pat, init)`.
+    pub fn split_let<'a>(&'a self, init: &'a Expr) -> Vec<(&'a Pat, &'a Expr)> {
+        match (self, &init.kind) {
+            (Pat::Tuple(ps), ExprKind::Tuple(items)) if ps.len() == items.len() => {
+                ps.iter().zip(items).collect()
+            }
+            _ => vec![(self, init)],
+        }
+    }
+
     pub fn vars(&self, out: &mut Vec<VarId>) {
         match self {
             Pat::Bind(v) => out.push(*v),

@@ -167,6 +167,23 @@ impl Expr {
         });
     }
 
+    /// Whether the expression is made of unsuffixed numeric literals only (`0.5`, `-1.0`,
+    /// `2.0 * 3.0`): its type comes from where it is used, so it cannot be a method receiver.
+    pub fn is_untyped_constant(&self) -> bool {
+        match &self.kind {
+            ExprKind::Lit(syn::Lit::Float(f)) => f.suffix().is_empty(),
+            ExprKind::Lit(syn::Lit::Int(i)) => i.suffix().is_empty(),
+            ExprKind::Unary {
+                op: UnOp::Neg,
+                expr,
+            } => expr.is_untyped_constant(),
+            ExprKind::Binary { op, lhs, rhs } => {
+                op.is_arith() && lhs.is_untyped_constant() && rhs.is_untyped_constant()
+            }
+            _ => false,
+        }
+    }
+
     /// Whether the expression calls a function with derivative companions (costly to redo).
     pub fn has_call_to_companion(&self) -> bool {
         let mut found = false;

@@ -22,7 +22,9 @@ impl Lowerer<'_> {
         if let syn::Expr::Lit(l) = e {
             return Expr::new(ExprKind::Lit(l.lit.clone()), span);
         }
-        if is_const_syntax(e) && !self.refs_locals(e) {
+        // Literal arithmetic (`-1.0`, `0.5 * 3.0`) stays IR so that its type can be given
+        // where it is a method receiver; other constants are passed through verbatim.
+        if is_const_syntax(e) && !self.refs_locals(e) && !is_literal_arithmetic(e) {
             let shape = self.opaque_shape(e);
             return Expr::new(
                 ExprKind::Opaque {

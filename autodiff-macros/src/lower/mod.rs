@@ -419,8 +419,20 @@ fn mentioned_names(ts: &TokenStream) -> Vec<String> {
     out
 }
 
-/// Gives an unsuffixed numeric literal the float type `ty` (`0.5` becomes `0.5f64`).
+/// Gives an unsuffixed numeric literal, or a constant expression of them, the float type `ty`
+/// (`0.5` becomes `0.5f64`, `-1.0` becomes `-1.0f64`).
 fn suffix_literal(e: &mut Expr, ty: &str) {
+    if !e.is_untyped_constant() {
+        return;
+    }
+    // `-1.0`, `0.5 * 3.0`: every literal of the constant gets the type.
+    if let ExprKind::Unary { expr, .. } = &mut e.kind {
+        return suffix_literal(expr, ty);
+    }
+    if let ExprKind::Binary { lhs, rhs, .. } = &mut e.kind {
+        suffix_literal(lhs, ty);
+        return suffix_literal(rhs, ty);
+    }
     let digits = match &e.kind {
         ExprKind::Lit(syn::Lit::Float(f)) if f.suffix().is_empty() => f.base10_digits().to_string(),
         ExprKind::Lit(syn::Lit::Int(i)) if i.suffix().is_empty() => i.base10_digits().to_string(),
@@ -438,6 +450,22 @@ fn suffix_literal(e: &mut Expr, ty: &str) {
         e.span,
     );
     e.kind = ExprKind::Lit(syn::Lit::Float(lit));
+}
+
+/// Numeric literals combined by arithmetic only: `-1.0`, `(0.5 * 3.0)`.
+fn is_literal_arithmetic(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Lit(l) => matches!(l.lit, syn::Lit::Float(_) | syn::Lit::Int(_)),
+        syn::Expr::Paren(p) => is_literal_arithmetic(&p.expr),
+        syn::Expr::Group(g) => is_literal_arithmetic(&g.expr),
+        syn::Expr::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && is_literal_arithmetic(&u.expr),
+        syn::Expr::Binary(b) => {
+            bin_op(&b.op).is_some_and(BinOp::is_arith)
+                && is_literal_arithmetic(&b.left)
+                && is_literal_arithmetic(&b.right)
+        }
+        _ => false,
+    }
 }
 
 fn is_range_syntax(e: &syn::Expr) -> bool {

@@ -166,8 +166,10 @@ pub fn emit_body(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<Tok
         }
     }
     let mut restore = BTreeSet::new();
-    // Iterate until the sets of needed values and adjoint targets are stable.
-    for _ in 0..8 {
+    // Iterate until the sets of needed values and adjoint targets are stable. Both only grow
+    // and hold variables, so this ends within one round per variable; a chain of recomputed
+    // values (`let t8 = c; let t9 = t8 * 2.0;` ...) can need one round per link.
+    for _ in 0..vars.len() + 2 {
         let mut em = Emitter {
             f,
             vars: &vars,
@@ -409,28 +411,8 @@ impl Emitter<'_> {
                     }
                     other => self.fwd_pat(other),
                 });
-                let ty = self.pat_type(pat).map(|t| quote!(: #t));
+                let ty = crate::codegen::primal::pat_type(self.vars, pat).map(|t| quote!(: #t));
                 quote!((#(#items,)*) #ty)
-            }
-        }
-    }
-
-    /// The type annotation of a tuple pattern, rebuilt from its names' annotations (`_` where a
-    /// name has none), or `None` when no name has one.
-    fn pat_type(&self, pat: &Pat) -> Option<TokenStream> {
-        match pat {
-            Pat::Wild => None,
-            Pat::Bind(v) => match &self.vars[*v].ty {
-                Some(ty) if self.vars[*v].origin == VarOrigin::Local => Some(quote!(#ty)),
-                _ => None,
-            },
-            Pat::Tuple(ps) => {
-                let tys: Vec<Option<TokenStream>> = ps.iter().map(|p| self.pat_type(p)).collect();
-                if tys.iter().all(Option::is_none) {
-                    return None;
-                }
-                let items = tys.into_iter().map(|t| t.unwrap_or_else(|| quote!(_)));
-                Some(quote!((#(#items,)*)))
             }
         }
     }

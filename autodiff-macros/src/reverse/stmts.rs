@@ -93,14 +93,8 @@ impl Emitter<'_> {
         }
         // `let (p, q) = (a, b);` flows back component by component, so that the adjoint of an
         // inactive component is never built (an unused `zero()` would have no type).
-        let parts: Vec<(&Pat, &Expr)> = match (pat, &init.kind) {
-            (Pat::Tuple(ps), ExprKind::Tuple(items)) if ps.len() == items.len() => {
-                ps.iter().zip(items).collect()
-            }
-            _ => vec![(pat, init)],
-        };
         let mut rev = Vec::new();
-        for (p, e) in parts {
+        for (p, e) in pat.split_let(init) {
             let mut pvs = Vec::new();
             p.vars(&mut pvs);
             let useful = pvs
@@ -154,6 +148,8 @@ impl Emitter<'_> {
         let name = self.uname(v);
         let rt = names::rt();
         let active = self.vars[v].active;
+        // Whether anything flows back through this write (its variable's adjoint can be nonzero).
+        let useful = active && self.acc.contains(&v);
         let mut cx = StmtCx::new(level);
         let mut rev = Vec::new();
         let restored = self.restore.contains(&v);
@@ -161,10 +157,10 @@ impl Emitter<'_> {
         *self.writes_w.entry(v).or_insert(0.0) += wt;
         // The index of an element write locates the element's adjoint (and the restored value).
         let idx = match place {
-            Place::Index(_, i) if active || restored => Some(self.val(i, &mut cx, out, &mut rev)),
+            Place::Index(_, i) if useful || restored => Some(self.val(i, &mut cx, out, &mut rev)),
             _ => None,
         };
-        if active && self.active(value) {
+        if useful && self.active(value) {
             self.prepare(value, &mut cx, out);
         }
         let val = self.fwd_expr(value);
@@ -195,7 +191,7 @@ impl Emitter<'_> {
             }
         }
         // A variable whose value no derivative reads has a zero adjoint: nothing to propagate.
-        if !active || !self.acc.contains(&v) {
+        if !useful {
             if let Some(r) = restore_code {
                 rev.push(r);
                 out.rev.push(quote!({ #(#rev)* }));
