@@ -75,6 +75,12 @@ fn binop_rule(op: crate::ir::BinOp) -> Option<&'static primitives::Primitive> {
     primitives::operator(name)
 }
 
+/// The name of an arithmetic operator's rule in `autodiff_runtime::rules` (`mul` for `*`), or
+/// `None` for operators without a derivative (comparisons, bitwise operators).
+pub fn binop_rule_name(op: crate::ir::BinOp) -> Option<&'static str> {
+    binop_rule(op).map(|p| p.name)
+}
+
 /// Where the partials of a binary operator can be infinite or NaN (`div`: a pole at 0).
 pub fn binop_edge(op: crate::ir::BinOp) -> primitives::Edge {
     binop_rule(op).map_or(primitives::Edge::Smooth, |p| p.edge)

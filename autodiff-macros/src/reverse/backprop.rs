@@ -41,7 +41,12 @@ impl Emitter<'_> {
                 self.accumulate(quote!(#b[#i]), g, cx, code);
             }
             ExprKind::Binary { op, lhs, rhs } => {
-                let rule = rule_name(*op);
+                // Activity makes only arithmetic operators active; anything else is a bug.
+                let Some(rule) = crate::methods::binop_rule_name(*op) else {
+                    self.bug = true;
+                    return;
+                };
+                let rule = syn::Ident::new(rule, Span::call_site());
                 let (la, ra) = (self.active(lhs), self.active(rhs));
                 let g = self.bind(g, code);
                 // Only the values the needed partials read; zeros (of the adjoint's type) stand
@@ -421,16 +426,4 @@ impl Emitter<'_> {
             self.backprop(a, t, cx, code);
         }
     }
-}
-
-pub(super) fn rule_name(op: BinOp) -> syn::Ident {
-    let s = match op {
-        BinOp::Add => "add",
-        BinOp::Sub => "sub",
-        BinOp::Mul => "mul",
-        BinOp::Div => "div",
-        BinOp::Rem => "rem",
-        _ => "add",
-    };
-    syn::Ident::new(s, Span::call_site())
 }
