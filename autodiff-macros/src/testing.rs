@@ -5,7 +5,8 @@
 use crate::analysis::activity;
 use crate::attr::Attr;
 use crate::diag::Diag;
-use crate::ir::Function;
+use crate::ir::{Function, Var, VarId};
+use crate::transform::normalize::R;
 
 /// Lowers `item` (all float arguments active); panics with the errors if lowering fails.
 pub fn lowered(item: syn::ItemFn) -> Function {
@@ -26,6 +27,23 @@ pub fn analysed(item: syn::ItemFn) -> Function {
         panic!("activity reported: {e}");
     }
     f
+}
+
+/// The normalised body of `item` as the reverse emitter makes it (the output assigned to a new
+/// variable, returned as the second item), with the variable table it extends.
+pub fn normalized(item: syn::ItemFn) -> (Function, Vec<Var>, VarId, Vec<R>) {
+    let f = analysed(item);
+    let mut vars = f.vars.clone();
+    let ret = vars.len();
+    let mut out = vars[0].clone();
+    out.name = crate::names::synthetic("ret", ret);
+    vars.push(out);
+    let mut diag = Diag::default();
+    let body = crate::transform::normalize::normalize(&f, &mut vars, ret, &mut diag);
+    if let Err(e) = diag.finish() {
+        panic!("normalisation reported: {e}");
+    }
+    (f, vars, ret, body)
 }
 
 /// The errors lowering and activity report for `item`, as strings.

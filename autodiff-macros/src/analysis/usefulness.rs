@@ -47,14 +47,13 @@ pub(crate) fn useful(body: &[R], vars: &[Var], acc: &mut BTreeSet<VarId>) {
 
 #[cfg(test)]
 mod tests {
-    use crate::diag::Diag;
-    use crate::testing::{analysed, var};
+    use crate::testing::{normalized, var};
     use std::collections::BTreeSet;
     use syn::parse_quote;
 
     #[test]
     fn only_variables_that_reach_the_output_are_useful() {
-        let f = analysed(parse_quote! {
+        let (f, vars, ret, body) = normalized(parse_quote! {
             fn f(x: f64, y: f64) -> f64 {
                 let a = x * 2.0;
                 let b = y.sin();
@@ -62,13 +61,6 @@ mod tests {
                 c * x
             }
         });
-        let mut vars = f.vars.clone();
-        let ret = vars.len();
-        let mut out = vars[0].clone();
-        out.name = crate::names::synthetic("ret", ret);
-        vars.push(out);
-        let mut diag = Diag::default();
-        let body = crate::transform::normalize::normalize(&f, &mut vars, ret, &mut diag);
         let mut acc: BTreeSet<usize> = [0, 1, ret].into_iter().collect();
         loop {
             let before = acc.len();

@@ -582,27 +582,18 @@ fn line(out: &mut String, ind: &str, s: String) {
 
 #[cfg(test)]
 mod tests {
-    use crate::diag::Diag;
-    use crate::testing::analysed;
+    use crate::testing::normalized;
     use syn::parse_quote;
 
-    /// Normalises `f` as the reverse emitter does (the output goes to a new variable).
-    fn normalized(item: syn::ItemFn) -> String {
-        let f = analysed(item);
-        let mut vars = f.vars.clone();
-        let ret = vars.len();
-        let mut out = vars[0].clone();
-        out.name = crate::names::synthetic("ret", ret);
-        vars.push(out);
-        let mut diag = Diag::default();
-        let body = super::normalize(&f, &mut vars, ret, &mut diag);
-        assert!(diag.finish().is_ok());
+    /// The normalised body, printed.
+    fn printed(item: syn::ItemFn) -> String {
+        let (_, vars, _, body) = normalized(item);
         super::print(&vars, &body)
     }
 
     #[test]
     fn early_return_and_break_become_flags() {
-        let text = normalized(parse_quote! {
+        let text = printed(parse_quote! {
             fn f(x: f64, n: usize) -> f64 {
                 let mut s = 0.0;
                 for i in 0..n {
