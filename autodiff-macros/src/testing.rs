@@ -29,8 +29,8 @@ pub fn analysed(item: syn::ItemFn) -> Function {
     f
 }
 
-/// The normalised body of `item` as the reverse emitter makes it (the output assigned to a new
-/// variable, returned as the second item), with the variable table it extends.
+/// `item` lowered, analysed and normalised as the reverse emitter does it: the function, the
+/// variable table normalisation extends, the variable the output is assigned to, the body.
 pub fn normalized(item: syn::ItemFn) -> (Function, Vec<Var>, VarId, Vec<R>) {
     let f = analysed(item);
     let mut vars = f.vars.clone();
