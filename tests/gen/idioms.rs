@@ -47,6 +47,7 @@ impl FnGen<'_> {
     pub(super) fn array_input(&mut self, name: &'static str) {
         self.count(Construct::ArrayParam);
         self.array_param = Some(name);
+        self.arrays.push(name.to_string());
         self.vars.push(Var {
             name: name.to_string(),
             ty: Ty::Vector,
@@ -123,6 +124,7 @@ impl FnGen<'_> {
 
     /// Expression-level idioms the node picker may choose.
     pub(super) fn idiom_ops(&self, ops: &mut Vec<(Op, f64)>) {
+        self.idiom_ops2(ops);
         if !self.on(Construct::Ufcs) {
             return;
         }
@@ -248,6 +250,7 @@ impl FnGen<'_> {
         if self.on(Construct::ZeroNorm) && self.on(Construct::Sqrt) && seqs {
             add(Construct::ZeroNorm, 0.3);
         }
+        self.idiom_stmts2(opts);
     }
 
     pub(super) fn s_idiom(&mut self, c: Construct) {
@@ -265,13 +268,13 @@ impl FnGen<'_> {
             Construct::ArrayParamToVec => self.s_array_param_to_vec(),
             Construct::ZeroSqrt => self.s_zero_sqrt(),
             Construct::ZeroNorm => self.s_zero_norm(),
-            _ => unreachable!("not a statement idiom: {}", c.name()),
+            _ => self.s_idiom2(c),
         }
     }
 
     /// Sequences of the common length that may be read whole (slices, local vectors other than
     /// the one being written), with the bound of their elements.
-    fn seq_sources(&self) -> Vec<(String, f64)> {
+    pub(super) fn seq_sources(&self) -> Vec<(String, f64)> {
         let mut out: Vec<(String, f64)> = self
             .slices
             .iter()
@@ -292,7 +295,7 @@ impl FnGen<'_> {
     }
 
     /// Declares a float parameter of a closure for the body about to be generated.
-    fn push_param(&mut self, name: &str, bound: f64) -> usize {
+    pub(super) fn push_param(&mut self, name: &str, bound: f64) -> usize {
         self.vars.push(Var {
             name: name.to_string(),
             ty: Ty::Float,
@@ -309,7 +312,7 @@ impl FnGen<'_> {
     }
 
     /// The body of a closure whose parameter is variable `p`: an expression that reads it.
-    fn closure_body(&mut self, p: usize) -> Ex {
+    pub(super) fn closure_body(&mut self, p: usize) -> Ex {
         let d = self.rng.gen_range(0..=2);
         let me = self.read_var(p);
         let fs = self.unary_fns();

@@ -28,6 +28,7 @@ use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeSet;
 
 mod idioms;
+mod idioms2;
 
 /// Smallest slice length (and value of `n`) the test passes; constant indices stay below it.
 pub const N_MIN: usize = 4;
@@ -41,6 +42,10 @@ pub const DEFAULT_PROGRAMS: usize = 220;
 pub const DEFAULT_HELPERS: usize = 10;
 /// Number of generic helper functions `hg0`, `hg1`, ... (emitted when `generic_sum` is on).
 pub const GENERIC_HELPERS: usize = 4;
+/// Number of helpers `ha0`, ... returning `[f64; 2]` (emitted when `array_call_pattern` is on).
+pub const ARRAY_HELPERS: usize = 3;
+/// Number of generic helpers `hc0`, ... computing in `f64` (emitted when `generic_convert` is on).
+pub const CONVERT_HELPERS: usize = 3;
 /// Environment variables read by [`Config::from_env`] (build.rs reruns when one changes).
 pub const ENV_VARS: &[&str] = &[
     "AD_RANDOM_SEED",
@@ -191,6 +196,13 @@ constructs! {
     WrtSliceCall => "wrt_slice_call",
     ZeroSqrt => "zero_sqrt",
     ZeroNorm => "zero_norm",
+    // Idioms of issue 15 (emitted by `idioms2.rs`).
+    ArrayMap => "array_map",
+    ArrayCallPattern => "array_call_pattern",
+    SliceRestPattern => "slice_rest_pattern",
+    GenericConvert => "generic_convert",
+    IndexFromActive => "index_from_active",
+    ConvertIdentity => "convert_identity",
 }
 
 /// What to generate.
@@ -330,6 +342,18 @@ pub fn generate(cfg: &Config) -> Generated {
     if cfg.enabled(Construct::GenericSum) {
         for k in 0..GENERIC_HELPERS {
             let f = FnGen::new(cfg, 2_000_000 + k as u64, &helpers, true).generic_helper(k);
+            helpers.push(f);
+        }
+    }
+    if cfg.enabled(Construct::ArrayCallPattern) && cfg.enabled(Construct::HelperCall) {
+        for k in 0..ARRAY_HELPERS {
+            let f = FnGen::new(cfg, 3_000_000 + k as u64, &helpers, true).array_helper(k);
+            helpers.push(f);
+        }
+    }
+    if cfg.enabled(Construct::GenericConvert) {
+        for k in 0..CONVERT_HELPERS {
+            let f = FnGen::new(cfg, 4_000_000 + k as u64, &helpers, true).convert_helper(k);
             helpers.push(f);
         }
     }
@@ -641,6 +665,12 @@ struct FnGen<'a> {
     inits: Vec<(String, f64)>,
     /// The `[f64; 3]` parameter, if any.
     array_param: Option<&'static str>,
+    /// Names of the arrays declared so far (the `[f64; 3]` parameter, local arrays): what
+    /// `map` and slice patterns without `else` may take (a `Vec` has neither).
+    arrays: Vec<String>,
+    /// The body's values are not the function's output type (`hc*` convert them at the end):
+    /// no early `return`.
+    no_early_return: bool,
     /// The function is differentiated with respect to everything but its slice.
     wrt_no_slice: bool,
 }
@@ -676,6 +706,8 @@ impl<'a> FnGen<'a> {
             arr_count: 0,
             inits: Vec::new(),
             array_param: None,
+            arrays: Vec::new(),
+            no_early_return: false,
             wrt_no_slice: false,
         }
     }
@@ -1288,7 +1320,7 @@ impl<'a> FnGen<'a> {
             }
             Op::Extra(c) => self.extra_method(c, d),
             Op::Call => self.call(d),
-            Op::Idiom(c) => self.path_lit(c, d),
+            Op::Idiom(c) => self.expr_idiom(c, d),
         }
     }
 
@@ -1485,8 +1517,10 @@ impl<'a> FnGen<'a> {
             return Vec::new();
         }
         let slice_ok = self.on(Construct::HelperSliceArg) && !self.slice_args().is_empty();
+        // Helpers returning arrays are called by the statements that destructure them.
         (0..self.helpers.len())
             .filter(|&h| slice_ok || !self.helpers[h].has_slice())
+            .filter(|&h| self.helpers[h].out == OutKind::F64)
             .collect()
     }
 
@@ -1527,14 +1561,25 @@ impl<'a> FnGen<'a> {
         if slice.is_some() {
             hs.retain(|&h| self.helpers[h].has_slice());
         }
-        let (mut scalar, mut slice) = (scalar, slice);
         let h = self.pick(&hs);
+        let e = self.call_of(h, depth, scalar, slice);
+        self.scale(e, EXPR_CAP)
+    }
+
+    /// The call of helper `h` with arguments drawn like [`FnGen::call_with`]'s, unscaled.
+    fn call_of(&mut self, h: usize, depth: u32, scalar: Option<&str>, slice: Option<&str>) -> Ex {
+        let (mut scalar, mut slice) = (scalar, slice);
         self.count(Construct::HelperCall);
         if self.is_helper {
             self.count(Construct::HelperInHelper);
         }
         if self.helpers[h].generic {
-            self.count(Construct::GenericSum);
+            // `hg*` reduce local `Vec`s; `hc*` compute in `f64` through conversions.
+            self.count(if self.helpers[h].name.starts_with("hc") {
+                Construct::GenericConvert
+            } else {
+                Construct::GenericSum
+            });
         }
         self.calls.insert(h);
         let helpers = self.helpers;
@@ -1546,15 +1591,23 @@ impl<'a> FnGen<'a> {
         if slice_params > 1 {
             self.count(Construct::HelperTwoSlices);
         }
+        // A generic helper's `T` is inferred from its arguments: one of them must have a type.
+        let mut untyped = helpers[h].generic && !helpers[h].has_slice();
         let mut args = Vec::new();
         for p in &helpers[h].params {
             match p {
                 Param::Scalar(_) => {
                     if let Some(x) = scalar.take() {
                         args.push(x.to_string());
+                        untyped = false;
                         continue;
                     }
-                    let e = self.expr(depth);
+                    let e = if untyped {
+                        untyped = false;
+                        self.expr_nc(depth)
+                    } else {
+                        self.expr(depth)
+                    };
                     let e = self.scale(e, HELPER_ARG_BOUND);
                     args.push(e.s);
                 }
@@ -1606,11 +1659,10 @@ impl<'a> FnGen<'a> {
                 Param::Array(_) => unreachable!("helpers take no arrays"),
             }
         }
-        let e = Ex::atom(
+        Ex::atom(
             format!("{}({})", helpers[h].name, args.join(", ")),
             helpers[h].ret_bound,
-        );
-        self.scale(e, EXPR_CAP)
+        )
     }
 
     // ---- conditions -------------------------------------------------------------------------
@@ -1764,7 +1816,7 @@ impl<'a> FnGen<'a> {
             if self.on(Construct::IfStmt) {
                 opts.push((St::If, 2.0));
             }
-            if self.on(Construct::EarlyReturn) {
+            if self.on(Construct::EarlyReturn) && !self.no_early_return {
                 opts.push((St::Return, 0.5));
             }
         }
@@ -2042,7 +2094,10 @@ impl<'a> FnGen<'a> {
         .filter(|&c| !self.vars[i].zero || matches!(c, Construct::AddAssign | Construct::SubAssign))
         .collect();
         if ops.is_empty() {
-            return self.s_assign(i);
+            if self.on(Construct::Assign) {
+                return self.s_assign(i);
+            }
+            return self.s_let(false);
         }
         let mut op = self.pick(&ops);
         let mut inc = None;
@@ -2055,7 +2110,7 @@ impl<'a> FnGen<'a> {
                     .filter(|c| matches!(c, Construct::MulAssign | Construct::DivAssign))
                     .collect();
                 if rest.is_empty() {
-                    if self.on(Construct::Assign) || self.vars[i].zero {
+                    if self.on(Construct::Assign) {
                         return self.s_assign(i);
                     }
                     return self.s_let(false);
@@ -2139,8 +2194,9 @@ impl<'a> FnGen<'a> {
             self.line(format!("let mut {name} = [{}];", elems.join(", ")));
             b
         };
-        self.declare(name, Ty::Vector, true, base, room);
+        self.declare(name.clone(), Ty::Vector, true, base, room);
         self.vars.last_mut().expect("just declared").arr_len = Some(3);
+        self.arrays.push(name);
     }
 
     /// `let t; if c { ...; t = e; } else { ...; t = e; }` (or a `match` assigning in every arm).

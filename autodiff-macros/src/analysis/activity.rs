@@ -80,30 +80,57 @@ pub fn expr_active(vars: &[Var], e: &Expr) -> bool {
     }
 }
 
+/// Tokens printed without the spaces `to_string` puts between them (but around `as`).
+fn compact(ts: &proc_macro2::TokenStream) -> String {
+    ts.to_string()
+        .split(' ')
+        .map(|t| if t == "as" { " as " } else { t })
+        .collect()
+}
+
+/// A plain call or method (no derivative) with an active argument or receiver: reported.
+fn plain_with_active_input(vars: &[Var], e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::PlainCall { args, .. } => args.iter().any(|a| expr_active(vars, a)),
+        ExprKind::PlainMethod { recv, args, .. } => {
+            expr_active(vars, recv) || args.iter().any(|a| expr_active(vars, a))
+        }
+        _ => false,
+    }
+}
+
 /// Active values reaching operations without a derivative: errors at their tokens.
 fn check(f: &Function, diag: &mut Diag) {
     let vars = &f.vars;
     let mut visit = |e: &Expr| {
         e.visit(&mut |n| match &n.kind {
-            ExprKind::PlainCall {
-                args, func, suffix, ..
-            } if args.iter().any(|a| expr_active(vars, a)) => {
-                let func = func.to_string().replace(' ', "");
-                let msg = if suffix.is_empty() {
+            ExprKind::PlainCall { args, func, .. } if args.iter().any(|a| expr_active(vars, a)) => {
+                let func = compact(func);
+                let conversion = func
+                    .rsplit("::")
+                    .next()
+                    .is_some_and(|l| l == "from" || l.starts_with("from_"));
+                let msg = if conversion {
+                    format!(
+                        "#[differentiate] cannot differentiate through `{func}(..)` applied to \
+                         a value that depends on the active arguments: a conversion carries the \
+                         derivative when written `f64::from(x)`, `x as f32`, `x.into()`, \
+                         `T::from(x).unwrap()`, `T::from_f64(x).unwrap()`, \
+                         `NumCast::from(x).unwrap()` or `x.to_f64().unwrap()`, with `T` f32, f64 \
+                         or a type parameter bounded by `Float`"
+                    )
+                } else {
                     format!(
                         "#[differentiate] cannot differentiate through `{func}(..)`: its \
                          argument depends on the active arguments; keep active values in \
                          floats, arrays, `Vec`s and tuples of them"
                     )
-                } else {
-                    format!(
-                        "#[differentiate] cannot differentiate through `{func}` applied to a \
-                         value that depends on the active arguments; convert only constants \
-                         and integers this way, and keep active values in one float type"
-                    )
                 };
                 diag.error(n.span, msg);
             }
+            // A method of a plain call that is itself reported (`NumCast::from(x).unwrap_or(y)`):
+            // one error, at the inner call.
+            ExprKind::PlainMethod { recv, .. } if plain_with_active_input(vars, recv) => {}
             ExprKind::PlainMethod {
                 recv, args, method, ..
             } if expr_active(vars, recv) || args.iter().any(|a| expr_active(vars, a)) => {

@@ -3,7 +3,7 @@
 
 use crate::ir::*;
 use crate::names;
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 
 pub fn binop_tokens(op: BinOp) -> TokenStream {
@@ -130,6 +130,16 @@ pub fn macro_stmt(m: &TokenStream, visible: &[VarId], vars: &[Var]) -> TokenStre
     quote!({ #(#binds)* #m; })
 }
 
+/// The conversion `form` applied to the value `x` (the forward sweep applies it to a value and
+/// to its tangent alike).
+pub fn convert(form: &CastForm, ty: &syn::Type, x: &TokenStream, span: Span) -> TokenStream {
+    match form {
+        CastForm::As => quote_spanned!(span=> (#x as #ty)),
+        CastForm::Call { func, suffix } => quote_spanned!(span=> (#func(#x) #suffix)),
+        CastForm::Method(tokens) => quote_spanned!(span=> ((#x) #tokens)),
+    }
+}
+
 /// An operation applied to its operands, already printed in `Expr::children` order: the part of
 /// printing shared by the primal printer and the reverse sweep's recomputation. Leaves (`Lit`,
 /// `Var`, `Opaque`, `Index`, `Len`, `CopySeq`, `SubSlice`) are printed by the callers.
@@ -148,10 +158,7 @@ pub fn compose(e: &Expr, kids: &[TokenStream]) -> TokenStream {
                 UnOp::Not => quote_spanned!(span=> (!#x)),
             }
         }
-        ExprKind::Cast { ty, .. } => {
-            let x = k(0);
-            quote_spanned!(span=> (#x as #ty))
-        }
+        ExprKind::Cast { ty, form, .. } => convert(form, ty, &k(0), span),
         ExprKind::Method { recv, method, .. } => {
             let (r, a) = (k(0), &kids[1.min(kids.len())..]);
             if recv.is_untyped_constant() {

@@ -4,7 +4,7 @@
 //! emitter knows no calculus.
 
 use crate::analysis::activity::expr_active;
-use crate::codegen::primal::{binop_tokens, copy_seq, var_name, Printer};
+use crate::codegen::primal::{binop_tokens, convert, copy_seq, var_name, Printer};
 use crate::ir::shape_of;
 use crate::ir::*;
 use crate::methods::{self, Arity};
@@ -196,12 +196,16 @@ impl<'a> Forward<'a> {
                 let a = self.dual_of(a);
                 Val::Dual(quote_spanned!(span=> (-#a)))
             }
-            ExprKind::Cast { expr, ty } => {
+            ExprKind::Cast { expr, ty, form } => {
+                // The value and its tangent converted alike: the derivative of a conversion
+                // between float types is one, rounded to the target type.
                 let a = self.expr(expr, pre);
                 let a = self.dual_of(a);
                 let t = self.fresh("c");
                 pre.push(quote!(let #t = #a;));
-                Val::Dual(quote_spanned!(span=> #rt::Dual::new(#t.re as #ty, #t.eps as #ty)))
+                let re = convert(form, ty, &quote!(#t.re), span);
+                let eps = convert(form, ty, &quote!(#t.eps), span);
+                Val::Dual(quote_spanned!(span=> #rt::Dual::new(#re, #eps)))
             }
             ExprKind::Method { recv, method, args } => {
                 let rule = methods::float_method(&method.to_string());

@@ -222,9 +222,15 @@ pub enum ExprKind {
         op: UnOp,
         expr: Box<Expr>,
     },
+    /// A conversion between number types, written `expr as ty` or as a call or method
+    /// (`form`): `f64::from(x)`, `T::from_f64(x).unwrap()`, `x.into()`, `x.to_usize().unwrap()`.
+    /// `ty` is the target type, `_` where only rustc knows it (`x.into()`,
+    /// `NumCast::from(x).unwrap()`). To a float the derivative passes unchanged (rounded to the
+    /// target type); to an integer none does.
     Cast {
         expr: Box<Expr>,
         ty: Box<syn::Type>,
+        form: CastForm,
     },
     /// A float method with a derivative rule (`x.sin()`, `x.powi(2)`, `a.max(b)`).
     Method {
@@ -304,6 +310,23 @@ pub enum ExprKind {
     },
     /// Placeholder after an error was reported; never emitted.
     Poison,
+}
+
+/// How a conversion is written; every emitter prints it with [`CastForm`]'s own syntax, so the
+/// value and its derivative are converted the same way (and rustc infers the same types).
+#[derive(Clone, Debug)]
+pub enum CastForm {
+    /// `expr as ty`.
+    As,
+    /// `func(expr) suffix`: `f64::from(x)`, `T::from_f64(x).unwrap()`,
+    /// `<T as NumCast>::from(x).expect("..")`.
+    Call {
+        func: TokenStream,
+        suffix: TokenStream,
+    },
+    /// `expr.method() suffix`, the method and suffix in `tokens`: `.into()`,
+    /// `.to_f64().unwrap()`.
+    Method(TokenStream),
 }
 
 /// What a copy of a sequence gives.

@@ -49,24 +49,30 @@ pub fn shape_of(vars: &[Var], e: &Expr) -> Shape {
             op: UnOp::Not,
             expr,
         } => shape_of(vars, expr),
-        ExprKind::Cast { ty, .. } => match &**ty {
-            syn::Type::Path(p) => {
-                let n = p
+        ExprKind::Cast { ty, form, .. } => {
+            let n = match &**ty {
+                syn::Type::Path(p) => p
                     .path
                     .segments
                     .last()
                     .map(|s| s.ident.to_string())
-                    .unwrap_or_default();
-                if n == "f32" || n == "f64" {
-                    Shape::Scalar
-                } else if INT_TYPES.contains(&n.as_str()) {
-                    Shape::Int
-                } else {
-                    Shape::Other
-                }
+                    .unwrap_or_default(),
+                _ => String::new(),
+            };
+            if n == "f32" || n == "f64" {
+                Shape::Scalar
+            } else if INT_TYPES.contains(&n.as_str()) {
+                Shape::Int
+            } else if matches!(form, CastForm::As) {
+                // `x as T`: not a cast Rust allows to a type parameter; an alias the macro
+                // cannot read.
+                Shape::Other
+            } else {
+                // Lowering writes other conversions only to float type parameters and to
+                // targets rustc infers from a float source (`x.into()`).
+                Shape::Scalar
             }
-            _ => Shape::Other,
-        },
+        }
         ExprKind::Method { method, .. } => match methods::float_method(&method.to_string()) {
             Some(r) if r.arity == methods::Arity::SinCos => {
                 Shape::Tuple(vec![Shape::Scalar, Shape::Scalar])

@@ -40,39 +40,43 @@ impl Lowerer<'_> {
                 return Expr::new(ExprKind::CopySeq(v, to), span);
             }
             "unwrap" | "expect" => {
-                // `T::from(i).unwrap()`, `T::from_usize(n).unwrap()`: a conversion.
+                // `T::from(x).unwrap()`, `T::from_usize(n).unwrap()`: a conversion.
                 if let syn::Expr::Call(c) = &*m.receiver {
                     if let syn::Expr::Path(p) = &*c.func {
-                        let last = p.path.segments.last().map(|s| s.ident.to_string());
-                        if last
-                            .as_deref()
-                            .is_some_and(|l| l == "from" || l.starts_with("from_"))
-                        {
-                            let args = c.args.iter().map(|a| self.expr(a, out)).collect();
-                            let suffix = {
-                                let dot = &m.dot_token;
-                                let meth = &m.method;
-                                let margs = &m.args;
-                                quote!(#dot #meth (#margs))
-                            };
-                            let shape = self.path_shape(&p.path);
-                            return Expr::new(
-                                ExprKind::PlainCall {
-                                    func: c.func.to_token_stream(),
-                                    args,
-                                    shape,
-                                    suffix,
-                                    path: None,
-                                },
-                                span,
-                            );
+                        if is_from_name(&p.path) {
+                            return self.unwrapped_conversion(m, c, p, out);
                         }
                     }
                 }
+                // `x.to_f64().unwrap()`, `x.floor().to_usize().unwrap()`.
+                if let syn::Expr::MethodCall(inner) = &*m.receiver {
+                    if let Some(ty) = to_primitive_target(inner) {
+                        return self.primitive_conversion(m, inner, ty, out);
+                    }
+                }
+            }
+            "into" if m.args.is_empty() && m.turbofish.is_none() => {
+                return self.conversion_by_into(m, out)
+            }
+            "map" if m.args.len() == 1 && m.turbofish.is_none() => {
+                let recv = self.expr(&m.receiver, out);
+                return self.array_map(m, recv, out);
             }
             _ => {}
         }
         let recv = self.expr(&m.receiver, out);
+        self.method_on(m, recv, out)
+    }
+
+    /// The method call `m` on its receiver, already lowered to `recv`.
+    pub(super) fn method_on(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        recv: Expr,
+        out: &mut Vec<Stmt>,
+    ) -> Expr {
+        let span = m.span();
+        let name = m.method.to_string();
         let recv_shape = self.shape_of(&recv);
         if let Some(rule) = methods::float_method(&name) {
             if recv_shape != Shape::Int && m.turbofish.is_none() {
@@ -114,12 +118,48 @@ impl Lowerer<'_> {
                 span,
             );
         }
+        // `arr.map(f).to_vec()`, `[a, b].len()`: an array that is not a variable, bound to one
+        // first.
+        let copy = matches!(name.as_str(), "len" | "to_vec" | "clone" | "to_owned");
+        if copy && m.args.is_empty() && matches!(recv_shape, Shape::Seq(SeqKind::Array(_))) {
+            let t = self.synthetic("seq", recv_shape, recv.span);
+            self.vars[t].mutable = false;
+            out.push(Stmt::Let {
+                pat: Pat::Bind(t),
+                init: Some(recv),
+            });
+            if name == "len" {
+                return Expr::new(ExprKind::Len(t), span);
+            }
+            let to = self.copy_to(t, name == "to_vec");
+            return Expr::new(ExprKind::CopySeq(t, to), span);
+        }
         if ADAPTORS.contains(&name.as_str()) {
             return self.poison(
                 &m.method,
                 &format!("the iterator `{name}` kept as a value"),
                 "consume an iterator in the expression that creates it, e.g. `v.iter().map(..).sum()`, \
                  or loop over it with `for`",
+            );
+        }
+        if matches!(recv.kind, ExprKind::Cast { .. })
+            && (name.starts_with("unwrap_or") || name == "expect" || name == "ok_or")
+        {
+            return self.poison(
+                &m.method,
+                &format!("`{name}` after a conversion"),
+                "write `.unwrap()` (or `.expect(\"..\")` with a literal message): a conversion \
+                 between float types always succeeds",
+            );
+        }
+        if to_primitive_target(m).is_some() {
+            return self.poison(
+                &m.method,
+                &format!("`{name}()` of a float here (it gives an `Option`)"),
+                &format!(
+                    "write `.{name}().unwrap()` (or `.expect(..)`): a conversion to a float \
+                     carries the derivative, one to an integer gives an inactive index"
+                ),
             );
         }
         self.poison(
@@ -151,25 +191,11 @@ impl Lowerer<'_> {
                 );
             }
         }
-        // `f64::from(x)`: a lossless conversion, differentiated like `x as f64`.
-        if path.segments.len() == 2 && c.args.len() == 1 {
-            let (p0, p1) = (
-                path.segments[0].ident.to_string(),
-                path.segments[1].ident.to_string(),
-            );
-            if (p0 == "f64" || p0 == "f32") && p1 == "from" {
-                let inner = self.expr(&c.args[0], out);
-                let ty = syn::Type::Path(syn::TypePath {
-                    qself: None,
-                    path: path.segments[0].ident.clone().into(),
-                });
-                return Expr::new(
-                    ExprKind::Cast {
-                        expr: Box::new(inner),
-                        ty: Box::new(ty),
-                    },
-                    span,
-                );
+        // `f64::from(x)`, `T::from(x)`: a conversion (`From`) to a float type.
+        if path.segments.len() == 2 && c.args.len() == 1 && path.segments[1].ident == "from" {
+            let p0 = path.segments[0].ident.to_string();
+            if self.is_float_name(&p0) {
+                return self.float_from_conversion(c, &path, out);
             }
         }
         let last = match path.segments.last() {
@@ -179,8 +205,7 @@ impl Lowerer<'_> {
         // `f64::sin(x)`, `T::max(a, b)`, `Float::sqrt(x)`: method calls in disguise.
         if path.segments.len() >= 2 && !c.args.is_empty() {
             let prefix = path.segments[path.segments.len() - 2].ident.to_string();
-            let float_prefix = self.is_float_name(&prefix) || prefix == "Float" || prefix == "Real";
-            if float_prefix {
+            if self.float_path_prefix(&path) {
                 if let Some(rule) = methods::float_method(&last) {
                     let want = methods::arg_count(rule.arity) + 1;
                     if c.args.len() != want {
@@ -210,6 +235,23 @@ impl Lowerer<'_> {
                     );
                 }
             }
+        }
+        if path.segments.len() >= 2 && !c.args.is_empty() && self.float_path_prefix(&path) {
+            // `T::from_f64(x)` without `unwrap`, `f64::total_cmp(..)`: an associated function
+            // of a float type without derivative companions; activity reports it if an active
+            // value flows in.
+            let args = c.args.iter().map(|a| self.expr(a, out)).collect();
+            let shape = self.path_shape(&path);
+            return Expr::new(
+                ExprKind::PlainCall {
+                    func: c.func.to_token_stream(),
+                    args,
+                    shape,
+                    suffix: TokenStream::new(),
+                    path: None,
+                },
+                span,
+            );
         }
         if path.segments.len() == 2 && path.segments[0].ident == "Vec" {
             match last.as_str() {

@@ -171,6 +171,8 @@ impl Lowerer<'_> {
         match e {
             syn::Expr::Paren(p) => self.looks_like_chain(&p.expr),
             syn::Expr::Range(_) => true,
+            // `arr.map(f)`: arrays have `map` of their own; it is a chain only on a chain.
+            syn::Expr::MethodCall(m) if m.method == "map" => self.looks_like_chain(&m.receiver),
             // Any adaptor (known or not) on top of a chain: the unknown ones are reported by
             // `parse_seq` at their own name.
             syn::Expr::MethodCall(m)
@@ -312,6 +314,10 @@ impl Lowerer<'_> {
                         self.parse_seq(&m.receiver, out)
                     }
                     "copied" | "cloned" if m.args.is_empty() => self.parse_seq(&m.receiver, out),
+                    // `a.to_vec().iter()`: a copy iterated has the items of the original.
+                    "to_vec" | "to_owned" | "clone" if m.args.is_empty() => {
+                        self.parse_seq(&m.receiver, out)
+                    }
                     "windows" | "chunks" if m.args.len() == 1 => {
                         // Of a sequence, a window or chunk of one, or a sub-slice `v[a..b]`.
                         let src = match &*m.receiver {

@@ -132,6 +132,7 @@ impl Lowerer<'_> {
                     ExprKind::Cast {
                         expr: Box::new(inner),
                         ty: c.ty.clone(),
+                        form: CastForm::As,
                     },
                     span,
                 )

@@ -19,12 +19,15 @@ mod chains;
 mod closures;
 mod consumers;
 mod control;
+mod convert;
 mod exprs;
+mod patterns;
 mod shapes;
 mod stmts;
 mod types;
 
 use chains::*;
+use convert::{is_from_name, to_primitive_target};
 
 pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Function> {
     let mut cx = Lowerer {

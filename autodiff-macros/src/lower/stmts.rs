@@ -174,7 +174,7 @@ impl Lowerer<'_> {
         // `let [a, b] = *arr;` / `let [a, b, ..] = v[..]`: one indexed read per name.
         if let syn::Pat::Slice(ps) = pat {
             if let Some(init) = init {
-                self.slice_pattern(ps, init, out);
+                self.slice_pattern(ps, init, ty.as_ref(), out);
                 return;
             }
         }
@@ -189,6 +189,22 @@ impl Lowerer<'_> {
         ) = (&ty, init_ir.as_mut())
         {
             *shape = self.shape_of_type(t);
+        }
+        // A conversion whose target rustc infers (`x.into()`, `NumCast::from(x).unwrap()`)
+        // converts to the annotated type (an integer target gives an index).
+        if let (
+            Some(t),
+            Some(Expr {
+                kind: ExprKind::Cast { ty: target, .. },
+                ..
+            }),
+        ) = (&ty, init_ir.as_mut())
+        {
+            if matches!(**target, syn::Type::Infer(_))
+                && matches!(self.classify(t), TypeClass::Float | TypeClass::Int)
+            {
+                **target = t.clone();
+            }
         }
         let shape = match (&ty, &init_ir) {
             (Some(t), _) => self.shape_of_type(t),
@@ -219,109 +235,6 @@ impl Lowerer<'_> {
             pat: pat_ir,
             init: init_ir,
         });
-    }
-
-    /// `let [a, b, ..] = v[..] else { diverge };`
-    pub(super) fn slice_let_else(
-        &mut self,
-        ps: &syn::PatSlice,
-        init: &syn::Expr,
-        els: &syn::Block,
-        out: &mut Vec<Stmt>,
-    ) {
-        let src = slice_pattern_source(init);
-        let Some(base) = self.var_of_path(src) else {
-            self.diag.unsupported_at(
-                init,
-                "slice patterns on this expression",
-                "destructure a sequence variable: `let [a, b, ..] = v[..] else { .. };`",
-            );
-            return;
-        };
-        let has_rest = ps.elems.iter().any(|p| matches!(p, syn::Pat::Rest(_)));
-        let want = ps
-            .elems
-            .iter()
-            .filter(|p| !matches!(p, syn::Pat::Rest(_)))
-            .count();
-        let span = init.span();
-        let len = Expr::new(ExprKind::Len(base), span);
-        let n = Expr::new(
-            ExprKind::Lit(syn::Lit::Int(syn::LitInt::new(
-                &format!("{want}usize"),
-                span,
-            ))),
-            span,
-        );
-        let cond = Expr::new(
-            ExprKind::Binary {
-                op: if has_rest { BinOp::Lt } else { BinOp::Ne },
-                lhs: Box::new(len),
-                rhs: Box::new(n),
-            },
-            span,
-        );
-        let then = self.unit_block(els);
-        out.push(Stmt::If {
-            cond,
-            then,
-            els: None,
-        });
-        self.slice_pattern(ps, init, out);
-    }
-
-    pub(super) fn slice_pattern(
-        &mut self,
-        ps: &syn::PatSlice,
-        init: &syn::Expr,
-        out: &mut Vec<Stmt>,
-    ) {
-        let src = slice_pattern_source(init);
-        let base = match self.var_of_path(src) {
-            Some(v) if matches!(self.vars[v].shape, Shape::Seq(_)) => v,
-            _ => {
-                self.diag.unsupported_at(
-                    &init,
-                    "slice patterns on this expression",
-                    "destructure an argument or local sequence directly, e.g. `let [a, b] = *x;`",
-                );
-                return;
-            }
-        };
-        let mut seen_rest = false;
-        for (k, p) in ps.elems.iter().enumerate() {
-            match p {
-                syn::Pat::Rest(_) => {
-                    seen_rest = true;
-                }
-                _ if seen_rest => {
-                    self.diag.unsupported_at(
-                        &p,
-                        "bindings after `..` in slice patterns",
-                        "index from the end explicitly, e.g. `let last = v[v.len() - 1];`",
-                    );
-                }
-                _ => {
-                    let span = p.span();
-                    let idx = Expr::new(
-                        ExprKind::Lit(syn::Lit::Int(syn::LitInt::new(&format!("{k}usize"), span))),
-                        span,
-                    );
-                    let read = Expr::new(
-                        ExprKind::Index {
-                            base,
-                            index: Box::new(idx),
-                        },
-                        span,
-                    );
-                    let pat = self.pattern(p, &Shape::Scalar, None);
-                    out.push(Stmt::Let {
-                        pat,
-                        init: Some(read),
-                    });
-                }
-            }
-        }
     }
 
     pub(super) fn pattern(&mut self, p: &syn::Pat, shape: &Shape, ty: Option<syn::Type>) -> Pat {

@@ -1,9 +1,9 @@
 use autodiff_runtime::differentiate;
 
 #[differentiate]
-fn f(x: f64) -> f64 {
-    let [a, b] = [x, 2.0 * x];
-    a * b
+fn f(w: [f64; 3]) -> f64 {
+    let [a, rest @ ..] = w;
+    a * rest[0]
 }
 
 fn main() {}

@@ -1,0 +1,15 @@
+use autodiff_runtime::differentiate;
+
+#[differentiate]
+fn pair(x: f64) -> [f64; 2] {
+    [x, x * x]
+}
+
+#[differentiate]
+fn f(x: f64) -> f64 {
+    let r = pair(x);
+    let [a, b] = r;
+    a * b
+}
+
+fn main() {}
