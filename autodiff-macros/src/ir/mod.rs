@@ -194,6 +194,20 @@ pub enum Range {
 pub struct Expr {
     pub kind: ExprKind,
     pub span: Span,
+    /// The node's identity in the statement list a pass numbered (`ExprId::NONE` until then);
+    /// side tables of the reverse sweep are keyed by it.
+    pub id: ExprId,
+}
+
+/// The identity of an expression node: unique within a numbered statement list (see
+/// `transform::normalize::number`), kept by clones, so a pass keys facts by it rather than by an
+/// address.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ExprId(pub u32);
+
+impl ExprId {
+    /// Not numbered yet (built by lowering, or by a pass after numbering).
+    pub const NONE: ExprId = ExprId(0);
 }
 
 #[derive(Clone, Debug)]

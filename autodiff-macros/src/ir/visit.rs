@@ -119,7 +119,11 @@ macro_rules! children_of {
 
 impl Expr {
     pub fn new(kind: ExprKind, span: Span) -> Expr {
-        Expr { kind, span }
+        Expr {
+            kind,
+            span,
+            id: ExprId::NONE,
+        }
     }
 
     /// Calls `f` on this node and every sub-expression.
@@ -143,7 +147,7 @@ impl Expr {
         f(self);
     }
 
-    fn children_mut(&mut self) -> Vec<&mut Expr> {
+    pub fn children_mut(&mut self) -> Vec<&mut Expr> {
         let mut out: Vec<&mut Expr> = Vec::new();
         children_of!(&mut self.kind, out, iter_mut);
         out
@@ -281,4 +285,121 @@ pub fn visit_stmts(b: &Block, f: &mut dyn FnMut(&Stmt)) {
             _ => {}
         }
     }
+}
+
+impl Expr {
+    /// Whether two expressions compute the same value from the same variables: the same tree,
+    /// whatever their spans and ids. Syntax the IR keeps verbatim (opaque paths, the types and
+    /// suffixes of conversions, plain calls) compares by its tokens.
+    pub fn same(&self, other: &Expr) -> bool {
+        use ExprKind as K;
+        let all = |a: &[Expr], b: &[Expr]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same(y));
+        let opt = |a: &Option<Box<Expr>>, b: &Option<Box<Expr>>| match (a, b) {
+            (Some(x), Some(y)) => x.same(y),
+            (None, None) => true,
+            _ => false,
+        };
+        match (&self.kind, &other.kind) {
+            (K::Lit(a), K::Lit(b)) => a == b,
+            (K::Var(a), K::Var(b)) | (K::Len(a), K::Len(b)) => a == b,
+            (K::Opaque { tokens: a, .. }, K::Opaque { tokens: b, .. }) => same_tokens(a, b),
+            (K::Index { base: a, index: i }, K::Index { base: b, index: j }) => a == b && i.same(j),
+            (
+                K::Binary { op, lhs, rhs },
+                K::Binary {
+                    op: op2,
+                    lhs: l2,
+                    rhs: r2,
+                },
+            ) => op == op2 && lhs.same(l2) && rhs.same(r2),
+            (K::Unary { op, expr }, K::Unary { op: op2, expr: e2 }) => op == op2 && expr.same(e2),
+            (
+                K::Cast { expr, ty, form },
+                K::Cast {
+                    expr: e2,
+                    ty: t2,
+                    form: f2,
+                },
+            ) => expr.same(e2) && ty == t2 && form.same(f2),
+            (
+                K::Method { recv, method, args },
+                K::Method {
+                    recv: r2,
+                    method: m2,
+                    args: a2,
+                },
+            ) => method == m2 && recv.same(r2) && all(args, a2),
+            (K::ElemConst { seq, one }, K::ElemConst { seq: s2, one: o2 }) => seq == s2 && one == o2,
+            (K::Call { func, args, .. }, K::Call { func: f2, args: a2, .. }) => func == f2 && all(args, a2),
+            (
+                K::PlainCall {
+                    func, args, suffix, ..
+                },
+                K::PlainCall {
+                    func: f2,
+                    args: a2,
+                    suffix: s2,
+                    ..
+                },
+            ) => same_tokens(func, f2) && same_tokens(suffix, s2) && all(args, a2),
+            (
+                K::PlainMethod {
+                    recv,
+                    method,
+                    turbofish,
+                    args,
+                    ..
+                },
+                K::PlainMethod {
+                    recv: r2,
+                    method: m2,
+                    turbofish: t2,
+                    args: a2,
+                    ..
+                },
+            ) => method == m2 && same_tokens(turbofish, t2) && recv.same(r2) && all(args, a2),
+            (K::Tuple(a), K::Tuple(b)) | (K::Array(a), K::Array(b)) | (K::VecList(a), K::VecList(b)) => all(a, b),
+            (K::ArrayRepeat { elem, len }, K::ArrayRepeat { elem: e2, len: l2 }) => {
+                elem.same(e2) && same_tokens(len, l2)
+            }
+            (K::VecRepeat { elem, len }, K::VecRepeat { elem: e2, len: l2 }) => elem.same(e2) && len.same(l2),
+            (K::VecNew { capacity }, K::VecNew { capacity: c2 }) => opt(capacity, c2),
+            (K::CopySeq(a, t), K::CopySeq(b, t2)) => a == b && t == t2,
+            (K::Field { base, index }, K::Field { base: b2, index: i2 }) => index == i2 && base.same(b2),
+            (K::Ref(a), K::Ref(b)) => a.same(b),
+            (
+                K::SubSlice {
+                    base,
+                    start,
+                    end,
+                    inclusive,
+                },
+                K::SubSlice {
+                    base: b2,
+                    start: s2,
+                    end: e2,
+                    inclusive: i2,
+                },
+            ) => base == b2 && inclusive == i2 && opt(start, s2) && opt(end, e2),
+            _ => false,
+        }
+    }
+}
+
+impl CastForm {
+    fn same(&self, other: &CastForm) -> bool {
+        match (self, other) {
+            (CastForm::As, CastForm::As) => true,
+            (CastForm::Call { func, suffix }, CastForm::Call { func: f2, suffix: s2 }) => {
+                same_tokens(func, f2) && same_tokens(suffix, s2)
+            }
+            (CastForm::Method(a), CastForm::Method(b)) => same_tokens(a, b),
+            _ => false,
+        }
+    }
+}
+
+/// Verbatim user syntax (a path, a type, a suffix) compared token by token.
+fn same_tokens(a: &TokenStream, b: &TokenStream) -> bool {
+    a.to_string() == b.to_string()
 }

@@ -12,33 +12,29 @@ impl Emitter<'_> {
         e: &Expr,
         g: TokenStream,
         cx: &mut StmtCx,
-        code: &mut Vec<TokenStream>,
+        code: &mut Vec<Op>,
     ) {
         if !self.active(e) {
             return;
         }
         let rt = names::rt();
         let scale = self.scale.clone();
-        let mut dummy = BlockOut {
-            fwd: Vec::new(),
-            rev: Vec::new(),
-            pops: Vec::new(),
-        };
+        let mut dummy = BlockOut::new();
         match &e.kind {
             ExprKind::Var(v) => self.accumulate_var(*v, g, cx, code),
             ExprKind::Index { base, index } => {
                 if let Some(slot) = self.window_slot(*base, index) {
-                    self.accumulate(quote!(#slot), g, cx, code);
+                    self.accumulate(Adj::Slot(slot), g, cx, code);
                     return;
                 }
-                if let Some(t) = self.view_access(*base, index, true) {
-                    self.accumulate(t, g, cx, code);
+                if let Some(t) = self.view_elem(*base, index, true) {
+                    self.accumulate(Adj::View(t), g, cx, code);
                     return;
                 }
                 let i = self.val(index, cx, &mut dummy, code);
                 self.flush_dummy(dummy, code);
                 let b = self.adj_used(*base);
-                self.accumulate(quote!(#b[#i]), g, cx, code);
+                self.accumulate(Adj::Elem(b, program::Printed(i)), g, cx, code);
             }
             ExprKind::Binary { op, lhs, rhs } => {
                 // Activity makes only arithmetic operators active; anything else is a bug.
@@ -70,7 +66,11 @@ impl Emitter<'_> {
                 };
                 self.flush_dummy(dummy, code);
                 let (pa, pb) = (self.fresh("p"), self.fresh("p"));
-                code.push(quote!(let (#pa, #pb) = #rt::rules::#rule(#a, #b, #y);));
+                code.push(Op::Rule {
+                    outs: vec![pa.clone(), pb.clone()],
+                    rule,
+                    args: vec![a, b, y],
+                });
                 if la {
                     self.backprop(lhs, quote!(#rt::#scale(#g, #pa)), cx, code);
                 }
@@ -81,9 +81,11 @@ impl Emitter<'_> {
             ExprKind::Unary { expr, .. } => {
                 let p = self.fresh("p");
                 let g = self.bind(g, code);
-                code.push(
-                    quote!(let #p = #rt::rules::neg(#rt::zero_like(&#g), #rt::zero_like(&#g));),
-                );
+                code.push(Op::Rule {
+                    outs: vec![p.clone()],
+                    rule: syn::Ident::new("neg", Span::call_site()),
+                    args: vec![quote!(#rt::zero_like(&#g)), quote!(#rt::zero_like(&#g))],
+                });
                 self.backprop(expr, quote!(#rt::#scale(#g, #p)), cx, code);
             }
             ExprKind::Cast { expr, .. } => {
@@ -115,10 +117,13 @@ impl Emitter<'_> {
             }
             ExprKind::CopySeq(v, _) => self.accumulate_var(*v, g, cx, code),
             ExprKind::Field { base, index } => {
-                let ix = syn::Index::from(*index as usize);
                 if let ExprKind::Var(v) = base.kind {
                     let b = self.adj_used(v);
-                    code.push(quote!(#b.#ix = #rt::acc(#b.#ix, #g);));
+                    code.push(Op::Acc {
+                        place: Adj::Field(b, *index),
+                        value: g,
+                        first: false,
+                    });
                 } else {
                     let n = match self.shape(base) {
                         Shape::Tuple(items) => items.len(),
@@ -151,7 +156,10 @@ impl Emitter<'_> {
                 } else {
                     quote!(#s..#x)
                 };
-                code.push(quote!(#rt::acc_slice(&mut #b[#r], &#g[..]);));
+                code.push(Op::AccSlice {
+                    target: quote!(&mut #b[#r]),
+                    value: g,
+                });
             }
             _ => {}
         }
@@ -159,33 +167,36 @@ impl Emitter<'_> {
 
     /// Values computed through `val` inside `backprop` never need saving (their reads were
     /// prepared); anything it did emit goes with the statement's code.
-    pub(super) fn flush_dummy(&mut self, d: BlockOut, code: &mut Vec<TokenStream>) {
+    pub(super) fn flush_dummy(&mut self, d: BlockOut, code: &mut Vec<Op>) {
         if !d.fwd.is_empty() {
             self.bug = true;
         }
         code.extend(d.pops);
     }
 
-    pub(super) fn bind(&mut self, g: TokenStream, code: &mut Vec<TokenStream>) -> syn::Ident {
+    pub(super) fn bind(&mut self, g: TokenStream, code: &mut Vec<Op>) -> syn::Ident {
         let n = self.fresh("g");
-        code.push(quote!(let #n = #g;));
+        code.push(Op::Let {
+            pat: quote!(#n),
+            value: g,
+        });
         n
     }
 
     /// `target += g`, or `target = g` right after the statement zeroed `target`.
-    pub(super) fn accumulate(
-        &self,
-        target: TokenStream,
-        g: TokenStream,
-        cx: &mut StmtCx,
-        code: &mut Vec<TokenStream>,
-    ) {
-        let rt = names::rt();
-        if cx.zeroed.remove(&target.to_string()) {
-            code.push(quote!(#target = #g;));
-        } else {
-            code.push(quote!(#target = #rt::acc(#target, #g);));
-        }
+    pub(super) fn accumulate(&self, place: Adj, g: TokenStream, cx: &mut StmtCx, code: &mut Vec<Op>) {
+        let first = match cx.zeroed.iter().position(|z| *z == place) {
+            Some(k) => {
+                cx.zeroed.remove(k);
+                true
+            }
+            None => false,
+        };
+        code.push(Op::Acc {
+            place,
+            value: g,
+            first,
+        });
     }
 
     pub(super) fn accumulate_var(
@@ -193,15 +204,17 @@ impl Emitter<'_> {
         v: VarId,
         g: TokenStream,
         cx: &mut StmtCx,
-        code: &mut Vec<TokenStream>,
+        code: &mut Vec<Op>,
     ) {
         if !self.vars[v].active {
             return;
         }
-        let rt = names::rt();
         let b = self.adj_used(v);
         match &self.vars[v].shape {
-            Shape::Seq(_) => code.push(quote!(#rt::acc_slice(&mut #b[..], &#g[..]);)),
+            Shape::Seq(_) => code.push(Op::AccSlice {
+                target: quote!(&mut #b[..]),
+                value: g,
+            }),
             Shape::Tuple(items) => {
                 let g = self.bind(g, code);
                 for (k, item) in items.iter().enumerate() {
@@ -209,10 +222,14 @@ impl Emitter<'_> {
                         continue;
                     }
                     let ix = syn::Index::from(k);
-                    code.push(quote!(#b.#ix = #rt::acc(#b.#ix, #g.#ix);));
+                    code.push(Op::Acc {
+                        place: Adj::Field(b.clone(), k as u32),
+                        value: quote!(#g.#ix),
+                        first: false,
+                    });
                 }
             }
-            _ => self.accumulate(quote!(#b), g, cx, code),
+            _ => self.accumulate(Adj::Var(b), g, cx, code),
         }
     }
 
@@ -225,7 +242,7 @@ impl Emitter<'_> {
         args: &[Expr],
         g: TokenStream,
         cx: &mut StmtCx,
-        code: &mut Vec<TokenStream>,
+        code: &mut Vec<Op>,
     ) {
         let rt = names::rt();
         let scale = self.scale.clone();
@@ -236,11 +253,7 @@ impl Emitter<'_> {
         if rule.linearity == Linearity::Zero {
             return;
         }
-        let mut dummy = BlockOut {
-            fwd: Vec::new(),
-            rev: Vec::new(),
-            pops: Vec::new(),
-        };
+        let mut dummy = BlockOut::new();
         let lin = rule.linearity == Linearity::Linear;
         let g = self.bind(g, code);
         let (x, y) = if lin {
@@ -259,33 +272,35 @@ impl Emitter<'_> {
         match rule.arity {
             Arity::Unary => {
                 let p = self.fresh("p");
-                code.push(quote!(let #p = #rt::rules::#method(#x, #y);));
+                code.push(rule_op(&[&p], method, vec![x, y]));
                 self.backprop(recv, quote!(#rt::#scale(#g, #p)), cx, code);
             }
             Arity::PowI => {
                 let p = self.fresh("p");
-                let n = &a[0];
-                code.push(quote!(let #p = #rt::rules::powi(#x, #n, #y);));
+                let n = a[0].clone();
+                let powi = syn::Ident::new("powi", Span::call_site());
+                code.push(rule_op(&[&p], &powi, vec![x, n, y]));
                 self.backprop(recv, quote!(#rt::#scale(#g, #p)), cx, code);
             }
             Arity::Binary => {
                 let (p0, p1) = (self.fresh("p"), self.fresh("p"));
-                let a0 = &a[0];
-                code.push(quote!(let (#p0, #p1) = #rt::rules::#method(#x, #a0, #y);));
+                let a0 = a[0].clone();
+                code.push(rule_op(&[&p0, &p1], method, vec![x, a0, y]));
                 self.backprop(recv, quote!(#rt::#scale(#g, #p0)), cx, code);
                 self.backprop(&args[0], quote!(#rt::#scale(#g, #p1)), cx, code);
             }
             Arity::Ternary => {
                 let (p0, p1, p2) = (self.fresh("p"), self.fresh("p"), self.fresh("p"));
-                let (a0, a1) = (&a[0], &a[1]);
-                code.push(quote!(let (#p0, #p1, #p2) = #rt::rules::#method(#x, #a0, #a1, #y);));
+                let (a0, a1) = (a[0].clone(), a[1].clone());
+                code.push(rule_op(&[&p0, &p1, &p2], method, vec![x, a0, a1, y]));
                 self.backprop(recv, quote!(#rt::#scale(#g, #p0)), cx, code);
                 self.backprop(&args[0], quote!(#rt::#scale(#g, #p1)), cx, code);
                 self.backprop(&args[1], quote!(#rt::#scale(#g, #p2)), cx, code);
             }
             Arity::SinCos => {
                 let (p0, p1) = (self.fresh("p"), self.fresh("p"));
-                code.push(quote!(let (#p0, #p1) = #rt::rules::sin_cos(#x, #y);));
+                let sin_cos = syn::Ident::new("sin_cos", Span::call_site());
+                code.push(rule_op(&[&p0, &p1], &sin_cos, vec![x, y]));
                 self.backprop(
                     recv,
                     quote!(#rt::acc(#rt::#scale(#g.0, #p0), #rt::#scale(#g.1, #p1))),
@@ -304,14 +319,10 @@ impl Emitter<'_> {
         shape: &Shape,
         g: TokenStream,
         cx: &mut StmtCx,
-        code: &mut Vec<TokenStream>,
+        code: &mut Vec<Op>,
     ) {
         let rt = names::rt();
-        let mut dummy = BlockOut {
-            fwd: Vec::new(),
-            rev: Vec::new(),
-            pops: Vec::new(),
-        };
+        let mut dummy = BlockOut::new();
         let mut prims = Vec::new();
         let mut adjs = Vec::new();
         let mut after = Vec::new();
@@ -354,7 +365,10 @@ impl Emitter<'_> {
             match (&a.kind, &shape) {
                 (ExprKind::Ref(_) | ExprKind::SubSlice { .. }, _) if active && !lends => {
                     let t = self.fresh("a");
-                    code.push(quote!(let mut #t = #rt::zeros_like_slice(&#v[..]);));
+                    code.push(Op::Let {
+                        pat: quote!(mut #t),
+                        value: quote!(#rt::zeros_like_slice(&#v[..])),
+                    });
                     adjs.push(quote!(&mut #t[..]));
                     after.push((a, quote!(#t)));
                 }
@@ -364,7 +378,10 @@ impl Emitter<'_> {
                         adjs.push(quote!(&mut #b[..]));
                     } else {
                         let t = self.fresh("a");
-                        code.push(quote!(let mut #t = #rt::zeros_like_slice(&#v[..]);));
+                        code.push(Op::Let {
+                        pat: quote!(mut #t),
+                        value: quote!(#rt::zeros_like_slice(&#v[..])),
+                    });
                         adjs.push(quote!(&mut #t[..]));
                         after.push((a, quote!(#t)));
                     }
@@ -390,7 +407,10 @@ impl Emitter<'_> {
                 }
                 (_, Shape::Seq(SeqKind::Array(_))) => {
                     let t = self.fresh("a");
-                    code.push(quote!(let mut #t = #rt::zeros_like_array(&#v);));
+                    code.push(Op::Let {
+                        pat: quote!(mut #t),
+                        value: quote!(#rt::zeros_like_array(&#v)),
+                    });
                     adjs.push(quote!(&mut #t));
                     if active {
                         after.push((a, quote!(#t)));
@@ -398,7 +418,10 @@ impl Emitter<'_> {
                 }
                 (_, Shape::Seq(_)) => {
                     let t = self.fresh("a");
-                    code.push(quote!(let mut #t = #rt::zeros_like_slice(&#v[..]);));
+                    code.push(Op::Let {
+                        pat: quote!(mut #t),
+                        value: quote!(#rt::zeros_like_slice(&#v[..])),
+                    });
                     adjs.push(quote!(&mut #t[..]));
                     if active {
                         after.push((a, quote!(#t)));
@@ -406,7 +429,10 @@ impl Emitter<'_> {
                 }
                 _ => {
                     let t = self.fresh("a");
-                    code.push(quote!(let mut #t = #rt::zero_like(&#v);));
+                    code.push(Op::Let {
+                        pat: quote!(mut #t),
+                        value: quote!(#rt::zero_like(&#v)),
+                    });
                     adjs.push(quote!(&mut #t));
                     if active {
                         after.push((a, quote!(#t)));
@@ -421,9 +447,23 @@ impl Emitter<'_> {
             Shape::Seq(SeqKind::Vec) | Shape::Seq(SeqKind::Slice) => quote!(&#g[..]),
             _ => g,
         };
-        code.push(quote!(let _ = #vjp(#(#prims,)* #(#adjs,)* #seed);));
+        prims.extend(adjs);
+        code.push(Op::CallVjp {
+            path: quote!(#vjp),
+            args: prims,
+            seed,
+        });
         for (a, t) in after {
             self.backprop(a, t, cx, code);
         }
+    }
+}
+
+/// `let (p0, ..) = rules::rule(args..);`: the partials of one primitive, bound to `outs`.
+fn rule_op(outs: &[&syn::Ident], rule: &syn::Ident, args: Vec<TokenStream>) -> Op {
+    Op::Rule {
+        outs: outs.iter().map(|o| (*o).clone()).collect(),
+        rule: rule.clone(),
+        args,
     }
 }

@@ -7,11 +7,7 @@ impl Emitter<'_> {
     // ------------------------------------------------------------------ blocks
 
     pub(super) fn block(&mut self, stmts: &[R], level: Level) -> BlockOut {
-        let mut out = BlockOut {
-            fwd: Vec::new(),
-            rev: Vec::new(),
-            pops: Vec::new(),
-        };
+        let mut out = BlockOut::new();
         let mut declared = Vec::new();
         for s in stmts {
             if let R::Let { pat, .. } = s {
@@ -45,7 +41,10 @@ impl Emitter<'_> {
                 }
                 _ => quote!(#rt::zero()),
             };
-            zeros.push(quote!(let mut #b = #init;));
+            zeros.push(Op::Let {
+                pat: quote!(mut #b),
+                value: init,
+            });
         }
         out.pops.extend(zeros);
         out
@@ -63,8 +62,8 @@ impl Emitter<'_> {
                 let restored = self.restore.contains(vec);
                 let live = self.vars[*vec].active && self.acc.contains(vec);
                 if restored && !live {
-                    out.fwd.push(quote!(#name.push(#v);));
-                    out.rev.push(quote!(#name.pop();));
+                    out.fwd.push(Op::Code(quote!(#name.push(#v);)));
+                    out.rev.push(Op::Code(quote!(#name.pop();)));
                 } else if live {
                     let pos = if restored {
                         self.fresh("s")
@@ -74,38 +73,53 @@ impl Emitter<'_> {
                     let mut rev = Vec::new();
                     let mut cx = StmtCx::new(level);
                     self.prepare(value, &mut cx, out);
-                    out.fwd.push(quote!(#name.push(#v);));
+                    out.fwd.push(Op::Code(quote!(#name.push(#v);)));
                     let b = self.adj(*vec);
                     let g = self.fresh("g");
                     let rt = names::rt();
                     if restored {
-                        rev.push(quote!(#name.pop(); let #pos = #name.len();));
+                        rev.push(Op::Code(quote!(#name.pop();)));
+                        rev.push(Op::Let {
+                            pat: quote!(#pos),
+                            value: quote!(#name.len()),
+                        });
                     }
-                    rev.push(quote!(let #g = #b[#pos]; #b[#pos] = #rt::zero();));
+                    rev.push(Op::Take {
+                        g: g.clone(),
+                        place: Adj::Elem(b, program::Printed(quote!(#pos))),
+                        zero: quote!(#rt::zero()),
+                    });
                     self.backprop(value, quote!(#g), &mut cx, &mut rev);
-                    out.rev.push(quote!({ #(#rev)* }));
+                    out.rev.push(Op::Block(rev));
                 } else {
-                    out.fwd.push(quote!(#name.push(#v);));
+                    out.fwd.push(Op::Code(quote!(#name.push(#v);)));
                 }
             }
             R::Eval(e) => {
                 let v = self.fwd_expr(e);
-                out.fwd.push(quote!(let _ = #v;));
+                out.fwd.push(Op::Let {
+                    pat: quote!(_),
+                    value: v,
+                });
             }
-            R::Macro(m, visible) => out
-                .fwd
-                .push(crate::codegen::primal::macro_stmt(m, visible, self.vars)),
+            R::Macro(m, visible) => out.fwd.push(Op::Code(crate::codegen::primal::macro_stmt(
+                m, visible, self.vars,
+            ))),
             R::If { cond, then, els } => {
                 let c = self.decision(cond, level, out);
                 let c_fwd = self.fwd_expr(cond);
-                let t = self.block(then, Level::Nested);
-                let e = self.block(els, Level::Nested);
-                let (tf, ef) = (&t.fwd, &e.fwd);
-                out.fwd.push(quote!(if #c_fwd { #(#tf)* } else { #(#ef)* }));
-                let (tp, ep) = (&t.pops, &e.pops);
-                let (tr, er) = (t.rev.iter().rev(), e.rev.iter().rev());
-                out.rev
-                    .push(quote!(if #c { #(#tp)* #(#tr)* } else { #(#ep)* #(#er)* }));
+                let mut t = self.block(then, Level::Nested);
+                let mut e = self.block(els, Level::Nested);
+                out.fwd.push(Op::If {
+                    cond: c_fwd,
+                    then: std::mem::take(&mut t.fwd),
+                    els: Some(std::mem::take(&mut e.fwd)),
+                });
+                out.rev.push(Op::If {
+                    cond: c,
+                    then: t.reverse(),
+                    els: Some(e.reverse()),
+                });
             }
             R::Match { scrut, arms } => {
                 let sc = self.decision(scrut, level, out);
@@ -113,15 +127,15 @@ impl Emitter<'_> {
                 let mut fa = Vec::new();
                 let mut ra = Vec::new();
                 for (pat, body) in arms {
-                    let b = self.block(body, Level::Nested);
-                    let bf = &b.fwd;
-                    fa.push(quote!(#pat => { #(#bf)* }));
-                    let bp = &b.pops;
-                    let br = b.rev.iter().rev();
-                    ra.push(quote!(#pat => { #(#bp)* #(#br)* }));
+                    let mut b = self.block(body, Level::Nested);
+                    fa.push((quote!(#pat), std::mem::take(&mut b.fwd)));
+                    ra.push((quote!(#pat), b.reverse()));
                 }
-                out.fwd.push(quote!(match #sc_fwd { #(#fa)* }));
-                out.rev.push(quote!(match #sc { #(#ra)* }));
+                out.fwd.push(Op::Match {
+                    scrut: sc_fwd,
+                    arms: fa,
+                });
+                out.rev.push(Op::Match { scrut: sc, arms: ra });
             }
             R::For {
                 var,
@@ -131,12 +145,7 @@ impl Emitter<'_> {
             } => self.for_loop(*var, range, body, *brk, level, out),
             R::While { cond, body, brk } => {
                 let cnt = self.fresh("n");
-                let b = self.loop_body(body);
-                let bf = &b.fwd;
-                let check = brk.map(|f| {
-                    let f = self.uname(f);
-                    quote!(if #f { break; })
-                });
+                let mut b = self.loop_body(body);
                 let head = match cond {
                     Some(c) => {
                         let c = self.fwd_expr(c);
@@ -144,16 +153,41 @@ impl Emitter<'_> {
                     }
                     None => quote!(loop),
                 };
-                out.fwd.push(quote! {
-                    let mut #cnt: usize = 0;
-                    #head { #cnt += 1; #(#bf)* #check }
+                let body = self.counted_body(&cnt, std::mem::take(&mut b.fwd), *brk);
+                out.fwd.push(Op::Let {
+                    pat: quote!(mut #cnt: usize),
+                    value: quote!(0),
                 });
+                out.fwd.push(Op::Loop { head, body });
                 let count = self.save(quote!(#cnt), level, out, None);
-                let bp = &b.pops;
-                let br = b.rev.iter().rev();
-                out.rev.push(quote!(for _ in 0..#count { #(#bp)* #(#br)* }));
+                out.rev.push(Op::For {
+                    var: quote!(_),
+                    range: quote!(0..#count),
+                    body: b.reverse(),
+                });
             }
             R::Exit(_) => {}
         }
+    }
+
+    /// The forward body of a loop whose trip count the reverse sweep replays: `cnt += 1;`, the
+    /// body, and the exit when the body set the loop's break flag.
+    pub(super) fn counted_body(
+        &self,
+        cnt: &syn::Ident,
+        body: Vec<Op>,
+        brk: Option<VarId>,
+    ) -> Vec<Op> {
+        let mut ops = vec![Op::Code(quote!(#cnt += 1;))];
+        ops.extend(body);
+        if let Some(f) = brk {
+            let f = self.uname(f);
+            ops.push(Op::If {
+                cond: quote!(#f),
+                then: vec![Op::Code(quote!(break;))],
+                els: None,
+            });
+        }
+        ops
     }
 }

@@ -50,24 +50,33 @@ impl Emitter<'_> {
     }
 
     /// `view[k]` for `base[index]` when a slice view of `base` covers this access.
-    pub(super) fn view_access(
-        &self,
-        base: VarId,
-        index: &Expr,
-        adjoint: bool,
-    ) -> Option<TokenStream> {
+    pub(super) fn view_elem(&self, base: VarId, index: &Expr, adjoint: bool) -> Option<ViewElem> {
         let view = if adjoint {
             self.adj_views.get(&base)?
         } else {
             self.views.get(&base)?
         };
         let (inv, c) = affine_split(index, view.index, self)?;
-        if inv != view.inv {
+        if !inv.same(&view.inv) {
             return None;
         }
-        let (n, i, a) = (&view.name, self.uname(view.index), &view.start);
-        let k = (c - view.lo) as usize;
-        Some(quote!(#n[(#i - #a) + #k]))
+        Some(ViewElem {
+            view: view.name.clone(),
+            index: self.uname(view.index),
+            start: view.start.clone(),
+            k: (c - view.lo) as usize,
+        })
+    }
+
+    /// `view_elem`, printed.
+    pub(super) fn view_access(
+        &self,
+        base: VarId,
+        index: &Expr,
+        adjoint: bool,
+    ) -> Option<TokenStream> {
+        self.view_elem(base, index, adjoint)
+            .map(|v| v.to_token_stream())
     }
 
     /// Slice views for a simple loop `for i in a..b`: sequences whose every access in the loop
@@ -78,7 +87,7 @@ impl Emitter<'_> {
         &mut self,
         index: VarId,
         body: &[R],
-        a: &TokenStream,
+        a: &syn::Ident,
     ) -> (Vec<PlannedView>, Vec<PlannedView>) {
         let mut plan = ViewPlan {
             em: self,
@@ -129,7 +138,7 @@ impl Emitter<'_> {
         inv: Option<TokenStream>,
         b: &TokenStream,
         mutable: bool,
-    ) -> TokenStream {
+    ) -> Op {
         let (n, a) = (&view.name, &view.start);
         let shift = |base: TokenStream, c: i64| -> TokenStream {
             let m = c.unsigned_abs() as usize;
@@ -145,10 +154,14 @@ impl Emitter<'_> {
         };
         let lo_t = shift(quote!(#a), view.lo);
         let hi_t = shift(quote!(#b), hi);
-        if mutable {
-            quote!(let #n = if #a < #b { &mut #arr[#lo_t..#hi_t] } else { &mut #arr[0..0] };)
+        let value = if mutable {
+            quote!(if #a < #b { &mut #arr[#lo_t..#hi_t] } else { &mut #arr[0..0] })
         } else {
-            quote!(let #n = if #a < #b { &#arr[#lo_t..#hi_t] } else { &#arr[0..0] };)
+            quote!(if #a < #b { &#arr[#lo_t..#hi_t] } else { &#arr[0..0] })
+        };
+        Op::Let {
+            pat: quote!(#n),
+            value,
         }
     }
 
@@ -203,11 +216,17 @@ impl Emitter<'_> {
             // The views index relative to the loop's start, bound once before each loop.
             let vstart = self.fresh("va");
             let (fs, fe) = (self.fwd_expr(start), self.fwd_expr(end));
-            let mut fwd_decls = vec![quote!(let #vstart = #fs;)];
-            let mut rev_decls = vec![quote!(let #vstart = #s;)];
+            let mut fwd_decls = vec![Op::Let {
+                pat: quote!(#vstart),
+                value: fs,
+            }];
+            let mut rev_decls = vec![Op::Let {
+                pat: quote!(#vstart),
+                value: s.clone(),
+            }];
             // Slice views (only for plain ascending or descending `a..b` loops).
             let (pviews, aviews) = if step.is_none() && !*inclusive {
-                self.plan_views(var, body, &quote!(#vstart))
+                self.plan_views(var, body, &vstart)
             } else {
                 (Vec::new(), Vec::new())
             };
@@ -236,7 +255,7 @@ impl Emitter<'_> {
                 .into_iter()
                 .map(|(arr, v, _)| (arr, self.adj_views.insert(arr, v)))
                 .collect();
-            let b = self.loop_body(body);
+            let mut b = self.loop_body(body);
             for (arr, old) in saved_views {
                 self.views.remove(&arr);
                 if let Some(o) = old {
@@ -259,15 +278,20 @@ impl Emitter<'_> {
                 }
             }
             let r = self.fwd_range(range);
-            let bf = &b.fwd;
-            out.fwd
-                .push(quote!({ #(#fwd_decls)* for #i in #r { #(#bf)* } }));
+            fwd_decls.push(Op::For {
+                var: quote!(#i),
+                range: r,
+                body: std::mem::take(&mut b.fwd),
+            });
+            out.fwd.push(Op::Block(fwd_decls));
             let rr = crate::codegen::primal::range_tokens(&s, &e, *inclusive, *rev, st.as_ref());
-            let bp = &b.pops;
-            let br = b.rev.iter().rev();
             if wins.is_empty() {
-                out.rev
-                    .push(quote!({ #(#rev_decls)* for #i in #rr.rev() { #(#bp)* #(#br)* } }));
+                rev_decls.push(Op::For {
+                    var: quote!(#i),
+                    range: quote!(#rr.rev()),
+                    body: b.reverse(),
+                });
+                out.rev.push(Op::Block(rev_decls));
             } else {
                 // The reverse loop runs downwards unless the forward one ran upwards (`.rev()`).
                 let down = !*rev;
@@ -321,32 +345,40 @@ impl Emitter<'_> {
                             quote!(#at.checked_sub(#m))
                         }
                     };
-                    let load = |sl: &syn::Ident, at: &TokenStream, c: i64| -> TokenStream {
-                        if win.guarded {
+                    let load = |sl: &syn::Ident, at: &TokenStream, c: i64| -> Op {
+                        let value = if win.guarded {
                             let ix = guarded_ix(at, c);
-                            quote!(#sl = match #ix {
+                            quote!(match #ix {
                                 ::core::option::Option::Some(k) if k < #b.len() => #b[k],
                                 _ => #rt::zero(),
-                            };)
-                        } else {
-                            let e = elem(at, c);
-                            quote!(#sl = #e;)
-                        }
-                    };
-                    let store = |sl: &syn::Ident, at: &TokenStream, c: i64| -> TokenStream {
-                        if win.guarded {
-                            let ix = guarded_ix(at, c);
-                            quote!(if let ::core::option::Option::Some(k) = #ix {
-                                if k < #b.len() { #b[k] = #sl; }
                             })
                         } else {
-                            let e = elem(at, c);
-                            quote!(#e = #sl;)
+                            elem(at, c)
+                        };
+                        Op::Set {
+                            place: quote!(#sl),
+                            value,
+                        }
+                    };
+                    let store = |sl: &syn::Ident, at: &TokenStream, c: i64| -> Op {
+                        if win.guarded {
+                            let ix = guarded_ix(at, c);
+                            Op::Code(quote!(if let ::core::option::Option::Some(k) = #ix {
+                                if k < #b.len() { #b[k] = #sl; }
+                            }))
+                        } else {
+                            Op::Set {
+                                place: elem(at, c),
+                                value: quote!(#sl),
+                            }
                         }
                     };
                     for c in win.lo..=win.hi {
                         let sl = win.slot(c);
-                        decl.push(quote!(let mut #sl = #rt::zero();));
+                        decl.push(Op::Let {
+                            pat: quote!(mut #sl),
+                            value: quote!(#rt::zero()),
+                        });
                         load_all.push(load(sl, &start_i, c));
                     }
                     let (enter, leave) = if down {
@@ -359,15 +391,17 @@ impl Emitter<'_> {
                     store_shift.push(store(sl_leave, &here, leave));
                     // Shift towards the leaving end.
                     let cs: Vec<i64> = (win.lo..=win.hi).collect();
+                    let shift = |a: &syn::Ident, bb: &syn::Ident| Op::Set {
+                        place: quote!(#a),
+                        value: quote!(#bb),
+                    };
                     if down {
                         for k in (1..cs.len()).rev() {
-                            let (a, bb) = (win.slot(cs[k]), win.slot(cs[k - 1]));
-                            store_shift.push(quote!(#a = #bb;));
+                            store_shift.push(shift(win.slot(cs[k]), win.slot(cs[k - 1])));
                         }
                     } else {
                         for k in 0..cs.len().saturating_sub(1) {
-                            let (a, bb) = (win.slot(cs[k]), win.slot(cs[k + 1]));
-                            store_shift.push(quote!(#a = #bb;));
+                            store_shift.push(shift(win.slot(cs[k]), win.slot(cs[k + 1])));
                         }
                     }
                     // After the loop, the slots that did not leave still hold elements of the
@@ -383,21 +417,35 @@ impl Emitter<'_> {
                 }
                 // The slots are filled before the first iteration (the first iteration's reload
                 // of the entering slot reads the same, untouched value).
-                out.rev.push(quote! {
-                    {
-                        #(#rev_decls)*
-                        #(#decl)*
-                        let mut #last = if #nonempty { #first_i } else { #vstart };
-                        if #nonempty { #(#load_all)* }
-                        for #i in #rr.rev() {
-                            #(#load_new)*
-                            #last = #i;
-                            #(#bp)* #(#br)*
-                            #(#store_shift)*
-                        }
-                        if #nonempty { #(#flush)* }
-                    }
+                let mut ops = rev_decls;
+                ops.extend(decl);
+                ops.push(Op::Let {
+                    pat: quote!(mut #last),
+                    value: quote!(if #nonempty { #first_i } else { #vstart }),
                 });
+                ops.push(Op::If {
+                    cond: nonempty.clone(),
+                    then: load_all,
+                    els: None,
+                });
+                let mut body = load_new;
+                body.push(Op::Set {
+                    place: quote!(#last),
+                    value: quote!(#i),
+                });
+                body.extend(b.reverse());
+                body.extend(store_shift);
+                ops.push(Op::For {
+                    var: quote!(#i),
+                    range: quote!(#rr.rev()),
+                    body,
+                });
+                ops.push(Op::If {
+                    cond: nonempty,
+                    then: flush,
+                    els: None,
+                });
+                out.rev.push(Op::Block(ops));
             }
         } else {
             // Record the trip count; the index is saved per iteration if the reverse needs it.
@@ -405,26 +453,40 @@ impl Emitter<'_> {
             let mut b = self.loop_body(body);
             if self.needed.contains(&var) {
                 self.needed_now.insert(var);
-                let rt = names::rt();
                 let t = self.fresh("t");
                 self.tapes.push(t.clone());
-                b.fwd.insert(0, quote!(#t.push(#i);));
-                b.pops.insert(0, quote!(let #i = #rt::pop(&mut #t);));
+                b.fwd.insert(
+                    0,
+                    Op::Push {
+                        tape: t.clone(),
+                        value: quote!(#i),
+                    },
+                );
+                b.pops.insert(
+                    0,
+                    Op::Pop {
+                        name: i.clone(),
+                        tape: t,
+                    },
+                );
             }
             let r = self.fwd_range(range);
-            let bf = &b.fwd;
-            let check = brk.map(|f| {
-                let f = self.uname(f);
-                quote!(if #f { break; })
+            let body = self.counted_body(&cnt, std::mem::take(&mut b.fwd), brk);
+            out.fwd.push(Op::Let {
+                pat: quote!(mut #cnt: usize),
+                value: quote!(0),
             });
-            out.fwd.push(quote! {
-                let mut #cnt: usize = 0;
-                for #i in #r { #cnt += 1; #(#bf)* #check }
+            out.fwd.push(Op::For {
+                var: quote!(#i),
+                range: r,
+                body,
             });
             let count = self.save(quote!(#cnt), level, out, None);
-            let bp = &b.pops;
-            let br = b.rev.iter().rev();
-            out.rev.push(quote!(for _ in 0..#count { #(#bp)* #(#br)* }));
+            out.rev.push(Op::For {
+                var: quote!(_),
+                range: quote!(0..#count),
+                body: b.reverse(),
+            });
         }
     }
 }

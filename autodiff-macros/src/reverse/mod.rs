@@ -28,6 +28,7 @@ mod backprop;
 mod blocks;
 mod loops;
 mod plan;
+mod program;
 mod stmts;
 mod values;
 
@@ -35,6 +36,7 @@ use crate::analysis::usefulness::useful;
 use crate::codegen::dump::IrDump;
 use crate::transform::normalize::{normalize, R};
 use plan::{affine_offset, affine_split, ViewAccesses, ViewPlan, WindowPlan};
+use program::{Adj, Op, ViewElem};
 use values::StmtCx;
 
 /// Where a saved value lives.
@@ -45,11 +47,28 @@ enum Level {
 }
 
 struct BlockOut {
-    fwd: Vec<TokenStream>,
+    fwd: Vec<Op>,
     /// Reverse code of each statement, in forward order (reversed when assembled).
-    rev: Vec<TokenStream>,
+    rev: Vec<Op>,
     /// Code to run at the start of this block's reverse: pops, recomputations, adjoint zeros.
-    pops: Vec<TokenStream>,
+    pops: Vec<Op>,
+}
+
+impl BlockOut {
+    fn new() -> Self {
+        BlockOut {
+            fwd: Vec::new(),
+            rev: Vec::new(),
+            pops: Vec::new(),
+        }
+    }
+
+    /// This block's reverse sweep: its pops, then the statements' reverse code, last first.
+    fn reverse(self) -> Vec<Op> {
+        let mut ops = self.pops;
+        ops.extend(self.rev.into_iter().rev());
+        ops
+    }
 }
 
 struct Emitter<'a> {
@@ -99,9 +118,9 @@ struct SliceView {
     name: syn::Ident,
     index: VarId,
     /// The loop-invariant part `e`, printed (empty when there is none), and as an expression.
-    inv: String,
+    inv: plan::Invariant,
     inv_expr: Option<Expr>,
-    start: TokenStream,
+    start: syn::Ident,
     lo: i64,
 }
 
@@ -124,6 +143,13 @@ impl Window {
 }
 
 pub fn emit_body(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<TokenStream> {
+    let program = adjoint_program(f, diag, dump)?;
+    dump.section("adjoint program (reverse mode)", || program::print(&program));
+    Some(quote!(#(#program)*))
+}
+
+/// The body of `f_vjp` as an adjoint program (`None` after an error, reported in `diag`).
+fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<Vec<Op>> {
     let mut vars = f.vars.clone();
     let ret = vars.len();
     vars.push(Var {
@@ -191,7 +217,7 @@ pub fn emit_body(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<Tok
             adj_views: HashMap::new(),
             scale: scale_fn(f),
         };
-        let code = em.function(&body);
+        let program = em.function(&body);
         if em.bug {
             break;
         }
@@ -211,7 +237,7 @@ pub fn emit_body(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<Tok
             }
         }
         if grown_needed == needed && grown_restore == restore {
-            return Some(code);
+            return Some(program);
         }
         needed = grown_needed;
         restore = grown_restore;
@@ -337,19 +363,27 @@ impl Emitter<'_> {
         out: &mut BlockOut,
         bind_as: Option<syn::Ident>,
     ) -> syn::Ident {
-        let rt = names::rt();
         match level {
             Level::Top => {
                 let s = bind_as.unwrap_or_else(|| self.fresh("s"));
-                out.fwd.push(quote!(let #s = #value;));
+                out.fwd.push(Op::Let {
+                    pat: quote!(#s),
+                    value,
+                });
                 s
             }
             Level::Nested => {
                 let t = self.fresh("t");
                 self.tapes.push(t.clone());
-                out.fwd.push(quote!(#t.push(#value);));
+                out.fwd.push(Op::Push {
+                    tape: t.clone(),
+                    value,
+                });
                 let s = bind_as.unwrap_or_else(|| self.fresh("s"));
-                out.pops.push(quote!(let #s = #rt::pop(&mut #t);));
+                out.pops.push(Op::Pop {
+                    name: s.clone(),
+                    tape: t,
+                });
                 s
             }
         }
@@ -419,7 +453,7 @@ impl Emitter<'_> {
 
     // ------------------------------------------------------------------ whole function
 
-    fn function(&mut self, body: &[R]) -> TokenStream {
+    fn function(&mut self, body: &[R]) -> Vec<Op> {
         let rt = names::rt();
         let f = self.f;
         let mut prologue = Vec::new();
@@ -431,14 +465,29 @@ impl Emitter<'_> {
             let n = &p.name;
             let mutable = self.vars[p.var].mutable;
             match (&p.shape, mutable) {
-                (Shape::Seq(_), false) => prologue.push(quote!(let #b = #d;)),
+                (Shape::Seq(_), false) => prologue.push(Op::Let {
+                    pat: quote!(#b),
+                    value: quote!(#d),
+                }),
                 (Shape::Seq(_), true) => {
-                    prologue.push(quote!(let mut #b = #rt::zeros_like_slice(&#n[..]);));
-                    epilogue.push(quote!(#rt::acc_slice(&mut #d[..], &#b[..]);));
+                    prologue.push(Op::Let {
+                        pat: quote!(mut #b),
+                        value: quote!(#rt::zeros_like_slice(&#n[..])),
+                    });
+                    epilogue.push(Op::AccSlice {
+                        target: quote!(&mut #d[..]),
+                        value: quote!(#b),
+                    });
                 }
                 _ => {
-                    prologue.push(quote!(let mut #b = #rt::zero_like(&#n);));
-                    epilogue.push(quote!(*#d = #rt::acc(*#d, #b);));
+                    prologue.push(Op::Let {
+                        pat: quote!(mut #b),
+                        value: quote!(#rt::zero_like(&#n)),
+                    });
+                    epilogue.push(Op::Set {
+                        place: quote!(*#d),
+                        value: quote!(#rt::acc(*#d, #b)),
+                    });
                 }
             }
         }
@@ -460,25 +509,30 @@ impl Emitter<'_> {
             }
             _ => (quote!(#rt::zero()), quote!(#seed)),
         };
-        let out = self.block(body, Level::Top);
-        let fwd = &out.fwd;
-        let pops = &out.pops;
-        let rev = out.rev.iter().rev();
-        let tapes = &self.tapes;
+        let mut out = self.block(body, Level::Top);
         let items = &f.items;
         let out_ty = &f.output.ty;
-        quote! {
-            #(#items)*
-            #(let mut #tapes = ::std::vec::Vec::new();)*
-            let mut #ret: #out_ty = #ret_init;
-            #(#fwd)*
-            #(#prologue)*
-            let mut #bret = #seed_init;
-            #(#pops)*
-            #(#rev)*
-            #(#epilogue)*
-            #ret
+        let mut program = vec![Op::Code(quote!(#(#items)*))];
+        for t in &self.tapes {
+            program.push(Op::Let {
+                pat: quote!(mut #t),
+                value: quote!(::std::vec::Vec::new()),
+            });
         }
+        program.push(Op::Let {
+            pat: quote!(mut #ret: #out_ty),
+            value: ret_init,
+        });
+        program.append(&mut out.fwd);
+        program.extend(prologue);
+        program.push(Op::Let {
+            pat: quote!(mut #bret),
+            value: seed_init,
+        });
+        program.extend(out.reverse());
+        program.extend(epilogue);
+        program.push(Op::Code(quote!(#ret)));
+        program
     }
 }
 
@@ -512,4 +566,113 @@ fn placeholder(s: &Shape) -> Option<TokenStream> {
         }
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::program::Op;
+    use crate::testing::analysed;
+    use syn::parse_quote;
+
+    fn program(item: syn::ItemFn) -> Vec<Op> {
+        let f = analysed(item);
+        let mut diag = crate::diag::Diag::default();
+        let mut dump = crate::codegen::dump::IrDump::default();
+        super::adjoint_program(&f, &mut diag, &mut dump).expect("an adjoint program")
+    }
+
+    /// Every op of `ops`, nested ones included, in order.
+    fn flat(ops: &[Op], out: &mut Vec<String>) {
+        for op in ops {
+            let kind = match op {
+                Op::Code(_) => "code",
+                Op::Let { .. } => "let",
+                Op::Set { .. } => "set",
+                Op::Push { .. } => "push",
+                Op::Pop { .. } => "pop",
+                Op::Take { .. } => "take",
+                Op::Acc { first: true, .. } => "acc-first",
+                Op::Acc { .. } => "acc",
+                Op::AccSlice { .. } => "acc-slice",
+                Op::Rule { rule, .. } => {
+                    out.push(format!("rule {rule}"));
+                    continue;
+                }
+                Op::CallVjp { .. } => "vjp",
+                Op::Block(b) | Op::Loop { body: b, .. } | Op::For { body: b, .. } => {
+                    flat(b, out);
+                    continue;
+                }
+                Op::If { then, els, .. } => {
+                    flat(then, out);
+                    if let Some(e) = els {
+                        flat(e, out);
+                    }
+                    continue;
+                }
+                Op::Match { arms, .. } => {
+                    for (_, b) in arms {
+                        flat(b, out);
+                    }
+                    continue;
+                }
+            };
+            out.push(kind.to_string());
+        }
+    }
+
+    fn kinds(item: syn::ItemFn) -> Vec<String> {
+        let mut out = Vec::new();
+        flat(&program(item), &mut out);
+        out
+    }
+
+    #[test]
+    fn straight_line_code_saves_nothing() {
+        let k = kinds(parse_quote! {
+            fn f(x: f64, y: f64) -> f64 {
+                let z = x * y;
+                z.sin()
+            }
+        });
+        assert!(!k.iter().any(|o| o == "push" || o == "pop"), "{k:?}");
+        assert!(k.iter().any(|o| o == "rule mul"), "{k:?}");
+        assert!(k.iter().any(|o| o == "rule sin"), "{k:?}");
+    }
+
+    #[test]
+    fn a_product_overwritten_in_a_loop_is_saved_once_per_iteration() {
+        let k = kinds(parse_quote! {
+            fn f(x: f64, n: usize) -> f64 {
+                let mut s = 1.0;
+                for _ in 0..n {
+                    s = s * x;
+                }
+                s
+            }
+        });
+        // The old `s` that `mul`'s partial reads: pushed in the forward loop, popped in the reverse.
+        assert_eq!(k.iter().filter(|o| *o == "push").count(), 1, "{k:?}");
+        assert_eq!(k.iter().filter(|o| *o == "pop").count(), 1, "{k:?}");
+        let push = k.iter().position(|o| o == "push").unwrap();
+        let pop = k.iter().position(|o| o == "pop").unwrap();
+        assert!(push < pop, "{k:?}");
+        // `s`'s adjoint is taken (read and zeroed) before it flows into `s` and `x` again; the
+        // first contribution to the zeroed adjoint is assigned, not added.
+        let body = &k[pop..];
+        let take = body.iter().position(|o| o == "take").expect("a take");
+        let mul = body.iter().position(|o| o == "rule mul").expect("mul's partials");
+        assert!(take < mul, "{k:?}");
+        assert!(body[mul..].iter().any(|o| o == "acc-first"), "{k:?}");
+    }
+
+    #[test]
+    fn a_call_reverses_through_its_vjp() {
+        let k = kinds(parse_quote! {
+            fn f(x: f64) -> f64 {
+                g(x) * 2.0
+            }
+        });
+        assert!(k.iter().any(|o| o == "vjp"), "{k:?}");
+    }
 }

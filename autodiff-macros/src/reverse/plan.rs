@@ -33,10 +33,21 @@ pub(super) fn affine_offset(e: &Expr, i: VarId) -> Option<i64> {
     }
 }
 
-/// Splits `e + i + c` into (the printed invariant `e`, `c`): terms added together, exactly one
+/// The loop-invariant terms `e` of an index `e + i + c`, in the order written.
+#[derive(Clone)]
+pub(super) struct Invariant(Vec<Expr>);
+
+impl Invariant {
+    /// The same terms in the same order (so the same value at every iteration).
+    pub(super) fn same(&self, other: &Invariant) -> bool {
+        self.0.len() == other.0.len() && self.0.iter().zip(&other.0).all(|(a, b)| a.same(b))
+    }
+}
+
+/// Splits `e + i + c` into (the invariant terms `e`, `c`): terms added together, exactly one
 /// of them the loop index `i`, integer literals summed into `c`, the rest (which must not read `i`
 /// or anything not stable) forming `e`. `None` for any other shape.
-pub(super) fn affine_split(ix: &Expr, i: VarId, em: &Emitter) -> Option<(String, i64)> {
+pub(super) fn affine_split(ix: &Expr, i: VarId, em: &Emitter) -> Option<(Invariant, i64)> {
     let mut terms = Vec::new();
     let mut c = 0i64;
     if !add_terms(ix, &mut terms, &mut c) {
@@ -55,8 +66,7 @@ pub(super) fn affine_split(ix: &Expr, i: VarId, em: &Emitter) -> Option<(String,
     if reads.iter().any(|r| *r == i || !em.stable(*r)) {
         return None;
     }
-    let inv: Vec<String> = rest.iter().map(|t| em.fwd_expr(t).to_string()).collect();
-    Some((inv.join(" + "), c))
+    Some((Invariant(rest.into_iter().cloned().collect()), c))
 }
 
 pub(super) fn add_terms<'e>(e: &'e Expr, terms: &mut Vec<&'e Expr>, c: &mut i64) -> bool {
@@ -224,7 +234,7 @@ impl WindowPlan<'_> {
 /// The accesses `arr[e + i + c]` of one sequence in a loop body (one invariant `e`).
 #[derive(Clone)]
 pub(super) struct ViewAccesses {
-    pub(super) inv: String,
+    pub(super) inv: Invariant,
     pub(super) inv_expr: Option<Expr>,
     pub(super) offsets: Vec<i64>,
 }
@@ -250,7 +260,7 @@ impl ViewPlan<'_, '_> {
             })
         });
         match (entry.as_mut(), split) {
-            (Some(acc), Some((inv, c))) if acc.inv == inv => acc.offsets.push(c),
+            (Some(acc), Some((inv, c))) if acc.inv.same(&inv) => acc.offsets.push(c),
             _ => *entry = None,
         }
     }

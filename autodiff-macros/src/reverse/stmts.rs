@@ -37,8 +37,8 @@ impl Emitter<'_> {
                     _ => None,
                 };
                 match placeholder {
-                    Some(ph) => out.fwd.push(quote!(let #p = #ph;)),
-                    None => out.fwd.push(quote!(let #p;)),
+                    Some(ph) => out.fwd.push(Op::Let { pat: p, value: ph }),
+                    None => out.fwd.push(Op::Code(quote!(let #p;))),
                 }
                 return;
             }
@@ -56,7 +56,10 @@ impl Emitter<'_> {
             self.prepare(init, &mut cx, out);
         }
         let v = self.fwd_expr(init);
-        out.fwd.push(quote!(let #p = #v;));
+        out.fwd.push(Op::Let {
+            pat: p.clone(),
+            value: v.clone(),
+        });
         // A value defined in a loop or branch that the reverse sweep reads: recompute or save.
         if level == Level::Nested {
             if let Pat::Bind(var) = pat {
@@ -70,7 +73,7 @@ impl Emitter<'_> {
                         });
                     if cheap {
                         // `p` keeps the user's annotation, which may fix the float type.
-                        out.pops.push(quote!(let #p = #v;));
+                        out.pops.push(Op::Let { pat: p, value: v });
                     } else {
                         let value = self.fwd_expr(&Expr::new(ExprKind::Var(*var), init.span));
                         self.save(value, level, out, Some(name.clone()));
@@ -105,10 +108,13 @@ impl Emitter<'_> {
             }
             let g = self.pattern_adjoint(p);
             let gname = self.fresh("g");
-            rev.push(quote!(let #gname = #g;));
+            rev.push(Op::Let {
+                pat: quote!(#gname),
+                value: g,
+            });
             self.backprop(e, quote!(#gname), &mut cx, &mut rev);
         }
-        out.rev.push(quote!({ #(#rev)* }));
+        out.rev.push(Op::Block(rev));
     }
 
     pub(super) fn needed_or_mark(&mut self, v: VarId) -> bool {
@@ -171,30 +177,47 @@ impl Emitter<'_> {
             self.tapes.push(t.clone());
             match place {
                 Place::Var(_) => {
-                    out.fwd
-                        .push(quote!(#t.push(::core::clone::Clone::clone(&#name));));
-                    restore_code = Some(quote!(#name = #rt::pop(&mut #t);));
+                    out.fwd.push(Op::Push {
+                        tape: t.clone(),
+                        value: quote!(::core::clone::Clone::clone(&#name)),
+                    });
+                    restore_code = Some(Op::Set {
+                        place: quote!(#name),
+                        value: quote!(#rt::pop(&mut #t)),
+                    });
                 }
                 Place::Index(_, i) => {
                     let fi = self.fwd_expr(i);
-                    out.fwd.push(quote!(#t.push(#name[#fi]);));
+                    out.fwd.push(Op::Push {
+                        tape: t.clone(),
+                        value: quote!(#name[#fi]),
+                    });
                     let ri = idx.clone().unwrap_or_default();
-                    restore_code = Some(quote!(#name[#ri] = #rt::pop(&mut #t);));
+                    restore_code = Some(Op::Set {
+                        place: quote!(#name[#ri]),
+                        value: quote!(#rt::pop(&mut #t)),
+                    });
                 }
             }
         }
         match place {
-            Place::Var(_) => out.fwd.push(quote!(#name = #val;)),
+            Place::Var(_) => out.fwd.push(Op::Set {
+                place: quote!(#name),
+                value: val,
+            }),
             Place::Index(_, i) => {
                 let i = self.fwd_expr(i);
-                out.fwd.push(quote!(#name[#i] = #val;));
+                out.fwd.push(Op::Set {
+                    place: quote!(#name[#i]),
+                    value: val,
+                });
             }
         }
         // A variable whose value no derivative reads has a zero adjoint: nothing to propagate.
         if !useful {
             if let Some(r) = restore_code {
                 rev.push(r);
-                out.rev.push(quote!({ #(#rev)* }));
+                out.rev.push(Op::Block(rev));
             }
             return;
         }
@@ -202,38 +225,52 @@ impl Emitter<'_> {
         // from zero for the writes before this one.
         let b = self.adj(v);
         let g = self.fresh("g");
+        let take = |place: Adj, zero: TokenStream| Op::Take {
+            g: g.clone(),
+            place,
+            zero,
+        };
         match (place, &self.vars[v].shape) {
             (Place::Index(_, ix), _) => match self
                 .window_slot(v, ix)
-                .map(|s| quote!(#s))
-                .or_else(|| self.view_access(v, ix, true))
+                .map(Adj::Slot)
+                .or_else(|| self.view_elem(v, ix, true).map(Adj::View))
             {
                 Some(slot) => {
-                    rev.push(quote!(let #g = #slot; #slot = #rt::zero();));
-                    cx.zeroed.insert(slot.to_string());
+                    // Window slots and view elements are distinct by offset: exactly zeroed.
+                    rev.push(take(slot.clone(), quote!(#rt::zero())));
+                    cx.mark_zeroed(slot);
                 }
                 None => {
                     let i = idx.clone().unwrap_or_default();
                     // Not marked zeroed: another index expression (`b[1]` and `b[i]`) may name
-                    // the same element. Window slots and view elements are distinct by offset.
-                    rev.push(quote!(let #g = #b[#i]; #b[#i] = #rt::zero();));
+                    // the same element.
+                    rev.push(take(
+                        Adj::Elem(b, program::Printed(i)),
+                        quote!(#rt::zero()),
+                    ));
                 }
             },
             (Place::Var(_), Shape::Seq(SeqKind::Array(_))) => {
-                rev.push(quote!(let #g = #b; #b = #rt::zeros_like_array(&#g);));
+                rev.push(take(Adj::Var(b), quote!(#rt::zeros_like_array(&#g))));
             }
             (Place::Var(_), Shape::Seq(_)) => {
-                rev.push(
-                    quote!(let #g = #rt::zeros_like_slice(&#b[..]); let #g = ::core::mem::replace(&mut #b, #g);),
-                );
+                rev.push(Op::Let {
+                    pat: quote!(#g),
+                    value: quote!(#rt::zeros_like_slice(&#b[..])),
+                });
+                rev.push(Op::Let {
+                    pat: quote!(#g),
+                    value: quote!(::core::mem::replace(&mut #b, #g)),
+                });
             }
             (Place::Var(_), Shape::Tuple(items)) => {
                 let z = items.iter().map(tuple_zero_item);
-                rev.push(quote!(let #g = #b; #b = (#(#z,)*);));
+                rev.push(take(Adj::Var(b), quote!((#(#z,)*))));
             }
             _ => {
-                rev.push(quote!(let #g = #b; #b = #rt::zero();));
-                cx.zeroed.insert(quote!(#b).to_string());
+                rev.push(take(Adj::Var(b.clone()), quote!(#rt::zero())));
+                cx.mark_zeroed(Adj::Var(b));
             }
         }
         // The value is recomputed from the state before the write.
@@ -243,6 +280,6 @@ impl Emitter<'_> {
         if self.active(value) {
             self.backprop(value, quote!(#g), &mut cx, &mut rev);
         }
-        out.rev.push(quote!({ #(#rev)* }));
+        out.rev.push(Op::Block(rev));
     }
 }

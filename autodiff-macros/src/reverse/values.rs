@@ -16,18 +16,27 @@ impl Emitter<'_> {
         let mut sub_slices = BTreeSet::new();
         e.visit(&mut |n| {
             if matches!(n.kind, ExprKind::SubSlice { .. }) {
-                sub_slices.insert(n as *const Expr as usize);
+                sub_slices.insert(n.id);
             }
         });
         // One saved copy per distinct read (`s * s` saves `s` once).
-        let mut by_text: HashMap<String, TokenStream> = HashMap::new();
-        for (key, tokens) in snaps {
-            let text = tokens.to_string();
-            let name = match by_text.get(&text) {
-                Some(n) => n.clone(),
+        let mut saved: Vec<(&Expr, bool, TokenStream)> = Vec::new();
+        for Snap {
+            key,
+            read,
+            owned,
+            value,
+        } in snaps
+        {
+            let earlier = saved
+                .iter()
+                .find(|(r, o, _)| *o == owned && r.same(read))
+                .map(|(_, _, n)| n.clone());
+            let name = match earlier {
+                Some(n) => n,
                 None => {
-                    let s = self.save(tokens, cx.level, out, None);
-                    by_text.insert(text, quote!(#s));
+                    let s = self.save(value, cx.level, out, None);
+                    saved.push((read, owned, quote!(#s)));
                     quote!(#s)
                 }
             };
@@ -46,7 +55,7 @@ impl Emitter<'_> {
     pub(super) fn mark(&self, e: &Expr, needed: bool, cx: &mut StmtCx) {
         if needed {
             e.visit(&mut |n| {
-                cx.needed.insert(n as *const Expr as usize);
+                cx.needed.insert(n.id);
             });
             return;
         }
@@ -107,13 +116,13 @@ impl Emitter<'_> {
     }
 
     /// Leaves under needed nodes whose value the reverse sweep cannot find by name.
-    pub(super) fn collect_snaps(
+    pub(super) fn collect_snaps<'e>(
         &mut self,
-        e: &Expr,
+        e: &'e Expr,
         cx: &StmtCx,
-        snaps: &mut Vec<(usize, TokenStream)>,
+        snaps: &mut Vec<Snap<'e>>,
     ) {
-        let key = e as *const Expr as usize;
+        let key = e.id;
         let needed = cx.needed.contains(&key);
         match &e.kind {
             ExprKind::Var(v) if needed => {
@@ -121,7 +130,7 @@ impl Emitter<'_> {
                     if self.vars[*v].mutable {
                         let t = self.fwd_expr(e);
                         self.count_read(*v);
-                        snaps.push((key, t));
+                        snaps.push(Snap::new(e, false, t));
                     } else {
                         self.needed_now.insert(*v);
                     }
@@ -131,23 +140,26 @@ impl Emitter<'_> {
                 if !self.stable_at_stmt(*base) {
                     let t = self.fwd_expr(e);
                     self.count_read(*base);
-                    snaps.push((key, t));
+                    snaps.push(Snap::new(e, false, t));
                 }
                 // The index also locates the element's adjoint.
                 self.collect_snaps(index, cx, snaps);
             }
             ExprKind::Len(v) if needed && !self.stable_at_stmt(*v) => {
                 let t = self.fwd_expr(e);
-                snaps.push((key, t));
+                snaps.push(Snap::new(e, false, t));
             }
             ExprKind::Ref(inner) if needed => {
                 if let ExprKind::Var(v) = inner.kind {
                     if !self.stable_at_stmt(v) {
                         // Saved under the variable's node: `val` then borrows the copy.
                         let n = self.uname(v);
-                        let inner_key = &**inner as *const Expr as usize;
                         self.count_read(v);
-                        snaps.push((inner_key, quote!(::std::borrow::ToOwned::to_owned(&#n[..]))));
+                        snaps.push(Snap::new(
+                            inner,
+                            true,
+                            quote!(::std::borrow::ToOwned::to_owned(&#n[..])),
+                        ));
                         return;
                     }
                 }
@@ -158,7 +170,11 @@ impl Emitter<'_> {
             } if needed => {
                 if !self.stable_at_stmt(*base) {
                     let t = self.fwd_expr(e);
-                    snaps.push((key, quote!(::std::borrow::ToOwned::to_owned(#t))));
+                    snaps.push(Snap::new(
+                        e,
+                        true,
+                        quote!(::std::borrow::ToOwned::to_owned(#t)),
+                    ));
                 }
                 if let Some(s) = start {
                     self.collect_snaps(s, cx, snaps)
@@ -169,7 +185,7 @@ impl Emitter<'_> {
             }
             ExprKind::CopySeq(v, _) if needed && !self.stable_at_stmt(*v) => {
                 let t = self.fwd_expr(e);
-                snaps.push((key, t));
+                snaps.push(Snap::new(e, false, t));
             }
             _ => {
                 let kids = e.children();
@@ -188,7 +204,7 @@ impl Emitter<'_> {
         out: &mut BlockOut,
     ) -> TokenStream {
         let s = self.save(self.fwd_expr(e), cx.level, out, None);
-        cx.snap.insert(e as *const Expr as usize, quote!(#s));
+        cx.snap.insert(e.id, quote!(#s));
         quote!(#s)
     }
 
@@ -198,9 +214,14 @@ impl Emitter<'_> {
         e: &Expr,
         cx: &mut StmtCx,
         out: &mut BlockOut,
-        code: &mut Vec<TokenStream>,
+        code: &mut Vec<Op>,
     ) -> TokenStream {
-        let key = e as *const Expr as usize;
+        let key = e.id;
+        // Every node the sweep computes was numbered with the statement list (two nodes
+        // sharing `NONE` would share a table entry).
+        if key == ExprId::NONE {
+            self.bug = true;
+        }
         if let Some(t) = cx.snap.get(&key) {
             return t.clone();
         }
@@ -228,7 +249,10 @@ impl Emitter<'_> {
                 }
                 if let Some(t) = self.view_access(*base, index, false) {
                     let name = self.fresh("v");
-                    code.push(quote!(let #name = #t;));
+                    code.push(Op::Let {
+                        pat: quote!(#name),
+                        value: t,
+                    });
                     cx.vals.insert(key, quote!(#name));
                     return quote!(#name);
                 }
@@ -288,32 +312,64 @@ impl Emitter<'_> {
             }
         };
         let name = self.fresh("v");
-        code.push(quote!(let #name = #t;));
+        code.push(Op::Let {
+            pat: quote!(#name),
+            value: t,
+        });
         cx.vals.insert(key, quote!(#name));
         quote!(#name)
+    }
+}
+
+/// A read saved before its statement: the node (`key` is its id), whether the copy is an owned
+/// copy of a borrowed sequence, and the forward-sweep code of the value.
+pub(super) struct Snap<'e> {
+    key: ExprId,
+    read: &'e Expr,
+    owned: bool,
+    value: TokenStream,
+}
+
+impl<'e> Snap<'e> {
+    fn new(read: &'e Expr, owned: bool, value: TokenStream) -> Self {
+        Snap {
+            key: read.id,
+            read,
+            owned,
+            value,
+        }
     }
 }
 
 /// Per-statement state: which nodes' values are needed, which were saved, which computed.
 pub(super) struct StmtCx {
     pub(super) level: Level,
-    pub(super) needed: BTreeSet<usize>,
-    pub(super) snap: HashMap<usize, TokenStream>,
-    pub(super) vals: HashMap<usize, TokenStream>,
+    pub(super) needed: BTreeSet<ExprId>,
+    pub(super) snap: HashMap<ExprId, TokenStream>,
+    pub(super) vals: HashMap<ExprId, TokenStream>,
     /// Adjoint places just set to zero by this statement's reverse (variables, window slots, view
-    /// elements: places no other spelling can alias): the first contribution is assigned, not added (`0.0 + g` is not `g` in IEEE arithmetic, so rustc could not drop the
-    /// addition, and in a loop it would chain every iteration to the previous one).
-    pub(super) zeroed: BTreeSet<String>,
+    /// elements: places no other spelling can alias): the first contribution is assigned, not
+    /// added (`0.0 + g` is not `g` in IEEE arithmetic, so rustc could not drop the addition, and
+    /// in a loop it would chain every iteration to the previous one).
+    pub(super) zeroed: Vec<Adj>,
 }
 
 impl StmtCx {
+    /// Notes that the statement's reverse just set `place` to zero, where no other spelling can
+    /// name it (an element `b[i]` may also be `b[1]`: never noted).
+    pub(super) fn mark_zeroed(&mut self, place: Adj) {
+        if place.unaliased() {
+            self.zeroed.push(place);
+        }
+    }
+
     pub(super) fn new(level: Level) -> Self {
         StmtCx {
             level,
             needed: BTreeSet::new(),
             snap: HashMap::new(),
             vals: HashMap::new(),
-            zeroed: BTreeSet::new(),
+            zeroed: Vec::new(),
         }
     }
 }

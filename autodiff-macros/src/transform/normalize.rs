@@ -42,6 +42,7 @@ pub(crate) fn normalize(f: &Function, vars: &mut Vec<Var>, ret: VarId, diag: &mu
             },
         );
     }
+    number(&mut body);
     body
 }
 
@@ -580,6 +581,72 @@ fn line(out: &mut String, ind: &str, s: String) {
     out.push('\n');
 }
 
+/// Gives every expression node of `body` its own id, in statement order and, within an
+/// expression, parents before children. Normalisation copies the rest of a block into several
+/// branches, so ids are given to its output; the reverse sweep keys its per-node tables by them.
+pub(crate) fn number(body: &mut [R]) {
+    let mut next = 0u32;
+    for_each_root_mut(body, &mut |root| number_expr(root, &mut next));
+}
+
+fn number_expr(e: &mut Expr, next: &mut u32) {
+    *next += 1;
+    e.id = ExprId(*next);
+    for c in e.children_mut() {
+        number_expr(c, next);
+    }
+}
+
+/// Calls `f` on every root expression of `body` (initialisers, assigned values, index
+/// expressions of places, conditions, scrutinees, range bounds), in statement order.
+pub(crate) fn for_each_root_mut(body: &mut [R], f: &mut dyn FnMut(&mut Expr)) {
+    for s in body {
+        match s {
+            R::Let { init, .. } => {
+                if let Some(e) = init {
+                    f(e);
+                }
+            }
+            R::Assign { place, value } => {
+                if let Place::Index(_, i) = place {
+                    f(i);
+                }
+                f(value);
+            }
+            R::Push { value, .. } | R::Eval(value) => f(value),
+            R::Macro(..) | R::Exit(_) => {}
+            R::If { cond, then, els } => {
+                f(cond);
+                for_each_root_mut(then, f);
+                for_each_root_mut(els, f);
+            }
+            R::Match { scrut, arms } => {
+                f(scrut);
+                for (_, b) in arms {
+                    for_each_root_mut(b, f);
+                }
+            }
+            R::For { range, body, .. } => {
+                let Range::Bounds {
+                    start, end, step, ..
+                } = range;
+                f(start);
+                f(end);
+                if let Some(st) = step {
+                    f(st);
+                }
+                for_each_root_mut(body, f);
+            }
+            R::While { cond, body, .. } => {
+                if let Some(c) = cond {
+                    f(c);
+                }
+                for_each_root_mut(body, f);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::testing::normalized;
@@ -589,6 +656,35 @@ mod tests {
     fn printed(item: syn::ItemFn) -> String {
         let (_, vars, _, body) = normalized(item);
         super::print(&vars, &body)
+    }
+
+    #[test]
+    fn every_expression_node_gets_its_own_id() {
+        // The rest of the loop body after `if .. { break; }` is copied into the branch that does
+        // not exit: the copies must not share ids.
+        let (_, _, _, mut body) = normalized(parse_quote! {
+            fn f(x: f64, n: usize) -> f64 {
+                let mut s = 0.0;
+                for i in 0..n {
+                    if s > 4.0 {
+                        break;
+                    }
+                    s += x * (i as f64);
+                }
+                if s > 1.0 {
+                    return s.sin();
+                }
+                s * s
+            }
+        });
+        let mut ids = Vec::new();
+        super::for_each_root_mut(&mut body, &mut |root| root.visit(&mut |e| ids.push(e.id)));
+        assert!(ids.len() > 10);
+        assert!(!ids.contains(&crate::ir::ExprId::NONE));
+        let mut sorted = ids.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), ids.len(), "ids are shared: {ids:?}");
     }
 
     #[test]

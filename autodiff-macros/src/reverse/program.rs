@@ -1,0 +1,297 @@
+//! The adjoint program: takes what the reverse emitter decided (forward-sweep code and saves, the
+//! reverse sweep's pops, adjoint updates, rule calls, calls of other functions' `_vjp`, loops with
+//! adjoint windows), gives it as data: `Op`s that later passes can inspect and rewrite, printed
+//! to tokens by `ToTokens` and to text by `print` (the `AUTODIFF_DUMP_IR` dump).
+//!
+//! Expressions inside ops are tokens printed by the primal printer; what the adjoint program
+//! itself adds (where a value is saved, which adjoint place is read, zeroed or accumulated into,
+//! which rule gives which partials) is structured. Adjoint places are compared as data (`Adj`),
+//! never as printed text.
+
+use crate::names;
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+
+/// One statement of the adjoint program.
+pub(super) enum Op {
+    /// Code the sweep runs as printed: primal statements of the forward sweep, recomputations.
+    Code(TokenStream),
+    /// `let pat = value;` (`pat` with `mut` and a type where the program needs them).
+    Let { pat: TokenStream, value: TokenStream },
+    /// `place = value;`
+    Set { place: TokenStream, value: TokenStream },
+    /// `tape.push(value);`: a value saved in a loop or branch for the reverse sweep.
+    Push { tape: syn::Ident, value: TokenStream },
+    /// `let name = pop(&mut tape);`: the value saved by the matching `Push`.
+    Pop { name: syn::Ident, tape: syn::Ident },
+    /// `let g = place; place = zero;`: the adjoint of a place the statement wrote is consumed.
+    Take {
+        g: syn::Ident,
+        place: Adj,
+        zero: TokenStream,
+    },
+    /// `place = acc(place, value);`, or `place = value;` when the statement just zeroed `place`
+    /// (`first`): `0.0 + g` is not `g` in IEEE arithmetic, so rustc could not drop the addition.
+    Acc {
+        place: Adj,
+        value: TokenStream,
+        first: bool,
+    },
+    /// `acc_slice(&mut target, &value[..]);`: a sequence adjoint accumulated elementwise.
+    AccSlice {
+        target: TokenStream,
+        value: TokenStream,
+    },
+    /// `let (p0, p1, ..) = rules::rule(args..);`: the partials of one primitive (one output:
+    /// `let p0 = ..`).
+    Rule {
+        outs: Vec<syn::Ident>,
+        rule: syn::Ident,
+        args: Vec<TokenStream>,
+    },
+    /// `let _ = path(args.., seed);`: the reverse of a call of a differentiated function.
+    CallVjp {
+        path: TokenStream,
+        args: Vec<TokenStream>,
+        seed: TokenStream,
+    },
+    /// `{ ops }`
+    Block(Vec<Op>),
+    /// `if cond { then } else { els }` (no `else` when `els` is `None`).
+    If {
+        cond: TokenStream,
+        then: Vec<Op>,
+        els: Option<Vec<Op>>,
+    },
+    /// `match scrut { pat => { body } .. }`
+    Match {
+        scrut: TokenStream,
+        arms: Vec<(TokenStream, Vec<Op>)>,
+    },
+    /// `for var in range { body }` (`var` is `_` for a replayed trip count).
+    For {
+        var: TokenStream,
+        range: TokenStream,
+        body: Vec<Op>,
+    },
+    /// `head { body }`: a `while cond` or `loop` of the forward sweep.
+    Loop { head: TokenStream, body: Vec<Op> },
+}
+
+/// An adjoint place the reverse sweep reads, zeroes or accumulates into.
+#[derive(Clone, PartialEq, Eq)]
+pub(super) enum Adj {
+    /// The adjoint variable of a variable (`__ad_b_x__3`).
+    Var(syn::Ident),
+    /// An element of a sequence adjoint, `b[index]` (other spellings of the index may name the
+    /// same element, so this place is never taken to be "just zeroed").
+    Elem(syn::Ident, Printed),
+    /// A slot of an adjoint window: the adjoint of `b[i + c]` held in a local during a loop.
+    Slot(syn::Ident),
+    /// An element of an adjoint slice view, `view[(i - start) + k]`.
+    View(ViewElem),
+    /// A component of a tuple adjoint, `b.k`.
+    Field(syn::Ident, u32),
+}
+
+impl Adj {
+    /// Whether no other spelling can name the same place (so "just zeroed" is exact).
+    pub(super) fn unaliased(&self) -> bool {
+        !matches!(self, Adj::Elem(..))
+    }
+}
+
+/// Tokens compared by their text: only for index expressions inside `Adj::Elem`, which are never
+/// used to decide anything (see `Adj::unaliased`).
+#[derive(Clone)]
+pub(super) struct Printed(pub(super) TokenStream);
+
+impl PartialEq for Printed {
+    fn eq(&self, _other: &Self) -> bool {
+        // Two element places are never known to be the same place.
+        false
+    }
+}
+
+impl Eq for Printed {}
+
+/// `view[(index - start) + k]`: an element of a slice view taken before a loop over `index`
+/// starting at `start`.
+#[derive(Clone, PartialEq, Eq)]
+pub(super) struct ViewElem {
+    pub(super) view: syn::Ident,
+    pub(super) index: syn::Ident,
+    pub(super) start: syn::Ident,
+    pub(super) k: usize,
+}
+
+impl ToTokens for ViewElem {
+    fn to_tokens(&self, out: &mut TokenStream) {
+        let (n, i, a, k) = (&self.view, &self.index, &self.start, self.k);
+        out.extend(quote!(#n[(#i - #a) + #k]));
+    }
+}
+
+impl ToTokens for Adj {
+    fn to_tokens(&self, out: &mut TokenStream) {
+        out.extend(match self {
+            Adj::Var(b) | Adj::Slot(b) => quote!(#b),
+            Adj::Elem(b, i) => {
+                let i = &i.0;
+                quote!(#b[#i])
+            }
+            Adj::View(v) => quote!(#v),
+            Adj::Field(b, k) => {
+                let ix = syn::Index::from(*k as usize);
+                quote!(#b.#ix)
+            }
+        })
+    }
+}
+
+fn block(ops: &[Op]) -> TokenStream {
+    quote!(#(#ops)*)
+}
+
+impl ToTokens for Op {
+    fn to_tokens(&self, out: &mut TokenStream) {
+        let rt = names::rt();
+        out.extend(match self {
+            Op::Code(t) => t.clone(),
+            Op::Let { pat, value } => quote!(let #pat = #value;),
+            Op::Set { place, value } => quote!(#place = #value;),
+            Op::Push { tape, value } => quote!(#tape.push(#value);),
+            Op::Pop { name, tape } => quote!(let #name = #rt::pop(&mut #tape);),
+            Op::Take { g, place, zero } => quote!(let #g = #place; #place = #zero;),
+            Op::Acc {
+                place,
+                value,
+                first: true,
+            } => quote!(#place = #value;),
+            Op::Acc { place, value, .. } => quote!(#place = #rt::acc(#place, #value);),
+            Op::AccSlice { target, value } => quote!(#rt::acc_slice(#target, &#value[..]);),
+            Op::Rule { outs, rule, args } => {
+                let lhs = match outs.as_slice() {
+                    [one] => quote!(#one),
+                    many => quote!((#(#many),*)),
+                };
+                quote!(let #lhs = #rt::rules::#rule(#(#args),*);)
+            }
+            Op::CallVjp { path, args, seed } => quote!(let _ = #path(#(#args,)* #seed);),
+            Op::Block(ops) => {
+                let b = block(ops);
+                quote!({ #b })
+            }
+            Op::If { cond, then, els } => {
+                let t = block(then);
+                match els {
+                    Some(e) => {
+                        let e = block(e);
+                        quote!(if #cond { #t } else { #e })
+                    }
+                    None => quote!(if #cond { #t }),
+                }
+            }
+            Op::Match { scrut, arms } => {
+                let arms = arms.iter().map(|(p, b)| {
+                    let b = block(b);
+                    quote!(#p => { #b })
+                });
+                quote!(match #scrut { #(#arms)* })
+            }
+            Op::For { var, range, body } => {
+                let b = block(body);
+                quote!(for #var in #range { #b })
+            }
+            Op::Loop { head, body } => {
+                let b = block(body);
+                quote!(#head { #b })
+            }
+        })
+    }
+}
+
+/// The adjoint program as indented text, one op a line: what `AUTODIFF_DUMP_IR` shows after the
+/// passes' IR. Saves, pops, takes and accumulations are named as such; code is printed as is.
+pub(super) fn print(ops: &[Op]) -> String {
+    let mut out = String::new();
+    print_into(ops, 0, &mut out);
+    out
+}
+
+fn print_into(ops: &[Op], depth: usize, out: &mut String) {
+    let ind = "    ".repeat(depth);
+    for op in ops {
+        let mut line = |s: String| {
+            out.push_str(&ind);
+            out.push_str(&s);
+            out.push('\n');
+        };
+        match op {
+            Op::Code(t) => line(format!("code {t}")),
+            Op::Let { pat, value } => line(format!("let {pat} = {value}")),
+            Op::Set { place, value } => line(format!("set {place} = {value}")),
+            Op::Push { tape, value } => line(format!("save {tape} <- {value}")),
+            Op::Pop { name, tape } => line(format!("restore {name} <- {tape}")),
+            Op::Take { g, place, zero } => {
+                line(format!("take {g} <- adjoint {} (then {zero})", place.to_token_stream()))
+            }
+            Op::Acc {
+                place,
+                value,
+                first,
+            } => {
+                let how = if *first { "=" } else { "+=" };
+                line(format!("adjoint {} {how} {value}", place.to_token_stream()))
+            }
+            Op::AccSlice { target, value } => line(format!("adjoint {target} += {value} (elementwise)")),
+            Op::Rule { outs, rule, args } => {
+                let outs: Vec<String> = outs.iter().map(|o| o.to_string()).collect();
+                let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+                line(format!("partials ({}) = rule {rule}({})", outs.join(", "), args.join(", ")))
+            }
+            Op::CallVjp { path, args, seed } => {
+                let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+                line(format!("vjp {path}({}; seed {seed})", args.join(", ")))
+            }
+            Op::Block(b) => {
+                line("{".into());
+                print_into(b, depth + 1, out);
+                out.push_str(&format!("{ind}}}\n"));
+                continue;
+            }
+            Op::If { cond, then, els } => {
+                line(format!("if {cond} {{"));
+                print_into(then, depth + 1, out);
+                if let Some(e) = els {
+                    out.push_str(&format!("{ind}}} else {{\n"));
+                    print_into(e, depth + 1, out);
+                }
+                out.push_str(&format!("{ind}}}\n"));
+                continue;
+            }
+            Op::Match { scrut, arms } => {
+                line(format!("match {scrut} {{"));
+                for (p, b) in arms {
+                    out.push_str(&format!("{ind}    {p} => {{\n"));
+                    print_into(b, depth + 2, out);
+                    out.push_str(&format!("{ind}    }}\n"));
+                }
+                out.push_str(&format!("{ind}}}\n"));
+                continue;
+            }
+            Op::For { var, range, body } => {
+                line(format!("for {var} in {range} {{"));
+                print_into(body, depth + 1, out);
+                out.push_str(&format!("{ind}}}\n"));
+                continue;
+            }
+            Op::Loop { head, body } => {
+                line(format!("{head} {{"));
+                print_into(body, depth + 1, out);
+                out.push_str(&format!("{ind}}}\n"));
+                continue;
+            }
+        }
+    }
+}
