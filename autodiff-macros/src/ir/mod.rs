@@ -120,6 +120,14 @@ impl Shape {
         }
     }
 
+    /// How deeply tuples nest in this shape (0 for anything but a tuple).
+    pub fn depth(&self) -> usize {
+        match self {
+            Shape::Tuple(items) => 1 + items.iter().map(Shape::depth).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
     /// The join of two shapes seen for one variable (e.g. `let mut s = T::zero(); s += x;`).
     pub fn join(&self, other: &Shape) -> Shape {
         match (self, other) {
