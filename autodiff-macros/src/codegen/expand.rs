@@ -330,7 +330,7 @@ impl<'a> Signatures<'a> {
         }
         for p in self.f.params.iter().filter(|p| p.active) {
             let n = &p.name;
-            let b = names::local(&format!("g_{n}_"), 0);
+            let b = names::grad_buffer(n);
             let z = match &p.shape {
                 Shape::Seq(SeqKind::Array(_)) => quote!(#rt::zeros_like_array(&#n)),
                 Shape::Seq(_) => quote!(#rt::zeros_like_slice(&#n)),

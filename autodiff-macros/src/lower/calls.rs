@@ -221,7 +221,7 @@ impl Lowerer<'_> {
                     if prefix == "f64" || prefix == "f32" {
                         suffix_literal(&mut recv, &prefix);
                     }
-                    let method = syn::Ident::new(
+                    let method = crate::names::existing(
                         &last,
                         path.segments.last().map_or(span, |s| s.ident.span()),
                     );

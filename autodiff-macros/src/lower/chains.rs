@@ -139,7 +139,7 @@ pub(super) fn int_method(recv: Expr, name: &str, args: Vec<Expr>) -> Expr {
     Expr::new(
         ExprKind::PlainMethod {
             recv: Box::new(recv),
-            method: syn::Ident::new(name, span),
+            method: crate::names::existing(name, span),
             turbofish: quote!(),
             args,
             shape: Shape::Int,
