@@ -1,5 +1,6 @@
-//! Every identifier the generated code introduces comes from here. Generated locals use
-//! `Span::mixed_site()` so they can never capture or shadow a user's variable.
+//! Every identifier the macro mints comes from here (`reverse/` still spells its runtime rule
+//! names itself). Generated locals use `Span::mixed_site()` so they can never capture or shadow
+//! a user's variable.
 
 use crate::ir::{Var, VarId, VarOrigin};
 use proc_macro2::{Span, TokenStream};

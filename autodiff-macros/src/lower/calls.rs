@@ -134,7 +134,8 @@ impl Lowerer<'_> {
             let to = self.copy_to(t, name == "to_vec");
             return Expr::new(ExprKind::CopySeq(t, to), span);
         }
-        if ADAPTORS.contains(&name.as_str()) {
+        // `iter_mut` starts no chain the macro lowers, but is an iterator all the same.
+        if ADAPTORS.contains(&name.as_str()) || name == "iter_mut" {
             return self.poison(
                 &m.method,
                 &format!("the iterator `{name}` kept as a value"),
