@@ -541,3 +541,22 @@ fn long_recompute_chains_converge() {
             .random(3, -1.0, 1.0);
     }
 }
+
+/// The argument `x__2` is spelt like the generated name of local `x` (variable 2): their
+/// tangents must still be two variables.
+#[differentiate]
+#[allow(non_snake_case)]
+fn twin(x__2: f64) -> f64 {
+    let a = x__2 * 3.0;
+    let x = a * a;
+    x__2 * x
+}
+
+#[test]
+fn argument_spelt_like_a_generated_local_keeps_its_own_tangent() {
+    let (v, d) = twin_jvp(0.5, 1.0);
+    assert_eq!(v, 0.5 * 9.0 * 0.25);
+    // d/dx (9 x^3) = 27 x^2
+    assert!((d - 27.0 * 0.25).abs() < 1e-12, "{d}");
+    chk!(twin, twin_jvp, twin_vjp; 0).random(4, -2.0, 2.0);
+}

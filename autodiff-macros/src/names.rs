@@ -1,5 +1,6 @@
-//! Every identifier the generated code introduces comes from here. Generated locals use
-//! `Span::mixed_site()` so they can never capture or shadow a user's variable.
+//! Every identifier the macro mints comes from here (`reverse/` still spells its runtime rule
+//! names itself). Generated locals use `Span::mixed_site()` so they can never capture or shadow
+//! a user's variable.
 
 use crate::ir::{Var, VarId, VarOrigin};
 use proc_macro2::{Span, TokenStream};
@@ -11,8 +12,9 @@ pub fn rt() -> TokenStream {
     quote!(::autodiff_runtime::__private)
 }
 
-/// A hygienic generated local of an emitter: `__ad_<what><n>`.
+/// A hygienic generated local of an emitter: `__ad_<what><n>`, `what` lowercase letters.
 pub fn local(what: &str, n: usize) -> Ident {
+    debug_assert!(is_word(what), "{what}");
     format_ident!("__ad_{}{}", what, n, span = Span::mixed_site())
 }
 
@@ -20,6 +22,7 @@ pub fn local(what: &str, n: usize) -> Ident {
 /// after its `VarId`: `__ad_<what>_<id>`. The `_` before the number keeps these apart from the
 /// emitters' [`local`]s, whose counters are independent.
 pub fn synthetic(what: &str, id: VarId) -> Ident {
+    debug_assert!(is_word(what), "{what}");
     format_ident!("__ad_{}_{}", what, id, span = Span::mixed_site())
 }
 
@@ -41,9 +44,15 @@ pub fn var(var: &Var, id: VarId) -> Ident {
     }
 }
 
-/// The tangent (forward mode) of a user variable, shadowed together with it.
-pub fn tangent(name: &Ident) -> Ident {
-    format_ident!("__ad_d_{}", strip_raw(name), span = Span::mixed_site())
+/// The tangent (forward mode) of variable `id`, shadowed together with it: `__ad_d_<name>` of
+/// its generated name ([`var`]). An argument keeps its own name, which may be spelt like a
+/// renamed local (`x__2`) or a lowering variable (`__ad_c_5`), names that contain `__`; such an
+/// argument's tangent is `__ad_dp_<name>` so that it cannot be another variable's tangent.
+pub fn tangent(v: &Var, id: VarId) -> Ident {
+    let name = strip_raw(&var(v, id));
+    let param_like_generated = matches!(v.origin, VarOrigin::Param(_)) && name.contains("__");
+    let what = if param_like_generated { "dp" } else { "d" };
+    format_ident!("__ad_{}_{}", what, name, span = Span::mixed_site())
 }
 
 /// The adjoint (reverse mode) of variable number `id`: unique per binding.
@@ -94,6 +103,23 @@ pub fn grad_struct(f: &Ident) -> Ident {
     format_ident!("{}Grad", out, span = f.span())
 }
 
+/// The gradient buffer of argument `arg` in `f_grad`: `__ad_g_<arg>_0`.
+pub fn grad_buffer(arg: &Ident) -> Ident {
+    format_ident!("__ad_g_{}_0", strip_raw(arg), span = Span::mixed_site())
+}
+
+/// An identifier naming something that already exists (a float method, a runtime function, a
+/// primitive type), spelt `name` and spanned at `span`: never a new binding.
+pub fn existing(name: &str, span: Span) -> Ident {
+    Ident::new(name, span)
+}
+
+/// What [`local`] and [`synthetic`] accept as `what`: one or more lowercase ASCII letters, so
+/// that the digits after it, and the `_` before them, tell the two families apart.
+fn is_word(what: &str) -> bool {
+    !what.is_empty() && what.bytes().all(|b| b.is_ascii_lowercase())
+}
+
 fn strip_raw(i: &Ident) -> String {
     let s = i.to_string();
     s.strip_prefix("r#").map(str::to_string).unwrap_or(s)
@@ -102,24 +128,75 @@ fn strip_raw(i: &Ident) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
 
-    /// Lowering's variables and the emitters' temporaries are numbered by independent counters
-    /// (`synthetic("c", n)` for chain temporaries, `local("c", n)` for forward mode's cast
-    /// temporaries): their names must never meet, whatever the numbers.
+    /// Every hygienic name the macro mints, for functions whose variables carry adversarial
+    /// names (spelt like generated ones), is minted for one owner only. The families by form:
+    /// emitter locals `__ad_<word><n>`, lowering's variables `__ad_<word>_<n>`, renamed locals
+    /// `<name>__<id>`, tangents `__ad_d_<generated name>` (`__ad_dp_` for arguments whose own
+    /// name contains `__`), adjoints `__ad_b<id>_<name>`, gradient buffers `__ad_g_<arg>_0`.
+    /// (Arguments' own names and the public `d<arg>`/`seed` names have the user's span, so
+    /// they cannot meet these.)
     #[test]
-    fn synthetic_variables_and_emitter_locals_never_collide() {
+    fn generated_names_have_one_owner_each() {
         let whats = [
-            "c", "i", "acc", "tup", "k", "if", "brk", "ret", "a", "b", "g", "s", "t",
+            "a", "b", "c", "d", "dp", "dr", "g", "i", "k", "n", "p", "s", "t", "acc", "arr", "brk",
+            "if", "ret", "seq", "tup",
         ];
-        let mut synth = std::collections::HashSet::new();
+        let users = [
+            "x", "c", "d", "g", "x__2", "x__2__3", "__ad_c_5", "__ad_c5", "d_x", "dp_x", "b3_x",
+            "g_x", "_", "x_",
+        ];
+        let mut owners: HashMap<String, String> = HashMap::new();
+        let mut mint = |name: Ident, owner: String| {
+            if let Some(other) = owners.insert(name.to_string(), owner.clone()) {
+                assert_eq!(other, owner, "`{name}` minted twice");
+            }
+        };
         for w in whats {
-            for n in 0..200 {
-                synth.insert(synthetic(w, n).to_string());
+            for n in 0..40 {
+                mint(local(w, n), format!("emitter local {w} {n}"));
+                let v = Var {
+                    name: synthetic(w, n),
+                    mutable: false,
+                    shape: crate::ir::Shape::Scalar,
+                    origin: VarOrigin::Synthetic,
+                    ty: None,
+                    active: true,
+                };
+                let owner = format!("lowering variable {w} #{n}");
+                mint(var(&v, n), owner.clone());
+                mint(tangent(&v, n), format!("tangent of {owner}"));
+                mint(adjoint(&var(&v, n), n), format!("adjoint of variable #{n}"));
             }
         }
-        for w in whats {
-            for n in 0..200 {
-                assert!(!synth.contains(&local(w, n).to_string()), "{}", local(w, n));
+        for u in users {
+            let name = Ident::new(u, Span::call_site());
+            mint(grad_buffer(&name), format!("gradient buffer of {u}"));
+            for id in 0..40 {
+                for origin in [VarOrigin::Param(0), VarOrigin::Local, VarOrigin::LoopIndex] {
+                    let v = Var {
+                        name: name.clone(),
+                        mutable: false,
+                        shape: crate::ir::Shape::Scalar,
+                        origin: origin.clone(),
+                        ty: None,
+                        active: true,
+                    };
+                    // A function has one argument of each name, whatever its number.
+                    let owner = if origin == VarOrigin::Param(0) {
+                        format!("argument {u}")
+                    } else {
+                        mint(var(&v, id), format!("local {u} #{id}"));
+                        format!("local {u} #{id}")
+                    };
+                    mint(tangent(&v, id), format!("tangent of {owner}"));
+                    // One variable per number: its adjoint is named after the number.
+                    mint(
+                        adjoint(&var(&v, id), id),
+                        format!("adjoint of variable #{id}"),
+                    );
+                }
             }
         }
     }

@@ -10,7 +10,9 @@ pub fn analyze(f: &mut Function, diag: &mut Diag) {
     for p in &f.params {
         f.vars[p.var].active = p.active;
     }
-    // Only float-shaped variables can carry a derivative; iterate to a fixpoint.
+    // Only float-shaped variables can carry a derivative; iterate to a fixpoint. It ends within
+    // `vars + 1` rounds: a round continues the loop only if it turns some flag on, and flags are
+    // never turned off.
     loop {
         let mut newly = Vec::new();
         visit_stmts(&f.body, &mut |s| match s {

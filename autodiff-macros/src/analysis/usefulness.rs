@@ -6,7 +6,8 @@ use crate::transform::normalize::R;
 use std::collections::BTreeSet;
 
 /// One backward step of the usefulness analysis: active variables read by statements that
-/// assign a useful variable become useful.
+/// assign a useful variable become useful. The caller repeats it until `acc` stops growing; as
+/// `acc` only grows and holds variables, that takes at most `vars + 1` steps.
 pub(crate) fn useful(body: &[R], vars: &[Var], acc: &mut BTreeSet<VarId>) {
     let add = |e: &Expr, acc: &mut BTreeSet<VarId>| {
         let mut reads = Vec::new();

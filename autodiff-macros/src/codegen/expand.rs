@@ -117,10 +117,7 @@ impl<'a> Signatures<'a> {
     fn adjoint_ty(p: &Param) -> TokenStream {
         let e = Self::elem(p);
         match &p.shape {
-            Shape::Seq(SeqKind::Array(n)) => {
-                let n: TokenStream = n.parse().unwrap_or_else(|_| quote!(0));
-                quote!(&mut [#e; #n])
-            }
+            Shape::Seq(SeqKind::Array(n)) => quote!(&mut [#e; #n]),
             Shape::Seq(_) => quote!(&mut [#e]),
             _ => quote!(&mut #e),
         }
@@ -129,10 +126,7 @@ impl<'a> Signatures<'a> {
     fn grad_field_ty(p: &Param) -> TokenStream {
         let e = Self::elem(p);
         match &p.shape {
-            Shape::Seq(SeqKind::Array(n)) => {
-                let n: TokenStream = n.parse().unwrap_or_else(|_| quote!(0));
-                quote!([#e; #n])
-            }
+            Shape::Seq(SeqKind::Array(n)) => quote!([#e; #n]),
             Shape::Seq(_) => quote!(::std::vec::Vec<#e>),
             _ => e,
         }
@@ -336,7 +330,7 @@ impl<'a> Signatures<'a> {
         }
         for p in self.f.params.iter().filter(|p| p.active) {
             let n = &p.name;
-            let b = names::local(&format!("g_{n}_"), 0);
+            let b = names::grad_buffer(n);
             let z = match &p.shape {
                 Shape::Seq(SeqKind::Array(_)) => quote!(#rt::zeros_like_array(&#n)),
                 Shape::Seq(_) => quote!(#rt::zeros_like_slice(&#n)),

@@ -33,7 +33,7 @@ pub fn emit_body(f: &Function) -> TokenStream {
     let mut fw = Forward { f, n: 0 };
     let mut out = Vec::new();
     for p in f.params.iter().filter(|p| p.active) {
-        let t = names::tangent(&p.name);
+        let t = names::tangent(&f.vars[p.var], p.var);
         let d = fw.param_tangent_name(p);
         let m = f.vars[p.var].mutable.then(|| quote!(mut));
         out.push(quote!(let #m #t = #d;));
@@ -56,6 +56,11 @@ impl<'a> Forward<'a> {
     /// The name of a variable in the generated code.
     fn name(&self, v: VarId) -> syn::Ident {
         names::var(&self.f.vars[v], v)
+    }
+
+    /// The tangent of a variable in the generated code.
+    fn tangent(&self, v: VarId) -> syn::Ident {
+        names::tangent(&self.f.vars[v], v)
     }
 
     fn fresh(&mut self, what: &str) -> syn::Ident {
@@ -157,7 +162,7 @@ impl<'a> Forward<'a> {
         match &e.kind {
             ExprKind::Var(v) => {
                 let name = &self.name(*v);
-                let t = names::tangent(name);
+                let t = self.tangent(*v);
                 match self.f.vars[*v].shape {
                     Shape::Scalar => Val::Dual(quote_spanned!(span=> #rt::Dual::new(#name, #t))),
                     _ => Val::Pair(quote!(#name), quote!(#t)),
@@ -165,7 +170,7 @@ impl<'a> Forward<'a> {
             }
             ExprKind::Index { base, index } => {
                 let name = &self.name(*base);
-                let t = names::tangent(name);
+                let t = self.tangent(*base);
                 let i = self.fresh("i");
                 let idx = self.primal(index);
                 pre.push(quote!(let #i = #idx;));
@@ -267,7 +272,7 @@ impl<'a> Forward<'a> {
             }
             ExprKind::CopySeq(v, to) => {
                 let name = &self.name(*v);
-                let t = names::tangent(name);
+                let t = self.tangent(*v);
                 Val::Pair(copy_seq(&quote!(#name), *to), copy_seq(&quote!(#t), *to))
             }
             ExprKind::Field { base, index } => {
@@ -304,7 +309,7 @@ impl<'a> Forward<'a> {
                 inclusive,
             } => {
                 let name = &self.name(*base);
-                let t = names::tangent(name);
+                let t = self.tangent(*base);
                 let s = start.as_ref().map(|s| self.bind_int(s, pre));
                 let en = end.as_ref().map(|x| self.bind_int(x, pre));
                 if *inclusive {
@@ -406,7 +411,7 @@ impl<'a> Forward<'a> {
                 if self.var_active(*vec) {
                     let v = self.expr(value, &mut pre);
                     let (p, t) = self.pair_of(v, &Shape::Scalar, &mut pre);
-                    let tn = names::tangent(name);
+                    let tn = self.tangent(*vec);
                     quote!(#name.push(#p); #tn.push(#t);)
                 } else {
                     let p = self.primal(value);
@@ -540,7 +545,7 @@ impl<'a> Forward<'a> {
             (Pat::Bind(v), Val::Plain(p)) => {
                 let decl = self.pat_decl(pat, false);
                 let name = &self.name(*v);
-                let t = names::tangent(name);
+                let t = self.tangent(*v);
                 let tmut = self.f.vars[*v].mutable.then(|| quote!(mut));
                 let z = zeros(&self.f.vars[*v].shape, &quote!(#name));
                 quote!(let #decl = #p; let #tmut #t = #z;)
@@ -571,7 +576,7 @@ impl<'a> Forward<'a> {
                     if !var.active {
                         return quote!(_);
                     }
-                    let t = names::tangent(&self.name(*v));
+                    let t = self.tangent(*v);
                     quote!(#m #t #ty)
                 } else {
                     let n = self.name(*v);
@@ -600,7 +605,7 @@ impl<'a> Forward<'a> {
                     if !var.active {
                         return quote!(_);
                     }
-                    let t = names::tangent(&self.name(*v));
+                    let t = self.tangent(*v);
                     quote!(#m #t)
                 } else {
                     let n = self.name(*v);
@@ -632,7 +637,7 @@ impl<'a> Forward<'a> {
             };
         }
         let rt = names::rt();
-        let t = names::tangent(&name);
+        let t = self.tangent(v);
         let (pl, tl) = match place {
             Place::Var(_) => (quote!(#name), quote!(#t)),
             Place::Index(_, idx) => {

@@ -14,6 +14,7 @@ pub use shape::{shape_of, INT_TYPES};
 pub use visit::{visit_exprs_mut, visit_stmts, walk_exprs};
 
 use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
 use syn::Ident;
 
 pub type VarId = usize;
@@ -39,10 +40,75 @@ pub enum Shape {
 pub enum SeqKind {
     /// `&[T]`, `&Vec<T>`: borrowed, read-only.
     Slice,
-    /// `[T; N]` held by value; the token stream is `N`.
-    Array(String),
+    /// `[T; N]` held by value, with its length `N`.
+    Array(ArrayLen),
     /// An owned `Vec<T>`.
     Vec,
+}
+
+/// The length of an array as written (`3`, `N`, `{ N + 1 }`): its tokens are printed back
+/// wherever generated code spells the array's type or a zero of it. Two lengths are the same when
+/// their tokens read the same (the macro cannot evaluate constants).
+#[derive(Clone)]
+pub struct ArrayLen {
+    tokens: TokenStream,
+    text: String,
+}
+
+impl ArrayLen {
+    pub fn new(tokens: TokenStream) -> ArrayLen {
+        let text = tokens.to_string();
+        ArrayLen { tokens, text }
+    }
+
+    /// The length of an array of `n` items written out (`[a, b, c]`): an unsuffixed literal.
+    pub fn of_items(n: usize) -> ArrayLen {
+        ArrayLen::new(proc_macro2::Literal::usize_unsuffixed(n).into_token_stream())
+    }
+
+    /// The length as written, to be printed in generated code.
+    pub fn tokens(&self) -> &TokenStream {
+        &self.tokens
+    }
+
+    /// The length when it is a decimal integer literal (`3`, `3usize`, `1_000`); `None` for
+    /// constants, expressions and other literals.
+    pub fn literal(&self) -> Option<usize> {
+        let lit: syn::LitInt = syn::parse2(self.tokens.clone()).ok()?;
+        let decimal = !["0x", "0o", "0b"].iter().any(|p| self.text.starts_with(p));
+        if decimal && matches!(lit.suffix(), "" | "usize") {
+            lit.base10_parse().ok()
+        } else {
+            None
+        }
+    }
+}
+
+impl PartialEq for ArrayLen {
+    fn eq(&self, other: &ArrayLen) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for ArrayLen {}
+
+impl std::fmt::Debug for ArrayLen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ArrayLen({})", self.text)
+    }
+}
+
+/// The length's tokens, as written.
+impl std::fmt::Display for ArrayLen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl ToTokens for ArrayLen {
+    fn to_tokens(&self, out: &mut TokenStream) {
+        self.tokens.to_tokens(out)
+    }
 }
 
 impl Shape {
@@ -51,6 +117,14 @@ impl Shape {
             Shape::Scalar | Shape::Seq(_) => true,
             Shape::Tuple(items) => items.iter().any(Shape::is_float),
             _ => false,
+        }
+    }
+
+    /// How deeply tuples nest in this shape (0 for anything but a tuple).
+    pub fn depth(&self) -> usize {
+        match self {
+            Shape::Tuple(items) => 1 + items.iter().map(Shape::depth).max().unwrap_or(0),
+            _ => 0,
         }
     }
 
@@ -454,4 +528,29 @@ pub struct Function {
     /// Items declared in the body (`const`, `static`, `use`, `fn`): copied to the top of every
     /// generated function.
     pub items: Vec<TokenStream>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ArrayLen;
+    use quote::quote;
+
+    #[test]
+    fn array_lengths_compare_by_text_and_give_literals_only_when_decimal() {
+        assert_eq!(ArrayLen::of_items(3), ArrayLen::new(quote!(3)));
+        assert_ne!(ArrayLen::new(quote!(N)), ArrayLen::new(quote!(3)));
+        assert_eq!(ArrayLen::new(quote!(3)).literal(), Some(3));
+        assert_eq!(ArrayLen::new(quote!(3usize)).literal(), Some(3));
+        assert_eq!(ArrayLen::new(quote!(1_000)).literal(), Some(1000));
+        for not_literal in [
+            quote!(N),
+            quote!({ N + 1 }),
+            quote!(3u32),
+            quote!(0x10),
+            quote!((3)),
+        ] {
+            assert_eq!(ArrayLen::new(not_literal).literal(), None);
+        }
+        assert_eq!(ArrayLen::new(quote!({ N + 1 })).to_string(), "{ N + 1 }");
+    }
 }

@@ -88,14 +88,14 @@ pub fn shape_of(vars: &[Var], e: &Expr) -> Shape {
         ExprKind::Tuple(items) => Shape::Tuple(items.iter().map(|i| shape_of(vars, i)).collect()),
         ExprKind::Array(items) => {
             if items.iter().any(|i| shape_of(vars, i) == Shape::Scalar) {
-                Shape::Seq(SeqKind::Array(items.len().to_string()))
+                Shape::Seq(SeqKind::Array(ArrayLen::of_items(items.len())))
             } else {
                 Shape::Other
             }
         }
         ExprKind::ArrayRepeat { elem, len } => {
             if shape_of(vars, elem) == Shape::Scalar {
-                Shape::Seq(SeqKind::Array(len.to_string()))
+                Shape::Seq(SeqKind::Array(ArrayLen::new(len.clone())))
             } else {
                 Shape::Other
             }

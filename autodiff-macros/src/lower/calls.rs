@@ -134,7 +134,8 @@ impl Lowerer<'_> {
             let to = self.copy_to(t, name == "to_vec");
             return Expr::new(ExprKind::CopySeq(t, to), span);
         }
-        if ADAPTORS.contains(&name.as_str()) {
+        // `iter_mut` starts no chain the macro lowers, but is an iterator all the same.
+        if ADAPTORS.contains(&name.as_str()) || name == "iter_mut" {
             return self.poison(
                 &m.method,
                 &format!("the iterator `{name}` kept as a value"),
@@ -221,7 +222,7 @@ impl Lowerer<'_> {
                     if prefix == "f64" || prefix == "f32" {
                         suffix_literal(&mut recv, &prefix);
                     }
-                    let method = syn::Ident::new(
+                    let method = crate::names::existing(
                         &last,
                         path.segments.last().map_or(span, |s| s.ident.span()),
                     );

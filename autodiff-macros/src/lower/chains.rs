@@ -94,6 +94,25 @@ impl Body {
     }
 }
 
+/// The iterator sources and adaptors a chain is built from, each lowered by `parse_seq`.
+pub(super) const ADAPTORS: &[&str] = &[
+    "iter",
+    "into_iter",
+    "windows",
+    "chunks",
+    "zip",
+    "chain",
+    "map",
+    "filter",
+    "enumerate",
+    "skip",
+    "take",
+    "step_by",
+    "rev",
+    "copied",
+    "cloned",
+];
+
 pub(super) const CONSUMERS: &[&str] = &[
     "sum", "product", "fold", "max_by", "min_by", "reduce", "count", "any", "all", "for_each",
     "collect",
@@ -139,7 +158,7 @@ pub(super) fn int_method(recv: Expr, name: &str, args: Vec<Expr>) -> Expr {
     Expr::new(
         ExprKind::PlainMethod {
             recv: Box::new(recv),
-            method: syn::Ident::new(name, span),
+            method: crate::names::existing(name, span),
             turbofish: quote!(),
             args,
             shape: Shape::Int,
@@ -182,24 +201,7 @@ impl Lowerer<'_> {
             {
                 true
             }
-            syn::Expr::MethodCall(m) => matches!(
-                m.method.to_string().as_str(),
-                "iter"
-                    | "into_iter"
-                    | "windows"
-                    | "chunks"
-                    | "zip"
-                    | "chain"
-                    | "map"
-                    | "filter"
-                    | "enumerate"
-                    | "skip"
-                    | "take"
-                    | "step_by"
-                    | "rev"
-                    | "copied"
-                    | "cloned"
-            ),
+            syn::Expr::MethodCall(m) => ADAPTORS.contains(&m.method.to_string().as_str()),
             _ => false,
         }
     }
@@ -668,5 +670,36 @@ pub(super) fn comparator_order(cl: &syn::ExprClosure) -> Option<bool> {
         Some(true)
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::errors;
+    use syn::parse_quote;
+
+    /// `iter_mut` is no chain source (the macro does not write through iterators): kept as a
+    /// value it is reported as an iterator, and a chain on it at its own name.
+    #[test]
+    fn iter_mut_is_an_iterator_but_no_chain() {
+        let kept = errors(parse_quote! {
+            fn f(x: f64) -> f64 {
+                let mut v = vec![x; 3];
+                let it = v.iter_mut();
+                x
+            }
+        });
+        assert!(
+            kept.iter()
+                .any(|e| e.contains("the iterator `iter_mut` kept as a value")),
+            "{kept:?}"
+        );
+        let chained = errors(parse_quote! {
+            fn f(x: f64) -> f64 {
+                let mut v = vec![x; 3];
+                v.iter_mut().map(|y| *y).sum()
+            }
+        });
+        assert!(!chained.is_empty());
     }
 }

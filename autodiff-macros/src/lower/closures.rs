@@ -63,7 +63,7 @@ impl Lowerer<'_> {
                     return Some(Expr::new(
                         ExprKind::Method {
                             recv: Box::new(recv),
-                            method: syn::Ident::new(&last, span),
+                            method: crate::names::existing(&last, span),
                             args: vals,
                         },
                         span,

@@ -100,7 +100,7 @@ impl Lowerer<'_> {
         });
         let rt = crate::names::rt();
         let typed_const = |what: &str| -> Expr {
-            let f = syn::Ident::new(what, span);
+            let f = crate::names::existing(what, span);
             let ty = turbofish_ty.clone().or(elem_ty.clone());
             let tokens = match (ty, first_seq) {
                 (Some(t), _) => quote!(#rt::#f::<#t>()),

@@ -23,7 +23,7 @@ pub(super) fn to_primitive_target(m: &syn::ExprMethodCall) -> Option<syn::Type> 
     let name = m.method.to_string();
     let target = name.strip_prefix("to_")?;
     if target == "f32" || target == "f64" || INT_TYPES.contains(&target) {
-        let id = syn::Ident::new(target, m.method.span());
+        let id = crate::names::existing(target, m.method.span());
         return Some(type_of_ident(id));
     }
     None

@@ -324,25 +324,6 @@ fn is_const_syntax(e: &syn::Expr) -> bool {
     }
 }
 
-const ADAPTORS: &[&str] = &[
-    "iter",
-    "into_iter",
-    "iter_mut",
-    "windows",
-    "chunks",
-    "zip",
-    "chain",
-    "map",
-    "filter",
-    "enumerate",
-    "skip",
-    "take",
-    "step_by",
-    "rev",
-    "copied",
-    "cloned",
-];
-
 fn pattern_binds(p: &syn::Pat) -> bool {
     match p {
         syn::Pat::Ident(_) => true,

@@ -6,12 +6,6 @@
 
 use super::*;
 
-/// The length of an array type when it is a literal (`3`, `3usize`).
-fn literal_len(n: &str) -> Option<usize> {
-    let digits = n.trim().trim_end_matches("usize").replace('_', "");
-    digits.trim().parse().ok()
-}
-
 /// Where the names of a slice pattern read from.
 enum Source {
     /// The elements of a sequence variable (or of the sequence a view borrows).
@@ -136,7 +130,7 @@ impl Lowerer<'_> {
                     );
                     return None;
                 }
-                _ => Shape::Seq(SeqKind::Array(ps.elems.len().to_string())),
+                _ => Shape::Seq(SeqKind::Array(ArrayLen::of_items(ps.elems.len()))),
             };
         }
         if matches!(e.kind, ExprKind::Poison) {
@@ -274,7 +268,7 @@ impl Lowerer<'_> {
                      `a.map(..)`",
                 ),
                 (_, Shape::Seq(SeqKind::Array(n))) => {
-                    let Some(len) = literal_len(n) else {
+                    let Some(len) = n.literal() else {
                         return self.poison(
                             &m.receiver,
                             &format!(

@@ -75,16 +75,23 @@ impl Lowerer<'_> {
         }
     }
 
-    /// Shapes of variables assigned after their declaration (`let mut s = T::zero(); s += x;`).
-    /// A fixpoint: a variable's shape only moves up (`Other` to anything, `Int` to `Scalar`,
-    /// tuples componentwise), so it settles within a few rounds per variable; not settling is
-    /// reported as an internal error rather than ignored.
+    /// Shapes of variables assigned after their declaration (`let mut s = T::zero(); s += x;`),
+    /// a fixpoint over every assignment.
+    ///
+    /// It ends: a variable's shape only moves up ([`Shape::join`] keeps the old shape or raises
+    /// it: `Other` to anything, `Int` to `Scalar`, tuples componentwise), so every round but the
+    /// last raises some shape, and tuple arities all come from the source. Shapes can only rise
+    /// forever by nesting deeper, as in `t = (t, x)`. That needs a type containing itself, which
+    /// rustc rejects: an assignment nests what it reads at most `k` tuple levels deeper (`k` the
+    /// deepest tuple expression), so along a chain of distinct variables no shape gets deeper
+    /// than `k * (vars + 1)` plus the deepest shape lowering gave. Beyond that the iteration is
+    /// stopped and reported as an internal error, never ignored.
     pub(super) fn infer_shapes(&mut self, body: &[Stmt], span: Span) {
         let blk = Block {
             stmts: body.to_vec(),
         };
-        let rounds = 4 * self.vars.len() + 4;
-        for _ in 0..rounds {
+        let max_depth = self.shape_depth_bound(&blk);
+        loop {
             let mut changed = false;
             let mut updates = Vec::new();
             visit_stmts(&blk, &mut |s| match s {
@@ -114,11 +121,95 @@ impl Lowerer<'_> {
             if !changed {
                 return;
             }
+            if let Some(v) = self.vars.iter().find(|v| v.shape.depth() > max_depth) {
+                let name = v.name.to_string();
+                self.diag.error(
+                    span,
+                    format!(
+                        "internal error in #[differentiate]: shape inference did not settle on                          this function (the shape of `{name}` keeps nesting deeper: does its                          value contain itself?); please report it"
+                    ),
+                );
+                return;
+            }
         }
-        self.diag.error(
-            span,
-            "internal error in #[differentiate]: shape inference did not settle on this \
-             function; please report it",
+    }
+
+    /// The deepest tuple nesting a variable's shape can reach in a function rustc accepts (see
+    /// [`Self::infer_shapes`]).
+    fn shape_depth_bound(&self, blk: &Block) -> usize {
+        let (mut given, mut nest) = (0, 0);
+        for v in &self.vars {
+            given = given.max(v.shape.depth());
+        }
+        walk_exprs(blk, &mut |e: &Expr| {
+            nest = nest.max(tuple_nesting(e));
+            e.visit(&mut |n| match &n.kind {
+                ExprKind::Opaque { shape, .. }
+                | ExprKind::Call { shape, .. }
+                | ExprKind::PlainCall { shape, .. }
+                | ExprKind::PlainMethod { shape, .. } => given = given.max(shape.depth()),
+                _ => {}
+            });
+        });
+        given + nest * (self.vars.len() + 1)
+    }
+}
+
+/// How deeply tuple expressions nest in `e` (`(a, (b, c))`: 2).
+fn tuple_nesting(e: &Expr) -> usize {
+    let inner = e
+        .children()
+        .into_iter()
+        .map(tuple_nesting)
+        .max()
+        .unwrap_or(0);
+    inner + usize::from(matches!(e.kind, ExprKind::Tuple(_)))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::Shape;
+    use crate::testing::{errors, lowered, var};
+    use syn::parse_quote;
+
+    /// Each assignment reads a variable assigned later, so a shape moves one step per round.
+    #[test]
+    fn shapes_settle_along_a_chain_assigned_backwards() {
+        let f = lowered(parse_quote! {
+            fn f(x: f64) -> f64 {
+                let mut a;
+                let mut b;
+                let mut c;
+                let mut d;
+                let mut p;
+                p = (d, 1.0);
+                d = c;
+                c = b;
+                b = a;
+                a = x;
+                p.0 + d
+            }
+        });
+        for name in ["a", "b", "c", "d"] {
+            assert_eq!(f.vars[var(&f, name)].shape, Shape::Scalar, "{name}");
+        }
+        assert_eq!(
+            f.vars[var(&f, "p")].shape,
+            Shape::Tuple(vec![Shape::Scalar, Shape::Scalar])
         );
+    }
+
+    /// A value containing itself has no Rust type; its shape would nest forever.
+    #[test]
+    fn a_shape_nesting_without_end_is_reported() {
+        let errs = errors(parse_quote! {
+            fn f(x: f64) -> f64 {
+                let mut t;
+                t = (t, x);
+                x
+            }
+        });
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(errs[0].contains("`t` keeps nesting deeper"), "{errs:?}");
     }
 }

@@ -64,7 +64,7 @@ impl Lowerer<'_> {
             }
             syn::Type::Array(a) => match self.classify(&a.elem) {
                 TypeClass::Float => {
-                    TypeClass::Seq(SeqKind::Array(a.len.to_token_stream().to_string()))
+                    TypeClass::Seq(SeqKind::Array(ArrayLen::new(a.len.to_token_stream())))
                 }
                 TypeClass::Int | TypeClass::Bool | TypeClass::Other => TypeClass::Other,
                 _ => TypeClass::UnsupportedFloat("arrays of arrays of floats"),

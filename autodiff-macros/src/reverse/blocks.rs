@@ -25,7 +25,7 @@ impl Emitter<'_> {
             let b = self.adj(v);
             let init = match &self.vars[v].shape {
                 Shape::Seq(SeqKind::Array(n)) => {
-                    let n: TokenStream = n.parse().unwrap_or_else(|_| quote!(0));
+                    let n = n.tokens();
                     quote!([#rt::zero(); #n])
                 }
                 Shape::Seq(_) => {

@@ -500,7 +500,7 @@ impl Emitter<'_> {
                 quote!(::std::borrow::ToOwned::to_owned(#seed)),
             ),
             Shape::Seq(SeqKind::Array(n)) => {
-                let n: TokenStream = n.parse().unwrap_or_else(|_| quote!(0));
+                let n = n.tokens();
                 (quote!([#rt::zero(); #n]), quote!(#seed))
             }
             Shape::Tuple(items) => {
@@ -556,7 +556,7 @@ fn placeholder(s: &Shape) -> Option<TokenStream> {
         Shape::Bool => quote!(false),
         Shape::Seq(SeqKind::Vec) => quote!(::std::vec::Vec::new()),
         Shape::Seq(SeqKind::Array(n)) => {
-            let n: TokenStream = n.parse().ok()?;
+            let n = n.tokens();
             quote!([#rt::zero(); #n])
         }
         Shape::Tuple(items) => {
