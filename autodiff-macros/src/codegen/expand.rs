@@ -167,11 +167,31 @@ impl<'a> Signatures<'a> {
             .collect()
     }
 
+    /// The function's where clause, plus `T: Scalar` for every float type parameter `T`: the
+    /// runtime's value traits (zeros shaped like a value, accumulation) are implemented for the
+    /// float types one by one, so generic code must say that `T` has them.
+    fn where_clause(&self) -> TokenStream {
+        let rt = names::rt();
+        let extra = self.f.float_generics.iter().map(|t| quote!(#t: #rt::Scalar,));
+        let preds = match &self.f.item.sig.generics.where_clause {
+            Some(w) if !w.predicates.is_empty() => {
+                let p = &w.predicates;
+                let sep = (!p.trailing_punct()).then(|| quote!(,));
+                quote!(#p #sep)
+            }
+            _ => quote!(),
+        };
+        if preds.is_empty() && self.f.float_generics.is_empty() {
+            return quote!();
+        }
+        quote!(where #preds #(#extra)*)
+    }
+
     fn headers(&self) -> (TokenStream, TokenStream, Option<TokenStream>) {
         let sig = &self.f.item.sig;
         let vis = &self.f.item.vis;
         let name = &sig.ident;
-        let where_c = &sig.generics.where_clause;
+        let where_c = self.where_clause();
         let gparams = &sig.generics.params;
         let generics = if gparams.is_empty() {
             quote!()
@@ -331,12 +351,7 @@ impl<'a> Signatures<'a> {
         for p in self.f.params.iter().filter(|p| p.active) {
             let n = &p.name;
             let b = names::grad_buffer(n);
-            let z = match &p.shape {
-                Shape::Seq(SeqKind::Array(_)) => quote!(#rt::zeros_like_array(&#n)),
-                Shape::Seq(_) => quote!(#rt::zeros_like_slice(&#n)),
-                _ => quote!(#rt::zero_like(&#n)),
-            };
-            inits.push(quote!(let mut #b = #z;));
+            inits.push(quote!(let mut #b = #rt::zero_tangent(&#n);));
             args.push(quote!(&mut #b));
             fields.push(quote!(#n: #b));
         }

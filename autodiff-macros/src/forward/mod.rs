@@ -697,14 +697,14 @@ fn compound_tokens(op: BinOp) -> TokenStream {
     }
 }
 
-/// Zeros shaped like `e` (an expression that can be borrowed).
+/// Zeros shaped like `e` (an expression that can be borrowed): the runtime's `zero_tangent`,
+/// which rustc picks by `e`'s type. The macro only steps into tuples, whose components that are
+/// not floats may be of types the runtime does not know.
 pub fn zeros(shape: &Shape, e: &TokenStream) -> TokenStream {
     let rt = names::rt();
     match shape {
         // Not a float: carries no derivative; `()` stands in for its tangent.
         s if !s.is_float() => quote!(()),
-        Shape::Seq(SeqKind::Array(_)) => quote!(#rt::zeros_like_array(&#e)),
-        Shape::Seq(_) => quote!(#rt::zeros_like_slice(&#e)),
         Shape::Tuple(items) => {
             // Components that are not floats carry no derivative: `()` stands in for them.
             let parts = items.iter().enumerate().map(|(i, s)| {
@@ -716,7 +716,7 @@ pub fn zeros(shape: &Shape, e: &TokenStream) -> TokenStream {
             });
             quote!((#(#parts,)*))
         }
-        _ => quote!(#rt::zero_like(&#e)),
+        _ => quote!(#rt::zero_tangent(&#e)),
     }
 }
 

@@ -528,6 +528,9 @@ pub struct Function {
     /// Items declared in the body (`const`, `static`, `use`, `fn`): copied to the top of every
     /// generated function.
     pub items: Vec<TokenStream>,
+    /// Type parameters the function treats as floats (bounded by `Float`): the generated
+    /// companions bound them by the runtime's `Scalar` as well.
+    pub float_generics: Vec<syn::Ident>,
 }
 
 #[cfg(test)]

@@ -53,6 +53,13 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     cx.reclassify_calls(&mut body, tail.as_mut());
     cx.check_call_results(&body, tail.as_ref());
     let output = output?;
+    let float_generics = item
+        .sig
+        .generics
+        .type_params()
+        .filter(|p| cx.float_generics.contains(&p.ident.to_string()))
+        .map(|p| p.ident.clone())
+        .collect();
     Some(Function {
         item: item.clone(),
         params,
@@ -61,6 +68,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         body: Block { stmts: body },
         tail,
         items: cx.items,
+        float_generics,
     })
 }
 

@@ -367,7 +367,7 @@ impl Emitter<'_> {
                     let t = self.fresh("a");
                     code.push(Op::Let {
                         pat: quote!(mut #t),
-                        value: quote!(#rt::zeros_like_slice(&#v[..])),
+                        value: quote!(#rt::zero_tangent(&#v[..])),
                     });
                     adjs.push(quote!(&mut #t[..]));
                     after.push((a, quote!(#t)));
@@ -380,7 +380,7 @@ impl Emitter<'_> {
                         let t = self.fresh("a");
                         code.push(Op::Let {
                         pat: quote!(mut #t),
-                        value: quote!(#rt::zeros_like_slice(&#v[..])),
+                        value: quote!(#rt::zero_tangent(&#v[..])),
                     });
                         adjs.push(quote!(&mut #t[..]));
                         after.push((a, quote!(#t)));
@@ -409,7 +409,7 @@ impl Emitter<'_> {
                     let t = self.fresh("a");
                     code.push(Op::Let {
                         pat: quote!(mut #t),
-                        value: quote!(#rt::zeros_like_array(&#v)),
+                        value: quote!(#rt::zero_tangent(&#v)),
                     });
                     adjs.push(quote!(&mut #t));
                     if active {
@@ -420,7 +420,7 @@ impl Emitter<'_> {
                     let t = self.fresh("a");
                     code.push(Op::Let {
                         pat: quote!(mut #t),
-                        value: quote!(#rt::zeros_like_slice(&#v[..])),
+                        value: quote!(#rt::zero_tangent(&#v[..])),
                     });
                     adjs.push(quote!(&mut #t[..]));
                     if active {
@@ -431,7 +431,7 @@ impl Emitter<'_> {
                     let t = self.fresh("a");
                     code.push(Op::Let {
                         pat: quote!(mut #t),
-                        value: quote!(#rt::zero_like(&#v)),
+                        value: quote!(#rt::zero_tangent(&#v)),
                     });
                     adjs.push(quote!(&mut #t));
                     if active {

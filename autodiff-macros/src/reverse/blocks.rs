@@ -31,7 +31,7 @@ impl Emitter<'_> {
                 Shape::Seq(_) => {
                     // Shaped like the final value: recorded at the end of the forward block.
                     let name = self.uname(v);
-                    let z = quote!(#rt::zeros_like_slice(&#name[..]));
+                    let z = quote!(#rt::zero_tangent(&#name[..]));
                     let s = self.save(z, level, &mut out, None);
                     quote!(#s)
                 }

@@ -472,7 +472,7 @@ impl Emitter<'_> {
                 (Shape::Seq(_), true) => {
                     prologue.push(Op::Let {
                         pat: quote!(mut #b),
-                        value: quote!(#rt::zeros_like_slice(&#n[..])),
+                        value: quote!(#rt::zero_tangent(&#n[..])),
                     });
                     epilogue.push(Op::AccSlice {
                         target: quote!(&mut #d[..]),
@@ -482,12 +482,9 @@ impl Emitter<'_> {
                 _ => {
                     prologue.push(Op::Let {
                         pat: quote!(mut #b),
-                        value: quote!(#rt::zero_like(&#n)),
+                        value: quote!(#rt::zero_tangent(&#n)),
                     });
-                    epilogue.push(Op::Set {
-                        place: quote!(*#d),
-                        value: quote!(#rt::acc(*#d, #b)),
-                    });
+                    epilogue.push(Op::Code(quote!(#rt::accumulate(#d, &#b);)));
                 }
             }
         }

@@ -30,7 +30,7 @@ pub(super) enum Op {
         place: Adj,
         zero: TokenStream,
     },
-    /// `place = acc(place, value);`, or `place = value;` when the statement just zeroed `place`
+    /// `accumulate(&mut place, &value);`, or `place = value;` when the statement just zeroed `place`
     /// (`first`): `0.0 + g` is not `g` in IEEE arithmetic, so rustc could not drop the addition.
     Acc {
         place: Adj,
@@ -168,7 +168,7 @@ impl ToTokens for Op {
                 value,
                 first: true,
             } => quote!(#place = #value;),
-            Op::Acc { place, value, .. } => quote!(#place = #rt::acc(#place, #value);),
+            Op::Acc { place, value, .. } => quote!(#rt::accumulate(&mut #place, &#value);),
             Op::AccSlice { target, value } => quote!(#rt::acc_slice(#target, &#value[..]);),
             Op::Rule { outs, rule, args } => {
                 let lhs = match outs.as_slice() {

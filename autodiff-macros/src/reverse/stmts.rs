@@ -230,6 +230,8 @@ impl Emitter<'_> {
             place,
             zero,
         };
+        // The place restarts from a zero shaped like the adjoint it held (rustc picks it).
+        let zero = quote!(#rt::zero_tangent(&#g));
         match (place, &self.vars[v].shape) {
             (Place::Index(_, ix), _) => match self
                 .window_slot(v, ix)
@@ -238,26 +240,23 @@ impl Emitter<'_> {
             {
                 Some(slot) => {
                     // Window slots and view elements are distinct by offset: exactly zeroed.
-                    rev.push(take(slot.clone(), quote!(#rt::zero())));
+                    rev.push(take(slot.clone(), zero));
                     cx.mark_zeroed(slot);
                 }
                 None => {
                     let i = idx.clone().unwrap_or_default();
                     // Not marked zeroed: another index expression (`b[1]` and `b[i]`) may name
                     // the same element.
-                    rev.push(take(
-                        Adj::Elem(b, program::Printed(i)),
-                        quote!(#rt::zero()),
-                    ));
+                    rev.push(take(Adj::Elem(b, program::Printed(i)), zero));
                 }
             },
             (Place::Var(_), Shape::Seq(SeqKind::Array(_))) => {
-                rev.push(take(Adj::Var(b), quote!(#rt::zeros_like_array(&#g))));
+                rev.push(take(Adj::Var(b), zero));
             }
             (Place::Var(_), Shape::Seq(_)) => {
                 rev.push(Op::Let {
                     pat: quote!(#g),
-                    value: quote!(#rt::zeros_like_slice(&#b[..])),
+                    value: quote!(#rt::zero_tangent(&#b[..])),
                 });
                 rev.push(Op::Let {
                     pat: quote!(#g),
@@ -269,7 +268,7 @@ impl Emitter<'_> {
                 rev.push(take(Adj::Var(b), quote!((#(#z,)*))));
             }
             _ => {
-                rev.push(take(Adj::Var(b.clone()), quote!(#rt::zero())));
+                rev.push(take(Adj::Var(b.clone()), zero));
                 cx.mark_zeroed(Adj::Var(b));
             }
         }
