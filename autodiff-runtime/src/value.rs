@@ -144,6 +144,18 @@ pub trait Differentiable {
 
     /// A zero tangent shaped like `self` (same length for `Vec`s and slices, at every level).
     fn zero_tangent(&self) -> Self::Tangent;
+
+    /// The zero tangents of a slice's elements, in one `Vec`: what `[T]` and `Vec<T>` give as
+    /// their zero tangent. Each element may have a shape of its own (a `Vec` of `Vec`s), so by
+    /// default every element is asked; floats override it with `vec![0.0; n]`, which allocates
+    /// zeroed memory at once (for an adjoint buffer of 10,000 elements the difference shows).
+    #[inline]
+    fn zero_tangents(items: &[Self]) -> Vec<Self::Tangent>
+    where
+        Self: Sized,
+    {
+        items.iter().map(Self::zero_tangent).collect()
+    }
 }
 
 /// A tangent or adjoint: it can be accumulated into (`+=`) and set to zero, in place.
@@ -277,6 +289,10 @@ macro_rules! float_impls {
                 #[inline(always)]
                 fn zero_tangent(&self) -> $t {
                     0.0
+                }
+                #[inline]
+                fn zero_tangents(items: &[$t]) -> Vec<$t> {
+                    vec![0.0; items.len()]
                 }
             }
 
@@ -449,7 +465,7 @@ impl<T: Differentiable> Differentiable for [T] {
     type Tangent = Vec<T::Tangent>;
     #[inline]
     fn zero_tangent(&self) -> Vec<T::Tangent> {
-        self.iter().map(T::zero_tangent).collect()
+        T::zero_tangents(self)
     }
 }
 

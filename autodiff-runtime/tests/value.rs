@@ -726,3 +726,19 @@ fn length_mismatch_panic_points_at_the_caller() {
     );
     assert_eq!(got, line);
 }
+
+/// Slices and `Vec`s of floats take the one-allocation path (`vec![0.0; n]`); slices of other
+/// values ask every element. Both give zeros of the right length, also when empty.
+#[test]
+fn zero_tangents_of_float_slices_and_of_nested_slices() {
+    let x = vec![1.5_f64; 10_000];
+    let z = zero_tangent(&x[..]);
+    assert_eq!(z.len(), 10_000);
+    assert!(z.iter().all(|v| *v == 0.0 && v.is_sign_positive()));
+    let e: &[f32] = &[];
+    assert!(zero_tangent(e).is_empty());
+    let pairs = [[1.0_f64, 2.0], [3.0, 4.0]];
+    assert_eq!(zero_tangent(&pairs[..]), vec![[0.0, 0.0]; 2]);
+    let tuples = vec![(1_usize, 2.0_f32), (3, 4.0)];
+    assert_eq!(zero_tangent(&tuples), vec![((), 0.0_f32); 2]);
+}
