@@ -548,3 +548,35 @@ fn seed_scaling_f32() {
     assert_eq!(dx, -2.0 * g.x);
     assert_eq!(dv, [-2.0 * g.v[0], -2.0 * g.v[1]]);
 }
+
+/// A generic differentiated function, and the companions called from the user's own generic
+/// code: there the float type is bounded by `Scalar` (what the generated companions require).
+#[differentiate]
+fn generic_energy<T: num_traits::Float>(k: T, x: &[T]) -> T {
+    let mut e = T::zero();
+    for i in 0..x.len() {
+        e = e + k * x[i] * x[i];
+    }
+    e
+}
+
+fn gradient_from_generic_code<T: autodiff_runtime::Scalar>(k: T, x: &[T]) -> (T, T, Vec<T>) {
+    let (value, g) = generic_energy_grad(k, x);
+    let mut dk = T::zero();
+    let mut dx = vec![T::zero(); x.len()];
+    let again = generic_energy_vjp(k, x, &mut dk, &mut dx, T::one());
+    assert!(again == value && dk == g.k && dx == g.x);
+    (value, g.k, g.x)
+}
+
+#[test]
+fn companions_called_from_generic_code_bounded_by_scalar() {
+    let (v, dk, dx) = gradient_from_generic_code(0.5_f64, &[1.0, -2.0, 3.0]);
+    assert_eq!(v, 7.0);
+    assert_eq!(dk, 14.0);
+    assert_eq!(dx, vec![1.0, -2.0, 3.0]);
+    let (v32, dk32, dx32) = gradient_from_generic_code(2.0_f32, &[1.5, 0.5]);
+    assert_eq!(v32, 5.0);
+    assert_eq!(dk32, 2.5);
+    assert_eq!(dx32, vec![6.0, 2.0]);
+}

@@ -28,17 +28,6 @@ pub fn copy_array<T: Copy, const N: usize>(a: &[T; N]) -> [T; N] {
     *a
 }
 
-/// A vector of zeros as long as `v`.
-#[inline]
-pub fn zeros_like_slice<T: Float>(v: &[T]) -> Vec<T> {
-    vec![T::zero(); v.len()]
-}
-
-/// An array of zeros shaped like `_a`.
-#[inline(always)]
-pub fn zeros_like_array<T: Float, const N: usize>(_a: &[T; N]) -> [T; N] {
-    [T::zero(); N]
-}
 
 /// Zero of the element type of `_v` (a sum over `_v` whose type is written nowhere).
 #[inline(always)]
