@@ -1,6 +1,5 @@
-//! Every identifier the macro mints comes from here (`reverse/` still spells its runtime rule
-//! names itself). Generated locals use `Span::mixed_site()` so they can never capture or shadow
-//! a user's variable.
+//! Every identifier the macro mints comes from here. Generated locals use `Span::mixed_site()`
+//! so they can never capture or shadow a user's variable.
 
 use crate::ir::{Var, VarId, VarOrigin};
 use proc_macro2::{Span, TokenStream};
@@ -10,6 +9,11 @@ use syn::Ident;
 /// The one path generated code uses to reach the runtime.
 pub fn rt() -> TokenStream {
     quote!(::autodiff_runtime::__private)
+}
+
+/// An item of the runtime named after [`rt`] (a rule of `rules`, a helper such as `scale`).
+pub fn runtime_item(name: &str) -> Ident {
+    Ident::new(name, Span::call_site())
 }
 
 /// A hygienic generated local of an emitter: `__ad_<what><n>`, `what` lowercase letters.

@@ -249,17 +249,15 @@ impl<'a> Signatures<'a> {
 
     /// Generic parameters of the function that appear in the gradient struct's fields.
     fn struct_generics(&self) -> TokenStream {
-        let fields: String = self
+        // The identifiers the field types name (their tokens, groups included).
+        let words: Vec<String> = self
             .f
             .params
             .iter()
             .filter(|p| p.active)
-            .map(|p| Self::grad_field_ty(p).to_string())
-            .collect::<Vec<_>>()
-            .join(" ");
-        let words: Vec<&str> = fields
-            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .flat_map(|p| crate::ir::token_names(&Self::grad_field_ty(p), false))
             .collect();
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
         let used: Vec<TokenStream> = self
             .f
             .item

@@ -403,3 +403,26 @@ impl CastForm {
 fn same_tokens(a: &TokenStream, b: &TokenStream) -> bool {
     a.to_string() == b.to_string()
 }
+
+/// The identifiers in verbatim tokens (a type, a macro's arguments), groups included; with
+/// `format_strings`, also the names a string literal captures (`"{x}"`, `"{x:.3}"`).
+pub fn token_names(ts: &TokenStream, format_strings: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    for t in ts.clone() {
+        match t {
+            proc_macro2::TokenTree::Ident(i) => out.push(i.to_string()),
+            proc_macro2::TokenTree::Group(g) => out.extend(token_names(&g.stream(), format_strings)),
+            proc_macro2::TokenTree::Literal(l) if format_strings => {
+                let s = l.to_string();
+                for part in s.split(['{', '}', ':']) {
+                    let p = part.trim();
+                    if !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                        out.push(p.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}

@@ -391,24 +391,7 @@ fn compound_op(op: &syn::BinOp) -> Option<Option<BinOp>> {
 
 /// Identifiers in a macro's tokens, including names captured in format strings (`{x}`).
 fn mentioned_names(ts: &TokenStream) -> Vec<String> {
-    let mut out = Vec::new();
-    for t in ts.clone() {
-        match t {
-            proc_macro2::TokenTree::Ident(i) => out.push(i.to_string()),
-            proc_macro2::TokenTree::Group(g) => out.extend(mentioned_names(&g.stream())),
-            proc_macro2::TokenTree::Literal(l) => {
-                let s = l.to_string();
-                for part in s.split(['{', '}', ':']) {
-                    let p = part.trim();
-                    if !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_') {
-                        out.push(p.to_string());
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    out
+    crate::ir::token_names(ts, true)
 }
 
 /// Gives an unsuffixed numeric literal, or a constant expression of them, the float type `ty`

@@ -42,7 +42,7 @@ impl Emitter<'_> {
                     self.bug = true;
                     return;
                 };
-                let rule = syn::Ident::new(rule, Span::call_site());
+                let rule = names::runtime_item(rule);
                 let (la, ra) = (self.active(lhs), self.active(rhs));
                 let g = self.bind(g, code);
                 // Only the values the needed partials read; zeros (of the adjoint's type) stand
@@ -83,7 +83,7 @@ impl Emitter<'_> {
                 let g = self.bind(g, code);
                 code.push(Op::Rule {
                     outs: vec![p.clone()],
-                    rule: syn::Ident::new("neg", Span::call_site()),
+                    rule: names::runtime_item("neg"),
                     args: vec![quote!(#rt::zero_like(&#g)), quote!(#rt::zero_like(&#g))],
                 });
                 self.backprop(expr, quote!(#rt::#scale(#g, #p)), cx, code);
@@ -278,7 +278,7 @@ impl Emitter<'_> {
             Arity::PowI => {
                 let p = self.fresh("p");
                 let n = a[0].clone();
-                let powi = syn::Ident::new("powi", Span::call_site());
+                let powi = names::runtime_item("powi");
                 code.push(rule_op(&[&p], &powi, vec![x, n, y]));
                 self.backprop(recv, quote!(#rt::#scale(#g, #p)), cx, code);
             }
@@ -299,7 +299,7 @@ impl Emitter<'_> {
             }
             Arity::SinCos => {
                 let (p0, p1) = (self.fresh("p"), self.fresh("p"));
-                let sin_cos = syn::Ident::new("sin_cos", Span::call_site());
+                let sin_cos = names::runtime_item("sin_cos");
                 code.push(rule_op(&[&p0, &p1], &sin_cos, vec![x, y]));
                 self.backprop(
                     recv,

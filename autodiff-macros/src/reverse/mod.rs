@@ -20,7 +20,7 @@ use crate::ir::shape_of;
 use crate::ir::*;
 use crate::methods::{self, Arity, Linearity};
 use crate::names;
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 use std::collections::{BTreeSet, HashMap};
 
@@ -283,7 +283,7 @@ fn scale_fn(f: &Function) -> syn::Ident {
     }
     let strong = singular || (pole && selects);
     let name = if strong { "scale_strong" } else { "scale" };
-    syn::Ident::new(name, Span::call_site())
+    names::runtime_item(name)
 }
 
 fn collect_top(b: &[R], top: &mut BTreeSet<VarId>) {
