@@ -560,3 +560,124 @@ fn argument_spelt_like_a_generated_local_keeps_its_own_tangent() {
     assert!((d - 27.0 * 0.25).abs() < 1e-12, "{d}");
     chk!(twin, twin_jvp, twin_vjp; 0).random(4, -2.0, 2.0);
 }
+
+// rustc errors in generated code for constructs accepted before (issue 9, item 3): a re-borrow
+// `&*v` of a local `Vec` was passed as the `Vec` itself (E0308), and an array passed by reference
+// to a differentiated call lent its adjoint as a slice where the callee takes `&mut [T; N]`
+// (E0308), or, when saved for the reverse sweep, was saved as a `Vec`.
+
+#[differentiate]
+fn sq_first(x: &[f64]) -> f64 {
+    x[0] * x[0] + x[1]
+}
+
+#[differentiate]
+fn reborrowed_vec(a: f64) -> f64 {
+    let v = vec![a, 2.0 * a];
+    sq_first(&*v)
+}
+
+#[differentiate]
+fn sq_first32(x: &[f32]) -> f32 {
+    x[0] * x[1].sin()
+}
+
+#[differentiate]
+fn reborrowed_vec32(a: f32) -> f32 {
+    let v = vec![a, 2.0 * a];
+    sq_first32(&*v) + sq_first32(&v)
+}
+
+#[differentiate]
+fn cross3(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+/// The annotation README recommends for an array-returning call, on local arrays.
+#[differentiate]
+fn cross_of_locals(x: f64) -> f64 {
+    let a = [x, 1.0, 2.0];
+    let b = [0.5, x * x, 3.0];
+    let c: [f64; 3] = cross3(&a, &b);
+    c[0] + c[1] * c[2]
+}
+
+/// Arrays by reference, by value, a `mut` array overwritten before the call (saved for the
+/// reverse sweep), one array passed twice.
+#[differentiate]
+fn cross_of_arguments(a: &[f64; 3], mut q: [f64; 3], w: [f64; 3]) -> f64 {
+    q[0] = q[0] * q[1];
+    let c: [f64; 3] = cross3(a, &q);
+    let d: [f64; 3] = cross3(&q, &w);
+    let e: [f64; 3] = cross3(&w, &w);
+    c[0] + c[1] * c[2] + d[2] * q[0] + e[1]
+}
+
+#[test]
+fn reborrow_of_a_local_vec_passed_to_a_call() {
+    chk!(reborrowed_vec, reborrowed_vec_jvp, reborrowed_vec_vjp; 0).random(3, -2.0, 2.0);
+    chk32!(reborrowed_vec32, reborrowed_vec32_jvp, reborrowed_vec32_vjp; 0).random(3, -2.0, 2.0);
+}
+
+#[test]
+fn arrays_passed_by_reference_to_an_array_returning_call() {
+    chk!(cross_of_locals, cross_of_locals_jvp, cross_of_locals_vjp; 0).random(3, -2.0, 2.0);
+    let a3 = |p: &[f64], k: usize| -> [f64; 3] { [p[k], p[k + 1], p[k + 2]] };
+    Harness::new(9)
+        .primal(|p| vec![cross_of_arguments(&a3(p, 0), a3(p, 3), a3(p, 6))])
+        .jvp(|p, t| {
+            let (v, d) = cross_of_arguments_jvp(
+                &a3(p, 0),
+                a3(p, 3),
+                a3(p, 6),
+                &a3(t, 0),
+                a3(t, 3),
+                a3(t, 6),
+            );
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| {
+            let (mut da, mut dq, mut dw) = (a3(g, 0), a3(g, 3), a3(g, 6));
+            let v = cross_of_arguments_vjp(
+                &a3(p, 0),
+                a3(p, 3),
+                a3(p, 6),
+                &mut da,
+                &mut dq,
+                &mut dw,
+                c[0],
+            );
+            g[..3].copy_from_slice(&da);
+            g[3..6].copy_from_slice(&dq);
+            g[6..].copy_from_slice(&dw);
+            vec![v]
+        })
+        .random(3, -2.0, 2.0);
+}
+
+// An argument left out of `wrt(...)` and assigned values that depend on the active ones
+// (rustc rejected the generated code: its tangent and adjoint were never declared).
+
+#[differentiate(wrt(x))]
+fn mut_arg_outside_wrt(x: f64, mut y: f64, mut q: [f64; 2]) -> f64 {
+    y = y * x.sin();
+    q[1] = q[0] * y + x;
+    y * x + q[1] * q[1]
+}
+
+#[test]
+fn mut_argument_left_out_of_wrt_becomes_active() {
+    let (y, q) = (0.7, [1.5, -0.25]);
+    Harness::new(1)
+        .primal(|p| vec![mut_arg_outside_wrt(p[0], y, q)])
+        .jvp(|p, t| {
+            let (v, d) = mut_arg_outside_wrt_jvp(p[0], y, q, t[0]);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| vec![mut_arg_outside_wrt_vjp(p[0], y, q, &mut g[0], c[0])])
+        .random(3, -2.0, 2.0);
+}

@@ -38,6 +38,14 @@ pub fn emit_body(f: &Function) -> TokenStream {
         let m = f.vars[p.var].mutable.then(|| quote!(mut));
         out.push(quote!(let #m #t = #d;));
     }
+    // An argument left out of `wrt(...)` that is assigned active values (`mut y: f64`) starts
+    // with a zero tangent.
+    let rt = names::rt();
+    for p in f.params.iter().filter(|p| !p.active && f.vars[p.var].active) {
+        let t = names::tangent(&f.vars[p.var], p.var);
+        let n = &p.name;
+        out.push(quote!(let mut #t = #rt::zero_tangent(&#n);));
+    }
     out.extend(f.items.iter().cloned());
     out.push(fw.stmts(&f.body));
     if let Some(tail) = &f.tail {

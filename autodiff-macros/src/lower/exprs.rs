@@ -255,7 +255,19 @@ impl Lowerer<'_> {
                         };
                     }
                 }
-                let inner = self.expr(&r.expr, out);
+                // `&*v`, a re-borrow of a sequence variable, is `&v` (`*v` alone is a copy).
+                let borrowed = match &*r.expr {
+                    syn::Expr::Unary(u)
+                        if matches!(u.op, syn::UnOp::Deref(_))
+                            && self
+                                .var_of_path(&u.expr)
+                                .is_some_and(|v| matches!(self.vars[v].shape, Shape::Seq(_))) =>
+                    {
+                        &*u.expr
+                    }
+                    e => e,
+                };
+                let inner = self.expr(borrowed, out);
                 match &inner.kind {
                     // A sequence, or a variable whose shape is not known yet (`let w;`).
                     ExprKind::Var(v)

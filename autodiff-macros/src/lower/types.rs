@@ -185,14 +185,19 @@ impl Lowerer<'_> {
                         &n,
                         format!("`wrt` names `{n}`, which is not an argument of this function"),
                     ),
-                    Some(p) if !p.shape.is_float() => self.diag.error_at(
+                    Some(p)
+                        if !p.shape.is_float()
+                            && !self.poisoned_names.contains(&n.to_string()) =>
+                    {
+                        self.diag.error_at(
                         &n,
                         format!(
                             "`wrt` names `{n}`, which is not float-valued; only float arguments \
                              (f32, f64, float type parameters, and slices, arrays or Vecs of \
                              them) can be differentiated"
                         ),
-                    ),
+                    )
+                    }
                     _ => {}
                 }
             }
@@ -226,6 +231,8 @@ impl Lowerer<'_> {
                         "`&mut` float arguments",
                         "return the computed values instead of writing them through a reference",
                     );
+                    // One message for the argument: not also "`wrt` names a non-float".
+                    self.poisoned_names.push(name.to_string());
                     return (Shape::Other, None);
                 }
                 (&*r.elem, true)

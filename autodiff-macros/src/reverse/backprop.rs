@@ -362,28 +362,40 @@ impl Emitter<'_> {
                 ExprKind::SubSlice { base, .. } => !shared.contains(base),
                 _ => true,
             };
+            // An array argument takes its adjoint as `&mut [T; N]`, anything else as a slice.
+            let array = matches!(shape, Shape::Seq(SeqKind::Array(_)));
+            // A temporary adjoint buffer shaped like the argument, added in after the call.
+            let mut temporary = |me: &mut Self, code: &mut Vec<Op>| {
+                let t = me.fresh("a");
+                let (zero, lend) = if array {
+                    (quote!(#rt::zero_tangent(&#v)), quote!(&mut #t))
+                } else {
+                    (quote!(#rt::zero_tangent(&#v[..])), quote!(&mut #t[..]))
+                };
+                code.push(Op::Let {
+                    pat: quote!(mut #t),
+                    value: zero,
+                });
+                adjs.push(lend);
+                after.push((a, quote!(#t)));
+            };
             match (&a.kind, &shape) {
                 (ExprKind::Ref(_) | ExprKind::SubSlice { .. }, _) if active && !lends => {
-                    let t = self.fresh("a");
-                    code.push(Op::Let {
-                        pat: quote!(mut #t),
-                        value: quote!(#rt::zero_tangent(&#v[..])),
-                    });
-                    adjs.push(quote!(&mut #t[..]));
-                    after.push((a, quote!(#t)));
+                    temporary(self, code)
                 }
                 (ExprKind::Ref(inner), _) if active => {
                     if let ExprKind::Var(w) = inner.kind {
                         let b = self.adj_used(w);
-                        adjs.push(quote!(&mut #b[..]));
+                        // The adjoint of a (non-`mut`) array argument is the caller's
+                        // `&mut [T; N]`; other adjoints are locals.
+                        let aliased = self.is_param(w) && !self.vars[w].mutable;
+                        adjs.push(match (array, aliased) {
+                            (true, true) => quote!(&mut *#b),
+                            (true, false) => quote!(&mut #b),
+                            (false, _) => quote!(&mut #b[..]),
+                        });
                     } else {
-                        let t = self.fresh("a");
-                        code.push(Op::Let {
-                        pat: quote!(mut #t),
-                        value: quote!(#rt::zero_tangent(&#v[..])),
-                    });
-                        adjs.push(quote!(&mut #t[..]));
-                        after.push((a, quote!(#t)));
+                        temporary(self, code)
                     }
                 }
                 (

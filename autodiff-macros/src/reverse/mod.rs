@@ -472,7 +472,7 @@ impl Emitter<'_> {
                 (Shape::Seq(_), true) => {
                     prologue.push(Op::Let {
                         pat: quote!(mut #b),
-                        value: quote!(#rt::zero_tangent(&#n[..])),
+                        value: quote!(#rt::zero_tangent(&#n)),
                     });
                     epilogue.push(Op::AccSlice {
                         target: quote!(&mut #d[..]),
@@ -486,6 +486,18 @@ impl Emitter<'_> {
                     });
                     epilogue.push(Op::Code(quote!(#rt::accumulate(#d, &#b);)));
                 }
+            }
+        }
+        // An argument left out of `wrt(...)` that is assigned active values (`mut y: f64`) has
+        // an adjoint of its own; nothing flows out of it.
+        for p in f.params.iter().filter(|p| !p.active) {
+            if self.vars[p.var].active && self.acc.contains(&p.var) {
+                let b = self.adj(p.var);
+                let n = &p.name;
+                prologue.push(Op::Let {
+                    pat: quote!(mut #b),
+                    value: quote!(#rt::zero_tangent(&#n)),
+                });
             }
         }
         let seed = names::seed(&taken);

@@ -152,13 +152,14 @@ impl Emitter<'_> {
             ExprKind::Ref(inner) if needed => {
                 if let ExprKind::Var(v) = inner.kind {
                     if !self.stable_at_stmt(v) {
-                        // Saved under the variable's node: `val` then borrows the copy.
+                        // Saved under the variable's node: `val` then borrows the copy, which
+                        // has the variable's own type (an array stays an array).
                         let n = self.uname(v);
                         self.count_read(v);
                         snaps.push(Snap::new(
                             inner,
                             true,
-                            quote!(::std::borrow::ToOwned::to_owned(&#n[..])),
+                            quote!(::core::clone::Clone::clone(&#n)),
                         ));
                         return;
                     }
