@@ -163,6 +163,7 @@ constructs! {
     HelperCall => "helper_call",
     HelperSliceArg => "helper_slice_arg",
     HelperVecArg => "helper_vec_arg",
+    VecReborrowArg => "vec_reborrow_arg",
     HelperTwoSlices => "helper_two_slices",
     SubsliceArg => "subslice_arg",
     VecSubsliceArg => "vec_subslice_arg",
@@ -1542,6 +1543,9 @@ impl<'a> FnGen<'a> {
             let fits = v.bound <= HELPER_SLICE_BOUND && v.arr_len.is_none();
             if fits && self.write_target.as_deref() != Some(&v.name) {
                 out.push(format!("&{}", v.name));
+                if self.on(Construct::VecReborrowArg) {
+                    out.push(format!("&*{}", v.name));
+                }
                 if self.on(Construct::VecSubsliceArg) {
                     out.push(format!("&{}[0..{}]", v.name, self.lens[0]));
                 }
@@ -1631,8 +1635,12 @@ impl<'a> FnGen<'a> {
                     } else {
                         self.pick(&opts)
                     };
+                    if a.starts_with("&*") {
+                        self.count(Construct::VecReborrowArg);
+                    }
                     let vec_name = a
                         .strip_prefix('&')
+                        .map(|x| x.trim_start_matches('*'))
                         .map(|x| x.split('[').next().unwrap_or(x));
                     let vec_name = vec_name.filter(|n| !self.slices.contains(n));
                     if a.contains('[') {
