@@ -1,6 +1,6 @@
-//! Overhead of generated gradients: takes the three problems of `problems/mod.rs`, gives criterion
-//! measurements of each one's primal, hand-written adjoint and generated adjoint, then a table of
-//! ratios measured in the same run.
+//! Overhead of generated derivatives: takes the three problems of `problems/mod.rs`, gives criterion
+//! measurements of each one's primal, hand-written and generated adjoint, hand-written and
+//! generated tangent, then tables of ratios (reverse mode, forward mode) measured in the same run.
 //!
 //! Run: `cargo bench --bench overhead` (about 45 s once built on two cores, 75 s with the generated
 //! variants), or `cargo bench --bench overhead -- --quick` (about 15 s, criterion's own numbers
@@ -11,7 +11,9 @@
 //! - `primal`: the plain function, as written for `#[differentiate]`;
 //! - `hand_vjp`: the hand-written adjoint, seed 1, adding into buffers allocated once;
 //! - `generated_vjp`: the generated `_vjp`, called the same way (apples to apples with `hand_vjp`);
-//! - `generated_grad`: the generated `_grad`, which also allocates and zeroes its result.
+//! - `generated_grad`: the generated `_grad`, which also allocates and zeroes its result;
+//! - `hand_jvp`: the hand-written tangent (forward mode), along a fixed random direction;
+//! - `generated_jvp`: the generated `_jvp` along the same direction.
 //!
 //! The ratio table: criterion keeps its medians to itself (they only reach files under
 //! `target/criterion`, which may be stale or elsewhere), so after the criterion phase this file
@@ -42,6 +44,17 @@ const PRIMAL: &str = "primal";
 const HAND_VJP: &str = "hand_vjp";
 const GENERATED_VJP: &str = "generated_vjp";
 const GENERATED_GRAD: &str = "generated_grad";
+const HAND_JVP: &str = "hand_jvp";
+const GENERATED_JVP: &str = "generated_jvp";
+
+/// Seed of the tangent directions of the forward-mode variants (apart from the inputs' stream, so
+/// adding or removing variants leaves the inputs as they were).
+const DIRECTION_SEED: u64 = 77;
+
+/// A tangent direction for a forward-mode variant: `len` components in [-1, 1].
+fn direction(len: usize) -> Vec<f64> {
+    uniform(&mut ChaCha8Rng::seed_from_u64(DIRECTION_SEED), len, -1.0, 1.0)
+}
 
 /// Time one sample of the ratio table aims at.
 const SAMPLE_TARGET: Duration = Duration::from_millis(4);
@@ -95,6 +108,18 @@ impl RosenbrockInputs {
                 }),
             ));
         }
+        let u = direction(n);
+        let u2 = u.clone();
+        variants.push((
+            HAND_JVP,
+            Box::new(move || black_box(rosenbrock_tangent(black_box(x), black_box(n), &u)).1),
+        ));
+        variants.push((
+            GENERATED_JVP,
+            Box::new(move || {
+                black_box(generated::rosenbrock_jvp(black_box(x), black_box(n), &u2)).1
+            }),
+        ));
         variants
     }
 }
@@ -181,6 +206,27 @@ impl SpringChainInputs {
                 }),
             ));
         }
+        let u = direction(3 * n);
+        let u2 = u.clone();
+        variants.push((
+            HAND_JVP,
+            Box::new(move || {
+                let (dk, dx0, dv0) = (&u[..n], &u[n..2 * n], &u[2 * n..]);
+                let (k, x0, v0, n) = (black_box(k), black_box(x0), black_box(v0), black_box(n));
+                black_box(spring_chain_tangent(k, x0, v0, c, dt, n, steps, dk, dx0, dv0)).1
+            }),
+        ));
+        variants.push((
+            GENERATED_JVP,
+            Box::new(move || {
+                let (dk, dx0, dv0) = (&u2[..n], &u2[n..2 * n], &u2[2 * n..]);
+                let (k, x0, v0, n) = (black_box(k), black_box(x0), black_box(v0), black_box(n));
+                black_box(generated::spring_chain_jvp(
+                    k, x0, v0, c, dt, n, steps, dk, dx0, dv0,
+                ))
+                .1
+            }),
+        ));
         variants
     }
 }
@@ -302,6 +348,37 @@ impl TwoLayerInputs {
                 }),
             ));
         }
+        // `w1`, `b1`, `w2`, `b2`'s parts of one direction vector.
+        let (n1, n2, n3) = (h * d, h, o * h);
+        let at = [0, n1, n1 + n2, n1 + n2 + n3, n1 + n2 + n3 + o];
+        let u = direction(at[4]);
+        let u2 = u.clone();
+        variants.push((
+            HAND_JVP,
+            Box::new(move || {
+                let (w1, b1, w2, b2) = (black_box(w1), black_box(b1), black_box(w2), black_box(b2));
+                let (xs, ys, batch) = (black_box(xs), black_box(ys), black_box(batch));
+                let (dw1, db1) = (&u[at[0]..at[1]], &u[at[1]..at[2]]);
+                let (dw2, db2) = (&u[at[2]..at[3]], &u[at[3]..at[4]]);
+                black_box(two_layer_loss_tangent(
+                    w1, b1, w2, b2, xs, ys, d, h, o, batch, dw1, db1, dw2, db2,
+                ))
+                .1
+            }),
+        ));
+        variants.push((
+            GENERATED_JVP,
+            Box::new(move || {
+                let (w1, b1, w2, b2) = (black_box(w1), black_box(b1), black_box(w2), black_box(b2));
+                let (xs, ys, batch) = (black_box(xs), black_box(ys), black_box(batch));
+                let (dw1, db1) = (&u2[at[0]..at[1]], &u2[at[1]..at[2]]);
+                let (dw2, db2) = (&u2[at[2]..at[3]], &u2[at[3]..at[4]]);
+                black_box(generated::two_layer_loss_jvp(
+                    w1, b1, w2, b2, xs, ys, d, h, o, batch, dw1, db1, dw2, db2,
+                ))
+                .1
+            }),
+        ));
         variants
     }
 }
@@ -391,6 +468,7 @@ fn format_ratio(num: Option<f64>, den: Option<f64>) -> String {
 
 fn ratio_phase(wanted: impl Fn(&str) -> bool) {
     let mut rows = Vec::new();
+    let mut forward_rows = Vec::new();
     for_each_problem(|problem, variants| {
         if !wanted(problem) {
             return;
@@ -421,21 +499,57 @@ fn ratio_phase(wanted: impl Fn(&str) -> bool) {
             format_ratio(gg, h),
             format_ratio(gv, p),
         ]);
+        let (hj, gj) = (time_of(HAND_JVP), time_of(GENERATED_JVP));
+        forward_rows.push([
+            problem.to_string(),
+            format_time(p),
+            format_time(hj),
+            format_time(gj),
+            format_ratio(hj, p),
+            format_ratio(gj, hj),
+            format_ratio(gj, p),
+        ]);
     });
     if rows.is_empty() {
         return;
     }
-    let header = [
-        "problem",
-        "primal",
-        "hand vjp",
-        "gen vjp",
-        "gen grad",
-        "hand/primal",
-        "gen vjp/hand",
-        "gen grad/hand",
-        "gen vjp/primal",
-    ];
+    println!();
+    println!(
+        "Ratios of medians ({ROUNDS} interleaved samples of ~{} ms per variant, this run; \"-\": variant absent):",
+        SAMPLE_TARGET.as_millis()
+    );
+    print_table(
+        &[
+            "problem",
+            "primal",
+            "hand vjp",
+            "gen vjp",
+            "gen grad",
+            "hand/primal",
+            "gen vjp/hand",
+            "gen grad/hand",
+            "gen vjp/primal",
+        ],
+        &rows,
+    );
+    println!();
+    println!("Forward mode (one directional derivative), same run:");
+    print_table(
+        &[
+            "problem",
+            "primal",
+            "hand jvp",
+            "gen jvp",
+            "hand jvp/primal",
+            "gen jvp/hand",
+            "gen jvp/primal",
+        ],
+        &forward_rows,
+    );
+}
+
+/// Prints `rows` under `header`, columns padded to their widest cell.
+fn print_table<const N: usize>(header: &[&str; N], rows: &[[String; N]]) {
     let widths: Vec<usize> = (0..header.len())
         .map(|c| {
             rows.iter()
@@ -459,13 +573,8 @@ fn ratio_phase(wanted: impl Fn(&str) -> bool) {
             .collect();
         println!("{}", padded.join("  "));
     };
-    println!();
-    println!(
-        "Ratios of medians ({ROUNDS} interleaved samples of ~{} ms per variant, this run; \"-\": variant absent):",
-        SAMPLE_TARGET.as_millis()
-    );
     line(&header.map(String::from));
-    for row in &rows {
+    for row in rows {
         line(row);
     }
 }

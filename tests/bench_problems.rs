@@ -318,3 +318,95 @@ fn generated_gradients_match_hand_written() {
     close("two_layer_loss dw2", &g.w2, &dw2);
     close("two_layer_loss db2", &g.b2, &db2);
 }
+
+/// The hand-written tangents against central differences along their own direction, and the
+/// generated `_jvp` against them, at benchmark sizes.
+#[test]
+fn tangents_match_finite_differences_and_generated_jvp() {
+    use problems::generated;
+
+    /// `(value, tangent)` of `jvp` against `f` at `p` along `u` (central differences), and against
+    /// the generated pair.
+    fn check(
+        what: &str,
+        f: impl Fn(&[f64]) -> f64,
+        p: &[f64],
+        u: &[f64],
+        hand: (f64, f64),
+        gen: (f64, f64),
+    ) {
+        let fd = (f(&axpy(p, FD_STEP, u)) - f(&axpy(p, -FD_STEP, u))) / (2.0 * FD_STEP);
+        let scale = hand.1.abs().max(1e-3);
+        assert_eq!(hand.0, f(p), "{what}: value of the hand-written tangent");
+        assert!(
+            (fd - hand.1).abs() <= 1e-6 * scale,
+            "{what}: finite differences {fd:e}, hand-written tangent {:e}",
+            hand.1
+        );
+        assert!(
+            (gen.0 - hand.0).abs() <= 1e-12 * (hand.0.abs() + 1.0),
+            "{what}: generated value {}, hand-written {}",
+            gen.0,
+            hand.0
+        );
+        assert!(
+            (gen.1 - hand.1).abs() <= 1e-10 * (hand.1.abs() + 1.0),
+            "{what}: generated tangent {}, hand-written {}",
+            gen.1,
+            hand.1
+        );
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+
+    let n = ROSENBROCK_N;
+    let x = uniform(&mut rng, n, -1.5, 1.5);
+    let u = uniform(&mut rng, n, -1.0, 1.0);
+    check(
+        "rosenbrock",
+        |p| rosenbrock(p, n),
+        &x,
+        &u,
+        rosenbrock_tangent(&x, n, &u),
+        generated::rosenbrock_jvp(&x, n, &u),
+    );
+
+    let (n, steps) = (SPRING_N, SPRING_STEPS);
+    let mut p = uniform(&mut rng, n, 0.5, 1.5);
+    p.extend(uniform(&mut rng, 2 * n, -0.5, 0.5));
+    let u = uniform(&mut rng, 3 * n, -1.0, 1.0);
+    let parts = |q: &[f64]| (q[..n].to_vec(), q[n..2 * n].to_vec(), q[2 * n..].to_vec());
+    let ((k, x0, v0), (dk, dx0, dv0)) = (parts(&p), parts(&u));
+    let (c, dt) = (SPRING_C, SPRING_DT);
+    check(
+        "spring_chain",
+        |q| {
+            let (k, x0, v0) = parts(q);
+            spring_chain(&k, &x0, &v0, c, dt, n, steps)
+        },
+        &p,
+        &u,
+        spring_chain_tangent(&k, &x0, &v0, c, dt, n, steps, &dk, &dx0, &dv0),
+        generated::spring_chain_jvp(&k, &x0, &v0, c, dt, n, steps, &dk, &dx0, &dv0),
+    );
+
+    let (d, h, o, batch) = (NET_D, NET_H, NET_O, NET_BATCH);
+    let (n1, n2, n3) = (h * d, h, o * h);
+    let mut p = uniform(&mut rng, n1, -1.0, 1.0);
+    p.extend(uniform(&mut rng, n2 + n3 + o, -0.5, 0.5));
+    let u = uniform(&mut rng, p.len(), -1.0, 1.0);
+    let xs = uniform(&mut rng, batch * d, -1.0, 1.0);
+    let ys = uniform(&mut rng, batch * o, -1.0, 1.0);
+    let (w1, b1, w2, b2) = net_parts(&p, n1, n2, n3);
+    let (dw1, db1, dw2, db2) = net_parts(&u, n1, n2, n3);
+    check(
+        "two_layer_loss",
+        |q| {
+            let (w1, b1, w2, b2) = net_parts(q, n1, n2, n3);
+            two_layer_loss(w1, b1, w2, b2, &xs, &ys, d, h, o, batch)
+        },
+        &p,
+        &u,
+        two_layer_loss_tangent(w1, b1, w2, b2, &xs, &ys, d, h, o, batch, dw1, db1, dw2, db2),
+        generated::two_layer_loss_jvp(w1, b1, w2, b2, &xs, &ys, d, h, o, batch, dw1, db1, dw2, db2),
+    );
+}
