@@ -53,7 +53,12 @@ const DIRECTION_SEED: u64 = 77;
 
 /// A tangent direction for a forward-mode variant: `len` components in [-1, 1].
 fn direction(len: usize) -> Vec<f64> {
-    uniform(&mut ChaCha8Rng::seed_from_u64(DIRECTION_SEED), len, -1.0, 1.0)
+    uniform(
+        &mut ChaCha8Rng::seed_from_u64(DIRECTION_SEED),
+        len,
+        -1.0,
+        1.0,
+    )
 }
 
 /// Time one sample of the ratio table aims at.
@@ -213,7 +218,10 @@ impl SpringChainInputs {
             Box::new(move || {
                 let (dk, dx0, dv0) = (&u[..n], &u[n..2 * n], &u[2 * n..]);
                 let (k, x0, v0, n) = (black_box(k), black_box(x0), black_box(v0), black_box(n));
-                black_box(spring_chain_tangent(k, x0, v0, c, dt, n, steps, dk, dx0, dv0)).1
+                black_box(spring_chain_tangent(
+                    k, x0, v0, c, dt, n, steps, dk, dx0, dv0,
+                ))
+                .1
             }),
         ));
         variants.push((

@@ -45,7 +45,11 @@ fn huber(r: &[f64], delta: f64) -> f64 {
     let mut s = 0.0;
     for &ri in r {
         let a = ri.abs();
-        s += if a <= delta { 0.5 * a * a } else { delta * (a - 0.5 * delta) };
+        s += if a <= delta {
+            0.5 * a * a
+        } else {
+            delta * (a - 0.5 * delta)
+        };
     }
     s
 }
@@ -178,8 +182,7 @@ fn slices_to_a_scalar() {
     chk_vx!(trapezoid, trapezoid_jvp, trapezoid_vjp; 6).random(4, -2.0, 2.0);
     chk_vx!(trapezoid, trapezoid_jvp, trapezoid_vjp; 1).random(2, -2.0, 2.0);
     chk_v!(cumsum_last, cumsum_last_jvp, cumsum_last_vjp; 5).random(4, -2.0, 2.0);
-    chk_v!(enumerate_weights, enumerate_weights_jvp, enumerate_weights_vjp; 4)
-        .random(4, -2.0, 2.0);
+    chk_v!(enumerate_weights, enumerate_weights_jvp, enumerate_weights_vjp; 4).random(4, -2.0, 2.0);
 }
 
 #[test]

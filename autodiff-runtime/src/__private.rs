@@ -28,7 +28,6 @@ pub fn copy_array<T: Copy, const N: usize>(a: &[T; N]) -> [T; N] {
     *a
 }
 
-
 /// Zero of the element type of `_v` (a sum over `_v` whose type is written nowhere).
 #[inline(always)]
 pub fn zero_elem<T: Float>(_v: &[T]) -> T {

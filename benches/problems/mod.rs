@@ -418,7 +418,12 @@ pub fn spring_chain_tangent(
     for _step in 0..steps {
         for j in 0..n {
             let (d, w, td, tw) = if j > 0 {
-                (x[j] - x[j - 1], v[j] - v[j - 1], tx[j] - tx[j - 1], tv[j] - tv[j - 1])
+                (
+                    x[j] - x[j - 1],
+                    v[j] - v[j - 1],
+                    tx[j] - tx[j - 1],
+                    tv[j] - tv[j - 1],
+                )
             } else {
                 (x[j], v[j], tx[j], tv[j])
             };

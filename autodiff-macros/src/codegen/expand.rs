@@ -172,7 +172,11 @@ impl<'a> Signatures<'a> {
     /// float types one by one, so generic code must say that `T` has them.
     fn where_clause(&self) -> TokenStream {
         let rt = names::rt();
-        let extra = self.f.float_generics.iter().map(|t| quote!(#t: #rt::Scalar,));
+        let extra = self
+            .f
+            .float_generics
+            .iter()
+            .map(|t| quote!(#t: #rt::Scalar,));
         let preds = match &self.f.item.sig.generics.where_clause {
             Some(w) if !w.predicates.is_empty() => {
                 let p = &w.predicates;

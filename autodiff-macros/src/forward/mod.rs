@@ -41,7 +41,11 @@ pub fn emit_body(f: &Function) -> TokenStream {
     // An argument left out of `wrt(...)` that is assigned active values (`mut y: f64`) starts
     // with a zero tangent.
     let rt = names::rt();
-    for p in f.params.iter().filter(|p| !p.active && f.vars[p.var].active) {
+    for p in f
+        .params
+        .iter()
+        .filter(|p| !p.active && f.vars[p.var].active)
+    {
         let t = names::tangent(&f.vars[p.var], p.var);
         let n = &p.name;
         out.push(quote!(let mut #t = #rt::zero_tangent(&#n);));

@@ -293,7 +293,8 @@ impl Expr {
     /// suffixes of conversions, plain calls) compares by its tokens.
     pub fn same(&self, other: &Expr) -> bool {
         use ExprKind as K;
-        let all = |a: &[Expr], b: &[Expr]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same(y));
+        let all =
+            |a: &[Expr], b: &[Expr]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same(y));
         let opt = |a: &Option<Box<Expr>>, b: &Option<Box<Expr>>| match (a, b) {
             (Some(x), Some(y)) => x.same(y),
             (None, None) => true,
@@ -329,8 +330,15 @@ impl Expr {
                     args: a2,
                 },
             ) => method == m2 && recv.same(r2) && all(args, a2),
-            (K::ElemConst { seq, one }, K::ElemConst { seq: s2, one: o2 }) => seq == s2 && one == o2,
-            (K::Call { func, args, .. }, K::Call { func: f2, args: a2, .. }) => func == f2 && all(args, a2),
+            (K::ElemConst { seq, one }, K::ElemConst { seq: s2, one: o2 }) => {
+                seq == s2 && one == o2
+            }
+            (
+                K::Call { func, args, .. },
+                K::Call {
+                    func: f2, args: a2, ..
+                },
+            ) => func == f2 && all(args, a2),
             (
                 K::PlainCall {
                     func, args, suffix, ..
@@ -358,14 +366,24 @@ impl Expr {
                     ..
                 },
             ) => method == m2 && same_tokens(turbofish, t2) && recv.same(r2) && all(args, a2),
-            (K::Tuple(a), K::Tuple(b)) | (K::Array(a), K::Array(b)) | (K::VecList(a), K::VecList(b)) => all(a, b),
+            (K::Tuple(a), K::Tuple(b))
+            | (K::Array(a), K::Array(b))
+            | (K::VecList(a), K::VecList(b)) => all(a, b),
             (K::ArrayRepeat { elem, len }, K::ArrayRepeat { elem: e2, len: l2 }) => {
                 elem.same(e2) && same_tokens(len, l2)
             }
-            (K::VecRepeat { elem, len }, K::VecRepeat { elem: e2, len: l2 }) => elem.same(e2) && len.same(l2),
+            (K::VecRepeat { elem, len }, K::VecRepeat { elem: e2, len: l2 }) => {
+                elem.same(e2) && len.same(l2)
+            }
             (K::VecNew { capacity }, K::VecNew { capacity: c2 }) => opt(capacity, c2),
             (K::CopySeq(a, t), K::CopySeq(b, t2)) => a == b && t == t2,
-            (K::Field { base, index }, K::Field { base: b2, index: i2 }) => index == i2 && base.same(b2),
+            (
+                K::Field { base, index },
+                K::Field {
+                    base: b2,
+                    index: i2,
+                },
+            ) => index == i2 && base.same(b2),
             (K::Ref(a), K::Ref(b)) => a.same(b),
             (
                 K::SubSlice {
@@ -390,9 +408,13 @@ impl CastForm {
     fn same(&self, other: &CastForm) -> bool {
         match (self, other) {
             (CastForm::As, CastForm::As) => true,
-            (CastForm::Call { func, suffix }, CastForm::Call { func: f2, suffix: s2 }) => {
-                same_tokens(func, f2) && same_tokens(suffix, s2)
-            }
+            (
+                CastForm::Call { func, suffix },
+                CastForm::Call {
+                    func: f2,
+                    suffix: s2,
+                },
+            ) => same_tokens(func, f2) && same_tokens(suffix, s2),
             (CastForm::Method(a), CastForm::Method(b)) => same_tokens(a, b),
             _ => false,
         }
@@ -411,7 +433,9 @@ pub fn token_names(ts: &TokenStream, format_strings: bool) -> Vec<String> {
     for t in ts.clone() {
         match t {
             proc_macro2::TokenTree::Ident(i) => out.push(i.to_string()),
-            proc_macro2::TokenTree::Group(g) => out.extend(token_names(&g.stream(), format_strings)),
+            proc_macro2::TokenTree::Group(g) => {
+                out.extend(token_names(&g.stream(), format_strings))
+            }
             proc_macro2::TokenTree::Literal(l) if format_strings => {
                 let s = l.to_string();
                 for part in s.split(['{', '}', ':']) {

@@ -186,17 +186,16 @@ impl Lowerer<'_> {
                         format!("`wrt` names `{n}`, which is not an argument of this function"),
                     ),
                     Some(p)
-                        if !p.shape.is_float()
-                            && !self.poisoned_names.contains(&n.to_string()) =>
+                        if !p.shape.is_float() && !self.poisoned_names.contains(&n.to_string()) =>
                     {
                         self.diag.error_at(
-                        &n,
-                        format!(
+                            &n,
+                            format!(
                             "`wrt` names `{n}`, which is not float-valued; only float arguments \
                              (f32, f64, float type parameters, and slices, arrays or Vecs of \
                              them) can be differentiated"
                         ),
-                    )
+                        )
                     }
                     _ => {}
                 }

@@ -184,7 +184,13 @@ impl Emitter<'_> {
     }
 
     /// `target += g`, or `target = g` right after the statement zeroed `target`.
-    pub(super) fn accumulate(&self, place: Adj, g: TokenStream, cx: &mut StmtCx, code: &mut Vec<Op>) {
+    pub(super) fn accumulate(
+        &self,
+        place: Adj,
+        g: TokenStream,
+        cx: &mut StmtCx,
+        code: &mut Vec<Op>,
+    ) {
         let first = match cx.zeroed.iter().position(|z| *z == place) {
             Some(k) => {
                 cx.zeroed.remove(k);

@@ -135,7 +135,10 @@ impl Emitter<'_> {
                     scrut: sc_fwd,
                     arms: fa,
                 });
-                out.rev.push(Op::Match { scrut: sc, arms: ra });
+                out.rev.push(Op::Match {
+                    scrut: sc,
+                    arms: ra,
+                });
             }
             R::For {
                 var,

@@ -144,7 +144,9 @@ impl Window {
 
 pub fn emit_body(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<TokenStream> {
     let program = adjoint_program(f, diag, dump)?;
-    dump.section("adjoint program (reverse mode)", || program::print(&program));
+    dump.section("adjoint program (reverse mode)", || {
+        program::print(&program)
+    });
     Some(quote!(#(#program)*))
 }
 
@@ -670,7 +672,10 @@ mod tests {
         // first contribution to the zeroed adjoint is assigned, not added.
         let body = &k[pop..];
         let take = body.iter().position(|o| o == "take").expect("a take");
-        let mul = body.iter().position(|o| o == "rule mul").expect("mul's partials");
+        let mul = body
+            .iter()
+            .position(|o| o == "rule mul")
+            .expect("mul's partials");
         assert!(take < mul, "{k:?}");
         assert!(body[mul..].iter().any(|o| o == "acc-first"), "{k:?}");
     }

@@ -17,11 +17,20 @@ pub(super) enum Op {
     /// Code the sweep runs as printed: primal statements of the forward sweep, recomputations.
     Code(TokenStream),
     /// `let pat = value;` (`pat` with `mut` and a type where the program needs them).
-    Let { pat: TokenStream, value: TokenStream },
+    Let {
+        pat: TokenStream,
+        value: TokenStream,
+    },
     /// `place = value;`
-    Set { place: TokenStream, value: TokenStream },
+    Set {
+        place: TokenStream,
+        value: TokenStream,
+    },
     /// `tape.push(value);`: a value saved in a loop or branch for the reverse sweep.
-    Push { tape: syn::Ident, value: TokenStream },
+    Push {
+        tape: syn::Ident,
+        value: TokenStream,
+    },
     /// `let name = pop(&mut tape);`: the value saved by the matching `Push`.
     Pop { name: syn::Ident, tape: syn::Ident },
     /// `let g = place; place = zero;`: the adjoint of a place the statement wrote is consumed.
@@ -233,9 +242,10 @@ fn print_into(ops: &[Op], depth: usize, out: &mut String) {
             Op::Set { place, value } => line(format!("set {place} = {value}")),
             Op::Push { tape, value } => line(format!("save {tape} <- {value}")),
             Op::Pop { name, tape } => line(format!("restore {name} <- {tape}")),
-            Op::Take { g, place, zero } => {
-                line(format!("take {g} <- adjoint {} (then {zero})", place.to_token_stream()))
-            }
+            Op::Take { g, place, zero } => line(format!(
+                "take {g} <- adjoint {} (then {zero})",
+                place.to_token_stream()
+            )),
             Op::Acc {
                 place,
                 value,
@@ -244,11 +254,17 @@ fn print_into(ops: &[Op], depth: usize, out: &mut String) {
                 let how = if *first { "=" } else { "+=" };
                 line(format!("adjoint {} {how} {value}", place.to_token_stream()))
             }
-            Op::AccSlice { target, value } => line(format!("adjoint {target} += {value} (elementwise)")),
+            Op::AccSlice { target, value } => {
+                line(format!("adjoint {target} += {value} (elementwise)"))
+            }
             Op::Rule { outs, rule, args } => {
                 let outs: Vec<String> = outs.iter().map(|o| o.to_string()).collect();
                 let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-                line(format!("partials ({}) = rule {rule}({})", outs.join(", "), args.join(", ")))
+                line(format!(
+                    "partials ({}) = rule {rule}({})",
+                    outs.join(", "),
+                    args.join(", ")
+                ))
             }
             Op::CallVjp { path, args, seed } => {
                 let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
