@@ -394,7 +394,8 @@ impl Emitter<'_> {
                         let b = self.adj_used(w);
                         // The adjoint of a (non-`mut`) array argument is the caller's
                         // `&mut [T; N]`; other adjoints are locals.
-                        let aliased = self.is_param(w) && !self.vars[w].mutable;
+                        let aliased = matches!(self.vars[w].origin, VarOrigin::Param(_))
+                            && !self.vars[w].mutable;
                         adjs.push(match (array, aliased) {
                             (true, true) => quote!(&mut *#b),
                             (true, false) => quote!(&mut #b),

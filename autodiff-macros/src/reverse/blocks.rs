@@ -59,7 +59,7 @@ impl Emitter<'_> {
                 let v = self.fwd_expr(value);
                 let wt = self.weight();
                 *self.writes_w.entry(*vec).or_insert(0.0) += wt;
-                let restored = self.restore.contains(vec);
+                let restored = self.scope.restore.contains(vec);
                 let live = self.vars[*vec].active && self.acc.contains(vec);
                 if restored && !live {
                     out.fwd.push(Op::Code(quote!(#name.push(#v);)));

@@ -122,7 +122,7 @@ impl Emitter<'_> {
             if !written.contains(&v) && self.stable(v) {
                 prim.push((v, make(self), hi));
             }
-            if self.vars[v].active && self.acc.contains(&v) && !self.restore.contains(&v) {
+            if self.vars[v].active && self.acc.contains(&v) && !self.scope.restore.contains(&v) {
                 adj.push((v, make(self), hi));
             }
         }
@@ -195,12 +195,9 @@ impl Emitter<'_> {
             rev,
             step,
         } = range;
-        // Can the reverse sweep walk the same indices backwards?
-        let breaks = brk.is_some_and(|b| body_sets(body, b));
-        let simple = !(breaks || *inclusive && step.is_some());
+        let simple = simple_for(range, body, brk);
         let i = self.uname(var);
         if simple {
-            self.rebound.insert(var);
             let s = self.decision(start, level, out);
             let e = self.decision(end, level, out);
             let st = step.as_ref().map(|st| self.decision(st, level, out));
@@ -487,6 +484,43 @@ impl Emitter<'_> {
                 range: quote!(0..#count),
                 body: b.reverse(),
             });
+        }
+    }
+}
+
+/// Whether the reverse sweep can walk the same indices of `for _ in range` backwards (rebinding
+/// the index), rather than replaying a trip count.
+pub(super) fn simple_for(range: &Range, body: &[R], brk: Option<VarId>) -> bool {
+    let Range::Bounds {
+        inclusive, step, ..
+    } = range;
+    let breaks = brk.is_some_and(|b| body_sets(body, b));
+    !(breaks || *inclusive && step.is_some())
+}
+
+/// The indices of the `for` loops the reverse sweep walks backwards (`simple_for`), anywhere in
+/// `body`: the reverse loop rebinds them, so they are stable.
+pub(super) fn collect_rebound(body: &[R], out: &mut BTreeSet<VarId>) {
+    for s in body {
+        match s {
+            R::For {
+                var,
+                range,
+                body,
+                brk,
+            } => {
+                if simple_for(range, body, *brk) {
+                    out.insert(*var);
+                }
+                collect_rebound(body, out);
+            }
+            R::While { body, .. } => collect_rebound(body, out),
+            R::If { then, els, .. } => {
+                collect_rebound(then, out);
+                collect_rebound(els, out);
+            }
+            R::Match { arms, .. } => arms.iter().for_each(|(_, b)| collect_rebound(b, out)),
+            _ => {}
         }
     }
 }

@@ -12,7 +12,8 @@
 //!    top-level immutable `let`s, loop indices), and otherwise saved at its statement: as a local
 //!    at the top level, on a per-site stack (`Vec`) inside loops and branches. Each stack is
 //!    popped at the start of the reverse of the block that pushed it, so pushes and pops pair up.
-//!    The pass runs until the set of needed values stops growing.
+//!    Which values are needed and which sequences are restored is decided before, once, by
+//!    `saves`; the pass runs once and checks that it needed exactly those values.
 
 use crate::analysis::activity::expr_active;
 use crate::diag::Diag;
@@ -29,6 +30,7 @@ mod blocks;
 mod loops;
 mod plan;
 mod program;
+mod saves;
 mod stmts;
 mod values;
 
@@ -44,6 +46,36 @@ use values::StmtCx;
 enum Level {
     Top,
     Nested,
+}
+
+/// What the reverse sweep can read by name, shared by the saves analysis and the emitter.
+#[derive(Clone)]
+struct Scope<'a> {
+    vars: &'a [Var],
+    /// Variables declared at the top level (not inside loops or branches).
+    top: BTreeSet<VarId>,
+    /// Loop indices of `for` loops without early exit (the reverse loop rebinds them).
+    rebound: BTreeSet<VarId>,
+    /// Mutable top-level sequences kept up to date in the reverse sweep by restoring each
+    /// overwritten element (Tapenade's strategy), instead of saving every read.
+    restore: BTreeSet<VarId>,
+}
+
+impl Scope<'_> {
+    /// Whether the reverse sweep can name `v` and find the value it had at any read.
+    fn stable(&self, v: VarId) -> bool {
+        let var = &self.vars[v];
+        !var.mutable
+            && (self.top.contains(&v)
+                || self.rebound.contains(&v)
+                || matches!(var.origin, VarOrigin::Param(_)))
+    }
+
+    /// Whether the reverse of a statement can read `v` by name and find the value it had when the
+    /// statement ran: stable variables, and restored sequences.
+    fn stable_at_stmt(&self, v: VarId) -> bool {
+        self.stable(v) || self.restore.contains(&v)
+    }
 }
 
 struct BlockOut {
@@ -82,17 +114,13 @@ struct Emitter<'a> {
     needed_now: BTreeSet<VarId>,
     /// Variables whose adjoint can be nonzero (the usefulness analysis): only these get an adjoint.
     acc: BTreeSet<VarId>,
-    /// Variables declared at the top level (not inside loops or branches).
-    top: BTreeSet<VarId>,
-    /// Loop indices of `for` loops without early exit (the reverse loop rebinds them).
-    rebound: BTreeSet<VarId>,
+    /// What the reverse sweep can read by name (with the restored sequences).
+    scope: Scope<'a>,
     ret: VarId,
     /// Set when a value was needed that `prepare` did not save: an internal error.
     bug: bool,
-    /// Mutable top-level sequences kept up to date in the reverse sweep by restoring each
-    /// overwritten element (Tapenade's strategy), instead of saving every read.
-    restore: BTreeSet<VarId>,
-    /// Loop-depth-weighted counts of saved reads and of writes per variable (this pass).
+    /// Loop-depth-weighted counts of saved reads and of writes per variable, checked against
+    /// the saves analysis after emission.
     reads_w: HashMap<VarId, f64>,
     writes_w: HashMap<VarId, f64>,
     depth: i32,
@@ -169,14 +197,61 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<V
     if diag.has_errors() {
         return None;
     }
+    let (scope, acc) = scope_of(f, &vars, ret, &body);
+    // What must be kept, decided once before emission (`saves.rs`).
+    let saves::Saves { needed, restore } = saves::saves(&body, &scope, &acc);
+    let scope = Scope { restore, ..scope };
+    let mut em = Emitter {
+        f,
+        vars: &vars,
+        n: 0,
+        tapes: Vec::new(),
+        needed: needed.clone(),
+        needed_now: BTreeSet::new(),
+        acc,
+        scope,
+        ret,
+        bug: false,
+        reads_w: HashMap::new(),
+        writes_w: HashMap::new(),
+        depth: 0,
+        windows: HashMap::new(),
+        views: HashMap::new(),
+        adj_views: HashMap::new(),
+        scale: scale_fn(f),
+    };
+    let program = em.function(&body);
+    // Emission must find exactly what the analysis computed: the values it needed, and no
+    // further sequence worth restoring.
+    let agree = em.needed_now == needed
+        && saves::restore_set(&em.scope, &em.reads_w, &em.writes_w).is_subset(&em.scope.restore);
+    if !em.bug && agree {
+        return Some(program);
+    }
+    diag.error(
+        f.item.sig.ident.span(),
+        "internal error in #[differentiate]: the reverse-mode analysis failed on this \
+         function; please report it",
+    );
+    None
+}
+
+/// What the reverse sweep can read by name (nothing restored yet), and the variables whose
+/// adjoint can be nonzero.
+fn scope_of<'a>(
+    f: &Function,
+    vars: &'a [Var],
+    ret: VarId,
+    body: &[R],
+) -> (Scope<'a>, BTreeSet<VarId>) {
     let mut top = BTreeSet::new();
     for p in &f.params {
         top.insert(p.var);
     }
     top.insert(ret);
-    collect_top(&body, &mut top);
-
-    let mut needed = BTreeSet::new();
+    collect_top(body, &mut top);
+    let mut rebound = BTreeSet::new();
+    loops::collect_rebound(body, &mut rebound);
     // Variables with a (possibly) nonzero adjoint: the output, the arguments, and every active
     // variable read by an assignment to one of them (backward fixpoint, "useful" variables).
     let mut acc: BTreeSet<VarId> = f
@@ -188,68 +263,18 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<V
     acc.insert(ret);
     loop {
         let before = acc.len();
-        useful(&body, &vars, &mut acc);
+        useful(body, vars, &mut acc);
         if acc.len() == before {
             break;
         }
     }
-    let mut restore = BTreeSet::new();
-    // Iterate until the sets of needed values and adjoint targets are stable. Both only grow
-    // and hold variables, so this ends within one round per variable; a chain of recomputed
-    // values (`let t8 = c; let t9 = t8 * 2.0;` ...) can need one round per link.
-    for _ in 0..vars.len() + 2 {
-        let mut em = Emitter {
-            f,
-            vars: &vars,
-            n: 0,
-            tapes: Vec::new(),
-            needed: needed.clone(),
-            needed_now: BTreeSet::new(),
-            acc: acc.clone(),
-            top: top.clone(),
-            rebound: BTreeSet::new(),
-            ret,
-            bug: false,
-            restore: restore.clone(),
-            reads_w: HashMap::new(),
-            writes_w: HashMap::new(),
-            depth: 0,
-            windows: HashMap::new(),
-            views: HashMap::new(),
-            adj_views: HashMap::new(),
-            scale: scale_fn(f),
-        };
-        let program = em.function(&body);
-        if em.bug {
-            break;
-        }
-        let grown_needed: BTreeSet<VarId> = needed.union(&em.needed_now).copied().collect();
-        // Restoring a sequence costs one save per write; saving its reads one per read.
-        let mut grown_restore = restore.clone();
-        for (v, r) in &em.reads_w {
-            let w = em.writes_w.get(v).copied().unwrap_or(0.0);
-            let var = &vars[*v];
-            if top.contains(v)
-                && var.mutable
-                && matches!(var.shape, Shape::Seq(SeqKind::Vec))
-                && !matches!(var.origin, VarOrigin::Param(_))
-                && w <= *r
-            {
-                grown_restore.insert(*v);
-            }
-        }
-        if grown_needed == needed && grown_restore == restore {
-            return Some(program);
-        }
-        needed = grown_needed;
-        restore = grown_restore;
-    }
-    diag.error(
-        f.item.sig.ident.span(),
-        "internal error in #[differentiate]: the reverse-mode analysis failed on this \
-         function; please report it",
-    );
-    None
+    let scope = Scope {
+        vars,
+        top,
+        rebound,
+        restore: BTreeSet::new(),
+    };
+    (scope, acc)
 }
 
 /// Which product of adjoint and partial the reverse sweep uses. The strong zero (a zero factor
@@ -329,15 +354,10 @@ impl Emitter<'_> {
         shape_of(self.vars, e)
     }
 
-    fn is_param(&self, v: VarId) -> bool {
-        matches!(self.vars[v].origin, VarOrigin::Param(_))
-    }
-
-    /// Whether the reverse sweep can name `v` and find the value it had at any read.
     /// Whether the reverse of a statement can read `v` by name and find the value it had when the
     /// statement ran: stable variables, and restored sequences.
     fn stable_at_stmt(&self, v: VarId) -> bool {
-        self.stable(v) || self.restore.contains(&v)
+        self.scope.stable_at_stmt(v)
     }
 
     fn weight(&self) -> f64 {
@@ -350,8 +370,7 @@ impl Emitter<'_> {
     }
 
     fn stable(&self, v: VarId) -> bool {
-        !self.vars[v].mutable
-            && (self.top.contains(&v) || self.rebound.contains(&v) || self.is_param(v))
+        self.scope.stable(v)
     }
 
     // ------------------------------------------------------------------ sites

@@ -65,12 +65,8 @@ impl Emitter<'_> {
             if let Pat::Bind(var) = pat {
                 if self.needed.contains(var) && !self.vars[*var].mutable {
                     let name = self.uname(*var);
-                    let mut reads = Vec::new();
-                    init.reads(&mut reads);
-                    let cheap = !init.has_call_to_companion()
-                        && reads.iter().all(|r| {
-                            self.stable(*r) || (!self.vars[*r].mutable && self.needed_or_mark(*r))
-                        });
+                    let (cheap, kept) = recomputable(&self.scope, init);
+                    self.needed_now.extend(kept);
                     if cheap {
                         // `p` keeps the user's annotation, which may fix the float type.
                         out.pops.push(Op::Let { pat: p, value: v });
@@ -117,11 +113,6 @@ impl Emitter<'_> {
         out.rev.push(Op::Block(rev));
     }
 
-    pub(super) fn needed_or_mark(&mut self, v: VarId) -> bool {
-        self.needed_now.insert(v);
-        true
-    }
-
     /// The adjoint of a pattern, as an expression (zero for `_` and inactive names).
     pub(super) fn pattern_adjoint(&mut self, pat: &Pat) -> TokenStream {
         let rt = names::rt();
@@ -158,7 +149,7 @@ impl Emitter<'_> {
         let useful = active && self.acc.contains(&v);
         let mut cx = StmtCx::new(level);
         let mut rev = Vec::new();
-        let restored = self.restore.contains(&v);
+        let restored = self.scope.restore.contains(&v);
         let wt = self.weight();
         *self.writes_w.entry(v).or_insert(0.0) += wt;
         // The index of an element write locates the element's adjoint (and the restored value).
@@ -281,4 +272,28 @@ impl Emitter<'_> {
         }
         out.rev.push(Op::Block(rev));
     }
+}
+
+/// Whether a needed immutable `let` in a loop or branch with initialiser `init` is recomputed at
+/// the start of its block's reverse (it reads no companion call and only stable or immutable
+/// variables), and the immutable variables declared in loops or branches it reads, which must be
+/// kept in turn (all of them when it is recomputed; those before the first mutable read
+/// otherwise).
+pub(super) fn recomputable(scope: &Scope, init: &Expr) -> (bool, Vec<VarId>) {
+    let mut kept = Vec::new();
+    if init.has_call_to_companion() {
+        return (false, kept);
+    }
+    let mut reads = Vec::new();
+    init.reads(&mut reads);
+    for r in reads {
+        if scope.stable(r) {
+            continue;
+        }
+        if scope.vars[r].mutable {
+            return (false, kept);
+        }
+        kept.push(r);
+    }
+    (true, kept)
 }

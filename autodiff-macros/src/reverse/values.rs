@@ -10,7 +10,7 @@ impl Emitter<'_> {
     /// the statement then reads the saved copies (`cx.snap`).
     pub(super) fn prepare(&mut self, e: &Expr, cx: &mut StmtCx, out: &mut BlockOut) {
         // Walk in the same order as `val` would: every leaf under a node whose value is needed.
-        self.mark(e, false, cx);
+        mark(self.vars, e, false, &mut cx.needed);
         let mut snaps = Vec::new();
         self.collect_snaps(e, cx, &mut snaps);
         let mut sub_slices = BTreeSet::new();
@@ -50,148 +50,51 @@ impl Emitter<'_> {
         }
     }
 
-    /// Marks which nodes' values the reverse code of this expression computes: everything under
-    /// a node whose rule reads values, index expressions, call arguments.
-    pub(super) fn mark(&self, e: &Expr, needed: bool, cx: &mut StmtCx) {
-        if needed {
-            e.visit(&mut |n| {
-                cx.needed.insert(n.id);
-            });
-            return;
-        }
-        if !self.active(e) {
-            return;
-        }
-        match &e.kind {
-            ExprKind::Binary { op, lhs, rhs } => {
-                let [a, b, y] = self.binop_needs(*op, lhs, rhs);
-                if y {
-                    self.mark(e, true, cx);
-                } else {
-                    self.mark(lhs, a, cx);
-                    self.mark(rhs, b, cx);
-                }
-            }
-            ExprKind::Unary { expr, .. } => self.mark(expr, false, cx),
-            ExprKind::Cast { expr, .. } => self.mark(expr, true, cx),
-            ExprKind::Method { recv, method, .. } => {
-                match methods::float_method(&method.to_string()).map(|r| r.linearity) {
-                    Some(Linearity::Linear) => self.mark(recv, false, cx),
-                    Some(Linearity::Zero) => {}
-                    _ => self.mark(e, true, cx),
-                }
-            }
-            ExprKind::Call { args, .. } => {
-                for a in args {
-                    self.mark(a, true, cx);
-                }
-            }
-            ExprKind::Index { index, .. } => self.mark(index, true, cx),
-            ExprKind::SubSlice { start, end, .. } => {
-                if let Some(s) = start {
-                    self.mark(s, true, cx)
-                }
-                if let Some(x) = end {
-                    self.mark(x, true, cx)
-                }
-            }
-            _ => {
-                let kids = e.children();
-                for k in kids {
-                    self.mark(k, false, cx);
-                }
-            }
-        }
-    }
-
     /// Which of `(lhs, rhs, result)` the partials of the active operands read.
     pub(super) fn binop_needs(&self, op: BinOp, lhs: &Expr, rhs: &Expr) -> [bool; 3] {
-        let (da, db) = methods::binop_reads(op);
-        let (la, ra) = (self.active(lhs), self.active(rhs));
-        let mut need = [false; 3];
-        for k in 0..3 {
-            need[k] = (la && da[k]) || (ra && db[k]);
-        }
-        need
+        binop_needs(self.vars, op, lhs, rhs)
     }
 
-    /// Leaves under needed nodes whose value the reverse sweep cannot find by name.
+    /// Leaves under needed nodes whose value the reverse sweep cannot find by name: copies
+    /// taken before the statement, and immutable variables it needs kept (`needed_now`).
     pub(super) fn collect_snaps<'e>(
         &mut self,
         e: &'e Expr,
         cx: &StmtCx,
         snaps: &mut Vec<Snap<'e>>,
     ) {
-        let key = e.id;
-        let needed = cx.needed.contains(&key);
-        match &e.kind {
-            ExprKind::Var(v) if needed => {
-                if !self.stable_at_stmt(*v) {
-                    if self.vars[*v].mutable {
-                        let t = self.fwd_expr(e);
-                        self.count_read(*v);
-                        snaps.push(Snap::new(e, false, t));
-                    } else {
-                        self.needed_now.insert(*v);
-                    }
+        let mut sites = Vec::new();
+        snap_sites(&self.scope, e, &cx.needed, &mut sites);
+        for site in sites {
+            match site {
+                SnapSite::Needed(v) => {
+                    self.needed_now.insert(v);
                 }
-            }
-            ExprKind::Index { base, index } if needed => {
-                if !self.stable_at_stmt(*base) {
-                    let t = self.fwd_expr(e);
-                    self.count_read(*base);
-                    snaps.push(Snap::new(e, false, t));
-                }
-                // The index also locates the element's adjoint.
-                self.collect_snaps(index, cx, snaps);
-            }
-            ExprKind::Len(v) if needed && !self.stable_at_stmt(*v) => {
-                let t = self.fwd_expr(e);
-                snaps.push(Snap::new(e, false, t));
-            }
-            ExprKind::Ref(inner) if needed => {
-                if let ExprKind::Var(v) = inner.kind {
-                    if !self.stable_at_stmt(v) {
-                        // Saved under the variable's node: `val` then borrows the copy, which
-                        // has the variable's own type (an array stays an array).
-                        let n = self.uname(v);
+                SnapSite::Copy { read, counted } => {
+                    if let Some(v) = counted {
                         self.count_read(v);
-                        snaps.push(Snap::new(
-                            inner,
-                            true,
-                            quote!(::core::clone::Clone::clone(&#n)),
-                        ));
-                        return;
                     }
+                    let t = self.fwd_expr(read);
+                    snaps.push(Snap::new(read, false, t));
                 }
-                self.collect_snaps(inner, cx, snaps);
-            }
-            ExprKind::SubSlice {
-                base, start, end, ..
-            } if needed => {
-                if !self.stable_at_stmt(*base) {
-                    let t = self.fwd_expr(e);
+                SnapSite::OwnedVar { read, var } => {
+                    // The copy has the variable's own type (an array stays an array); `val`
+                    // then borrows it.
+                    let n = self.uname(var);
+                    self.count_read(var);
                     snaps.push(Snap::new(
-                        e,
+                        read,
+                        true,
+                        quote!(::core::clone::Clone::clone(&#n)),
+                    ));
+                }
+                SnapSite::OwnedSlice(read) => {
+                    let t = self.fwd_expr(read);
+                    snaps.push(Snap::new(
+                        read,
                         true,
                         quote!(::std::borrow::ToOwned::to_owned(#t)),
                     ));
-                }
-                if let Some(s) = start {
-                    self.collect_snaps(s, cx, snaps)
-                }
-                if let Some(x) = end {
-                    self.collect_snaps(x, cx, snaps)
-                }
-            }
-            ExprKind::CopySeq(v, _) if needed && !self.stable_at_stmt(*v) => {
-                let t = self.fwd_expr(e);
-                snaps.push(Snap::new(e, false, t));
-            }
-            _ => {
-                let kids = e.children();
-                for k in kids {
-                    self.collect_snaps(k, cx, snaps);
                 }
             }
         }
@@ -371,6 +274,165 @@ impl StmtCx {
             snap: HashMap::new(),
             vals: HashMap::new(),
             zeroed: Vec::new(),
+        }
+    }
+}
+
+/// Marks (into `out`) which nodes' values the reverse code of this expression computes:
+/// everything under a node whose rule reads values, index expressions, call arguments.
+pub(super) fn mark(vars: &[Var], e: &Expr, needed: bool, out: &mut BTreeSet<ExprId>) {
+    if needed {
+        e.visit(&mut |n| {
+            out.insert(n.id);
+        });
+        return;
+    }
+    if !expr_active(vars, e) {
+        return;
+    }
+    match &e.kind {
+        ExprKind::Binary { op, lhs, rhs } => {
+            let [a, b, y] = binop_needs(vars, *op, lhs, rhs);
+            if y {
+                mark(vars, e, true, out);
+            } else {
+                mark(vars, lhs, a, out);
+                mark(vars, rhs, b, out);
+            }
+        }
+        ExprKind::Unary { expr, .. } => mark(vars, expr, false, out),
+        ExprKind::Cast { expr, .. } => mark(vars, expr, true, out),
+        ExprKind::Method { recv, method, .. } => {
+            match methods::float_method(&method.to_string()).map(|r| r.linearity) {
+                Some(Linearity::Linear) => mark(vars, recv, false, out),
+                Some(Linearity::Zero) => {}
+                _ => mark(vars, e, true, out),
+            }
+        }
+        ExprKind::Call { args, .. } => {
+            for a in args {
+                mark(vars, a, true, out);
+            }
+        }
+        ExprKind::Index { index, .. } => mark(vars, index, true, out),
+        ExprKind::SubSlice { start, end, .. } => {
+            if let Some(s) = start {
+                mark(vars, s, true, out)
+            }
+            if let Some(x) = end {
+                mark(vars, x, true, out)
+            }
+        }
+        _ => {
+            for k in e.children() {
+                mark(vars, k, false, out);
+            }
+        }
+    }
+}
+
+/// Which of `(lhs, rhs, result)` the partials of the active operands of `lhs op rhs` read.
+pub(super) fn binop_needs(vars: &[Var], op: BinOp, lhs: &Expr, rhs: &Expr) -> [bool; 3] {
+    let (da, db) = methods::binop_reads(op);
+    let (la, ra) = (expr_active(vars, lhs), expr_active(vars, rhs));
+    let mut need = [false; 3];
+    for k in 0..3 {
+        need[k] = (la && da[k]) || (ra && db[k]);
+    }
+    need
+}
+
+/// What the reverse of a statement does about one read under its needed nodes (`needed`, from
+/// `mark`) that it cannot find by name.
+pub(super) enum SnapSite<'e> {
+    /// An immutable variable declared in a loop or branch: kept by its `let` (`needed`).
+    Needed(VarId),
+    /// A copy of the read's value taken before the statement; `counted` is the mutable variable
+    /// (or sequence) read, counted for the restore decision.
+    Copy {
+        read: &'e Expr,
+        counted: Option<VarId>,
+    },
+    /// An owned copy of the sequence `var` borrowed by `&var` (saved under the variable's node).
+    OwnedVar { read: &'e Expr, var: VarId },
+    /// An owned copy of a sub-slice.
+    OwnedSlice(&'e Expr),
+}
+
+/// The reads under `e`'s needed nodes that the reverse sweep cannot find by name, in the order
+/// the reverse sweep computes them.
+pub(super) fn snap_sites<'e>(
+    scope: &Scope,
+    e: &'e Expr,
+    needed: &BTreeSet<ExprId>,
+    out: &mut Vec<SnapSite<'e>>,
+) {
+    let here = needed.contains(&e.id);
+    match &e.kind {
+        ExprKind::Var(v) if here => {
+            if !scope.stable_at_stmt(*v) {
+                if scope.vars[*v].mutable {
+                    out.push(SnapSite::Copy {
+                        read: e,
+                        counted: Some(*v),
+                    });
+                } else {
+                    out.push(SnapSite::Needed(*v));
+                }
+            }
+        }
+        ExprKind::Index { base, index } if here => {
+            if !scope.stable_at_stmt(*base) {
+                out.push(SnapSite::Copy {
+                    read: e,
+                    counted: Some(*base),
+                });
+            }
+            // The index also locates the element's adjoint.
+            snap_sites(scope, index, needed, out);
+        }
+        ExprKind::Len(v) if here && !scope.stable_at_stmt(*v) => {
+            out.push(SnapSite::Copy {
+                read: e,
+                counted: None,
+            });
+        }
+        ExprKind::Ref(inner) if here => {
+            if let ExprKind::Var(v) = inner.kind {
+                if !scope.stable_at_stmt(v) {
+                    // Saved under the variable's node: `val` then borrows the copy.
+                    out.push(SnapSite::OwnedVar {
+                        read: inner,
+                        var: v,
+                    });
+                    return;
+                }
+            }
+            snap_sites(scope, inner, needed, out);
+        }
+        ExprKind::SubSlice {
+            base, start, end, ..
+        } if here => {
+            if !scope.stable_at_stmt(*base) {
+                out.push(SnapSite::OwnedSlice(e));
+            }
+            if let Some(s) = start {
+                snap_sites(scope, s, needed, out)
+            }
+            if let Some(x) = end {
+                snap_sites(scope, x, needed, out)
+            }
+        }
+        ExprKind::CopySeq(v, _) if here && !scope.stable_at_stmt(*v) => {
+            out.push(SnapSite::Copy {
+                read: e,
+                counted: None,
+            });
+        }
+        _ => {
+            for k in e.children() {
+                snap_sites(scope, k, needed, out);
+            }
         }
     }
 }

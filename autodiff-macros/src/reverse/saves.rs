@@ -1,0 +1,297 @@
+//! What the reverse sweep keeps: takes the normalised statements, what the sweep can read by name
+//! and the variables with an adjoint, gives the immutable variables declared in loops or branches
+//! whose values the sweep reads (`needed`) and the mutable top-level sequences kept in restore
+//! mode (`restore`), decided once before emission with the emitter's own predicates (`mark`,
+//! `snap_sites`, `recomputable`, `restore_set`).
+
+use super::stmts::recomputable;
+use super::values::{mark, snap_sites, SnapSite};
+use super::*;
+
+/// The saved sets the emitter runs with.
+pub(super) struct Saves {
+    pub(super) needed: BTreeSet<VarId>,
+    pub(super) restore: BTreeSet<VarId>,
+}
+
+/// `needed` and `restore` for `body`. `scope` restores nothing yet; `acc` holds the variables
+/// with a (possibly) nonzero adjoint.
+pub(super) fn saves(body: &[R], scope: &Scope, acc: &BTreeSet<VarId>) -> Saves {
+    let mut walk = Walk {
+        scope,
+        acc,
+        depth: 0,
+        needed: BTreeSet::new(),
+        reads_w: HashMap::new(),
+        writes_w: HashMap::new(),
+        lets: Vec::new(),
+        indices: Vec::new(),
+    };
+    walk.block(body, Level::Top);
+    // The counts do not depend on the restored set: a read of a restored sequence is no longer
+    // counted, and nothing else changes.
+    let restore = restore_set(scope, &walk.reads_w, &walk.writes_w);
+    let scope = Scope {
+        restore,
+        ..scope.clone()
+    };
+    let mut needed = walk.needed;
+    // The index of an element write is computed in the reverse sweep when the element's adjoint
+    // or its restored value is located there.
+    for (ix, useful, v) in &walk.indices {
+        if *useful || scope.restore.contains(v) {
+            val_names(&scope, ix, &mut needed);
+        }
+    }
+    // A needed `let` recomputed in the reverse sweep needs what it reads: one round per link of
+    // a chain (`let a = x[i]; let b = a * 2.0;` ...).
+    loop {
+        let before = needed.len();
+        for (var, init) in &walk.lets {
+            if needed.contains(var) {
+                needed.extend(recomputable(&scope, init).1);
+            }
+        }
+        if needed.len() == before {
+            break;
+        }
+    }
+    Saves {
+        needed,
+        restore: scope.restore,
+    }
+}
+
+/// The mutable top-level `Vec`s whose saved reads outnumber their writes (both weighted by loop
+/// depth): restoring costs one save per write, saving the reads one per read.
+pub(super) fn restore_set(
+    scope: &Scope,
+    reads_w: &HashMap<VarId, f64>,
+    writes_w: &HashMap<VarId, f64>,
+) -> BTreeSet<VarId> {
+    let mut out = BTreeSet::new();
+    for (v, r) in reads_w {
+        let w = writes_w.get(v).copied().unwrap_or(0.0);
+        let var = &scope.vars[*v];
+        if scope.top.contains(v)
+            && var.mutable
+            && matches!(var.shape, Shape::Seq(SeqKind::Vec))
+            && !matches!(var.origin, VarOrigin::Param(_))
+            && w <= *r
+        {
+            out.insert(*v);
+        }
+    }
+    out
+}
+
+/// The immutable variables declared in loops or branches that `Emitter::val` names when it
+/// computes `e` with nothing saved for it: it stops at reads it saves (a sequence it cannot
+/// name) and at leaves.
+fn val_names(scope: &Scope, e: &Expr, out: &mut BTreeSet<VarId>) {
+    match &e.kind {
+        ExprKind::Var(v) => {
+            if !scope.stable_at_stmt(*v) && !scope.vars[*v].mutable {
+                out.insert(*v);
+            }
+        }
+        ExprKind::Index { base, index } => {
+            if scope.stable_at_stmt(*base) {
+                val_names(scope, index, out);
+            }
+        }
+        ExprKind::SubSlice {
+            base, start, end, ..
+        } => {
+            if scope.stable_at_stmt(*base) {
+                for x in [start, end].into_iter().flatten() {
+                    val_names(scope, x, out);
+                }
+            }
+        }
+        ExprKind::Lit(_)
+        | ExprKind::Opaque { .. }
+        | ExprKind::ElemConst { .. }
+        | ExprKind::Len(_)
+        | ExprKind::CopySeq(..)
+        | ExprKind::Poison => {}
+        _ => {
+            for k in e.children() {
+                val_names(scope, k, out);
+            }
+        }
+    }
+}
+
+/// One walk over the statements in emission order, seeing what the emitter's statements see.
+struct Walk<'s, 'a, 'b> {
+    scope: &'s Scope<'a>,
+    acc: &'s BTreeSet<VarId>,
+    depth: i32,
+    needed: BTreeSet<VarId>,
+    reads_w: HashMap<VarId, f64>,
+    writes_w: HashMap<VarId, f64>,
+    /// Immutable single-variable `let`s in loops or branches, with their initialisers.
+    lets: Vec<(VarId, &'b Expr)>,
+    /// Indices of element writes: the index, whether the write is useful, the sequence.
+    indices: Vec<(&'b Expr, bool, VarId)>,
+}
+
+impl<'b> Walk<'_, '_, 'b> {
+    fn live(&self, v: VarId) -> bool {
+        self.scope.vars[v].active && self.acc.contains(&v)
+    }
+
+    fn active(&self, e: &Expr) -> bool {
+        expr_active(self.scope.vars, e)
+    }
+
+    fn write(&mut self, v: VarId) {
+        *self.writes_w.entry(v).or_insert(0.0) += 8f64.powi(self.depth);
+    }
+
+    /// What `Emitter::prepare` finds for `e`.
+    fn prepare(&mut self, e: &Expr) {
+        let mut nodes = BTreeSet::new();
+        mark(self.scope.vars, e, false, &mut nodes);
+        let mut sites = Vec::new();
+        snap_sites(self.scope, e, &nodes, &mut sites);
+        let w = 8f64.powi(self.depth);
+        for site in sites {
+            let counted = match site {
+                SnapSite::Needed(v) => {
+                    self.needed.insert(v);
+                    None
+                }
+                SnapSite::Copy { counted, .. } => counted,
+                SnapSite::OwnedVar { var, .. } => Some(var),
+                SnapSite::OwnedSlice(_) => None,
+            };
+            if let Some(v) = counted {
+                *self.reads_w.entry(v).or_insert(0.0) += w;
+            }
+        }
+    }
+
+    fn block(&mut self, stmts: &'b [R], level: Level) {
+        for s in stmts {
+            self.stmt(s, level);
+        }
+    }
+
+    fn loop_body(&mut self, body: &'b [R]) {
+        self.depth += 1;
+        self.block(body, Level::Nested);
+        self.depth -= 1;
+    }
+
+    fn stmt(&mut self, s: &'b R, level: Level) {
+        match s {
+            R::Let {
+                pat,
+                init: Some(init),
+            } => {
+                let mut vs = Vec::new();
+                pat.vars(&mut vs);
+                if vs.iter().any(|v| self.live(*v)) && self.active(init) {
+                    self.prepare(init);
+                }
+                if let (Level::Nested, Pat::Bind(v)) = (level, pat) {
+                    if !self.scope.vars[*v].mutable {
+                        self.lets.push((*v, init));
+                    }
+                }
+            }
+            R::Assign { place, value } => {
+                let v = place.var();
+                self.write(v);
+                let useful = self.live(v);
+                if let Place::Index(_, ix) = place {
+                    self.indices.push((ix, useful, v));
+                }
+                if useful && self.active(value) {
+                    self.prepare(value);
+                }
+            }
+            R::Push { vec, value } => {
+                self.write(*vec);
+                if self.live(*vec) {
+                    self.prepare(value);
+                }
+            }
+            R::If { then, els, .. } => {
+                self.block(then, Level::Nested);
+                self.block(els, Level::Nested);
+            }
+            R::Match { arms, .. } => {
+                for (_, b) in arms {
+                    self.block(b, Level::Nested);
+                }
+            }
+            R::For { body, .. } | R::While { body, .. } => self.loop_body(body),
+            R::Let { init: None, .. } | R::Eval(_) | R::Macro(..) | R::Exit(_) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::normalized;
+    use std::collections::BTreeSet;
+    use syn::parse_quote;
+
+    /// The saved sets of `item`, by variable name: (needed, restore).
+    fn sets(item: syn::ItemFn) -> (BTreeSet<String>, BTreeSet<String>) {
+        let (f, vars, ret, body) = normalized(item);
+        let (scope, acc) = super::super::scope_of(&f, &vars, ret, &body);
+        let s = super::saves(&body, &scope, &acc);
+        let names = |set: &BTreeSet<usize>| set.iter().map(|v| vars[*v].name.to_string()).collect();
+        (names(&s.needed), names(&s.restore))
+    }
+
+    #[test]
+    fn a_recomputed_let_needs_what_it_reads() {
+        let (needed, restore) = sets(parse_quote! {
+            fn f(x: &[f64], n: usize) -> f64 {
+                let mut s = 0.0;
+                for i in 0..n {
+                    let a = x[i] * 2.0;
+                    let b = a + 1.0;
+                    s = s + b.sin();
+                }
+                s
+            }
+        });
+        // `sin` reads `b`; `b` is recomputed from `a`, so `a` is kept too (the chain). `i` is
+        // rebound by the reverse loop and `x` is an argument: neither is kept.
+        let want: BTreeSet<String> = ["a", "b"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(needed, want);
+        assert!(restore.is_empty(), "{restore:?}");
+    }
+
+    #[test]
+    fn a_sequence_read_more_than_written_is_restored() {
+        let (_, restore) = sets(parse_quote! {
+            fn f(x: f64, n: usize) -> f64 {
+                let mut v = vec![x; n];
+                let mut s = 0.0;
+                for i in 0..n {
+                    s = s + v[i] * v[i];
+                }
+                v[0] = x * 2.0;
+                s + v[0]
+            }
+        });
+        assert!(restore.contains("v"), "{restore:?}");
+        let (_, restore) = sets(parse_quote! {
+            fn f(x: f64, n: usize) -> f64 {
+                let mut v = vec![x; n];
+                for i in 0..n {
+                    v[i] = x * 2.0;
+                }
+                v[0] * v[1]
+            }
+        });
+        assert!(restore.is_empty(), "{restore:?}");
+    }
+}
