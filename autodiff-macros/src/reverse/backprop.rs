@@ -34,7 +34,7 @@ impl Emitter<'_> {
                 let i = self.val(index, cx, &mut dummy, code);
                 self.flush_dummy(dummy, code);
                 let b = self.adj_used(*base);
-                self.accumulate(Adj::Elem(b, program::Printed(i)), g, cx, code);
+                self.accumulate(Adj::Elem(b, i), g, cx, code);
             }
             ExprKind::Binary { op, lhs, rhs } => {
                 // Activity makes only arithmetic operators active; anything else is a bug.
@@ -191,7 +191,7 @@ impl Emitter<'_> {
         cx: &mut StmtCx,
         code: &mut Vec<Op>,
     ) {
-        let first = match cx.zeroed.iter().position(|z| *z == place) {
+        let first = match cx.zeroed.iter().position(|z| z.same_place(&place)) {
             Some(k) => {
                 cx.zeroed.remove(k);
                 true

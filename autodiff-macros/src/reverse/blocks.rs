@@ -86,7 +86,7 @@ impl Emitter<'_> {
                     }
                     rev.push(Op::Take {
                         g: g.clone(),
-                        place: Adj::Elem(b, program::Printed(quote!(#pos))),
+                        place: Adj::Elem(b, quote!(#pos)),
                         zero: quote!(#rt::zero()),
                     });
                     self.backprop(value, quote!(#g), &mut cx, &mut rev);

@@ -88,13 +88,13 @@ pub(super) enum Op {
 }
 
 /// An adjoint place the reverse sweep reads, zeroes or accumulates into.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub(super) enum Adj {
     /// The adjoint variable of a variable (`__ad_b_x__3`).
     Var(syn::Ident),
-    /// An element of a sequence adjoint, `b[index]` (other spellings of the index may name the
-    /// same element, so this place is never taken to be "just zeroed").
-    Elem(syn::Ident, Printed),
+    /// An element of a sequence adjoint, `b[index]`, the index printed (other spellings of the
+    /// index may name the same element, so this place is never known to be another one).
+    Elem(syn::Ident, TokenStream),
     /// A slot of an adjoint window: the adjoint of `b[i + c]` held in a local during a loop.
     Slot(syn::Ident),
     /// An element of an adjoint slice view, `view[(i - start) + k]`.
@@ -108,21 +108,19 @@ impl Adj {
     pub(super) fn unaliased(&self) -> bool {
         !matches!(self, Adj::Elem(..))
     }
-}
 
-/// Tokens compared by their text: only for index expressions inside `Adj::Elem`, which are never
-/// used to decide anything (see `Adj::unaliased`).
-#[derive(Clone)]
-pub(super) struct Printed(pub(super) TokenStream);
-
-impl PartialEq for Printed {
-    fn eq(&self, _other: &Self) -> bool {
-        // Two element places are never known to be the same place.
-        false
+    /// Whether `self` and `other` are known to be the same place: the same variable adjoint,
+    /// window slot, view element or tuple component. Elements `b[i]` are never known to be the
+    /// same as anything (`b[i]` and `b[1]` may or may not be).
+    pub(super) fn same_place(&self, other: &Adj) -> bool {
+        match (self, other) {
+            (Adj::Var(a), Adj::Var(b)) | (Adj::Slot(a), Adj::Slot(b)) => a == b,
+            (Adj::View(a), Adj::View(b)) => a == b,
+            (Adj::Field(a, i), Adj::Field(b, j)) => a == b && i == j,
+            _ => false,
+        }
     }
 }
-
-impl Eq for Printed {}
 
 /// `view[(index - start) + k]`: an element of a slice view taken before a loop over `index`
 /// starting at `start`.
@@ -145,10 +143,7 @@ impl ToTokens for Adj {
     fn to_tokens(&self, out: &mut TokenStream) {
         out.extend(match self {
             Adj::Var(b) | Adj::Slot(b) => quote!(#b),
-            Adj::Elem(b, i) => {
-                let i = &i.0;
-                quote!(#b[#i])
-            }
+            Adj::Elem(b, i) => quote!(#b[#i]),
             Adj::View(v) => quote!(#v),
             Adj::Field(b, k) => {
                 let ix = syn::Index::from(*k as usize);

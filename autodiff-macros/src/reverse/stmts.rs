@@ -238,7 +238,7 @@ impl Emitter<'_> {
                     let i = idx.clone().unwrap_or_default();
                     // Not marked zeroed: another index expression (`b[1]` and `b[i]`) may name
                     // the same element.
-                    rev.push(take(Adj::Elem(b, program::Printed(i)), zero));
+                    rev.push(take(Adj::Elem(b, i), zero));
                 }
             },
             (Place::Var(_), Shape::Seq(SeqKind::Array(_))) => {
