@@ -207,16 +207,7 @@ impl FnGen<'_> {
 
     /// Helpers returning `[f64; 2]` this function may call now.
     fn array_callable(&self) -> Vec<usize> {
-        if !self.on(Construct::HelperCall)
-            || (self.is_helper && !self.on(Construct::HelperInHelper))
-        {
-            return Vec::new();
-        }
-        let slice_ok = self.on(Construct::HelperSliceArg) && !self.slice_args().is_empty();
-        (0..self.helpers.len())
-            .filter(|&h| self.helpers[h].out == OutKind::Array)
-            .filter(|&h| slice_ok || !self.helpers[h].has_slice())
-            .collect()
+        self.callable_returning(OutKind::Array)
     }
 
     /// `let [t1, t2] = ha0(..);`, `let [t1, .., t2]: [f64; 2] = ha1(..);`: a call returning an

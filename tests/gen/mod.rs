@@ -1510,18 +1510,23 @@ impl<'a> FnGen<'a> {
         }
     }
 
-    /// Helpers this function may call now.
+    /// Helpers returning a float this function may call now (helpers returning arrays are
+    /// called by the statements that destructure them, see `idioms2.rs`).
     fn callable(&self) -> Vec<usize> {
+        self.callable_returning(OutKind::F64)
+    }
+
+    /// Helpers returning `out` this function may call now.
+    pub(super) fn callable_returning(&self, out: OutKind) -> Vec<usize> {
         if !self.on(Construct::HelperCall)
             || (self.is_helper && !self.on(Construct::HelperInHelper))
         {
             return Vec::new();
         }
         let slice_ok = self.on(Construct::HelperSliceArg) && !self.slice_args().is_empty();
-        // Helpers returning arrays are called by the statements that destructure them.
         (0..self.helpers.len())
             .filter(|&h| slice_ok || !self.helpers[h].has_slice())
-            .filter(|&h| self.helpers[h].out == OutKind::F64)
+            .filter(|&h| self.helpers[h].out == out)
             .collect()
     }
 

@@ -243,16 +243,7 @@ impl Lowerer<'_> {
             // value flows in.
             let args = c.args.iter().map(|a| self.expr(a, out)).collect();
             let shape = self.path_shape(&path);
-            return Expr::new(
-                ExprKind::PlainCall {
-                    func: c.func.to_token_stream(),
-                    args,
-                    shape,
-                    suffix: TokenStream::new(),
-                    path: None,
-                },
-                span,
-            );
+            return plain_call(c, args, shape, None, span);
         }
         if path.segments.len() == 2 && path.segments[0].ident == "Vec" {
             match last.as_str() {
@@ -276,16 +267,7 @@ impl Lowerer<'_> {
         // function has no derivative companions; activity reports it if an argument is active.
         if self.is_constructor(&path) {
             let shape = self.path_shape(&path);
-            return Expr::new(
-                ExprKind::PlainCall {
-                    func: c.func.to_token_stream(),
-                    args,
-                    shape,
-                    suffix: TokenStream::new(),
-                    path: None,
-                },
-                span,
-            );
+            return plain_call(c, args, shape, None, span);
         }
         let any_float = args.iter().any(|a| self.shape_of(a).is_float());
         if any_float {
@@ -294,16 +276,7 @@ impl Lowerer<'_> {
         if !any_float {
             // Re-examined once every variable's shape is known (`reclassify_calls`).
             let shape = self.path_shape(&path);
-            return Expr::new(
-                ExprKind::PlainCall {
-                    func: c.func.to_token_stream(),
-                    args,
-                    shape,
-                    suffix: TokenStream::new(),
-                    path: Some(path),
-                },
-                span,
-            );
+            return plain_call(c, args, shape, Some(path), span);
         }
         Expr::new(
             ExprKind::Call {
@@ -342,4 +315,26 @@ impl Lowerer<'_> {
             }
         }
     }
+}
+
+/// `c` kept as a plain call (no derivative companions): activity reports it if an active value
+/// flows into `args`. `path`: the callee, when the call becomes differentiable once the
+/// arguments' shapes are known.
+pub(super) fn plain_call(
+    c: &syn::ExprCall,
+    args: Vec<Expr>,
+    shape: Shape,
+    path: Option<syn::Path>,
+    span: Span,
+) -> Expr {
+    Expr::new(
+        ExprKind::PlainCall {
+            func: c.func.to_token_stream(),
+            args,
+            shape,
+            suffix: TokenStream::new(),
+            path,
+        },
+        span,
+    )
 }

@@ -235,16 +235,7 @@ impl Lowerer<'_> {
             );
         }
         let shape = self.path_shape(path);
-        Expr::new(
-            ExprKind::PlainCall {
-                func: c.func.to_token_stream(),
-                args: vec![inner],
-                shape,
-                suffix: TokenStream::new(),
-                path: None,
-            },
-            span,
-        )
+        super::calls::plain_call(c, vec![inner], shape, None, span)
     }
 }
 

@@ -28,6 +28,7 @@ mod types;
 
 use chains::*;
 use convert::{is_from_name, to_primitive_target};
+use shapes::call_result_untyped;
 
 pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Function> {
     let mut cx = Lowerer {

@@ -101,15 +101,14 @@ impl Lowerer<'_> {
             }
             if self.call_lets.iter().any(|(c, _)| *c == v) {
                 let name = self.vars[v].name.to_string();
-                self.diag.error_at(
-                    &init,
-                    format!(
-                        "`{name}` holds the result of a call, which #[differentiate] takes to be a \
-                         single float unless told otherwise; give its type, e.g. \
-                         `let {name}: [f64; 2] = ...`, or destructure the call itself: \
+                let msg = call_result_untyped(
+                    &name,
+                    &format!(
+                        "`let {name}: [f64; 2] = ...`, or destructure the call itself: \
                          `let [a, b] = g(..);`"
                     ),
                 );
+                self.diag.error_at(&init, msg);
                 return None;
             }
             return not_here(self);

@@ -62,15 +62,14 @@ impl Lowerer<'_> {
         for (v, tokens) in self.call_lets.clone() {
             if misused.contains(&v) {
                 let name = self.vars[v].name.to_string();
-                self.diag.error_at(
-                    &tokens,
-                    format!(
-                        "`{name}` holds the result of a call, which #[differentiate] takes to be a \
-                         single float unless told otherwise; give its type, e.g. \
-                         `let {name}: [f64; 2] = ...`, `let {name}: Vec<f64> = ...` or \
+                let msg = call_result_untyped(
+                    &name,
+                    &format!(
+                        "`let {name}: [f64; 2] = ...`, `let {name}: Vec<f64> = ...` or \
                          `let {name}: (f64, f64) = ...` (or destructure it: `let (a, b) = ...`)"
                     ),
                 );
+                self.diag.error_at(&tokens, msg);
             }
         }
     }
@@ -212,4 +211,13 @@ mod tests {
         assert_eq!(errs.len(), 1, "{errs:?}");
         assert!(errs[0].contains("`t` keeps nesting deeper"), "{errs:?}");
     }
+}
+
+/// The error for a call's result bound to `name` without a type and then used as more than one
+/// float; `examples` completes "give its type, e.g. ...".
+pub(super) fn call_result_untyped(name: &str, examples: &str) -> String {
+    format!(
+        "`{name}` holds the result of a call, which #[differentiate] takes to be a single float \
+         unless told otherwise; give its type, e.g. {examples}"
+    )
 }
