@@ -1,9 +1,9 @@
 use autodiff_runtime::differentiate;
 
 #[differentiate]
-fn f(v: &mut [f64]) -> f64 {
-    v[0] = v[0] * 2.0;
-    v[0]
+fn f(x: &mut f64, a: f64) -> f64 {
+    *x = *x * a;
+    *x
 }
 
 fn main() {}

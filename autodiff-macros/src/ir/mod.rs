@@ -167,6 +167,16 @@ pub struct Var {
     pub active: bool,
 }
 
+impl Var {
+    /// An argument passed as `&mut` with float contents (`r: &mut [f64]`): its name in the body
+    /// is a reference, so a copy of its contents is `(*r).to_owned()`, never `r` itself.
+    pub fn by_mut_ref(&self) -> bool {
+        matches!(self.origin, VarOrigin::Param(_))
+            && self.shape.is_float()
+            && matches!(&self.ty, Some(syn::Type::Reference(r)) if r.mutability.is_some())
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Block {
     pub stmts: Vec<Stmt>,
@@ -506,6 +516,17 @@ pub struct Param {
     /// The element type of a sequence argument, or the argument's type for a scalar.
     pub elem_ty: Option<syn::Type>,
     pub active: bool,
+    /// Passed as `&mut` with float contents (`&mut [T]`, `&mut [T; N]`, `&mut Vec<T>`): an
+    /// in-out argument when active, a workspace when not. Its contents are mutable in the body.
+    pub inout: bool,
+}
+
+impl Param {
+    /// An active in-out argument: its tangent and adjoint buffers are the caller's, updated in
+    /// place (README, "Functions that write through `&mut`").
+    pub fn active_inout(&self) -> bool {
+        self.active && self.inout
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -514,6 +535,13 @@ pub struct Output {
     pub shape: Shape,
     /// The float type of the output's elements (`f64`, `T`).
     pub elem_ty: syn::Type,
+}
+
+impl Output {
+    /// `()`: the function gives its results through `&mut` arguments only.
+    pub fn is_unit(&self) -> bool {
+        self.shape == Shape::Tuple(Vec::new())
+    }
 }
 
 #[derive(Clone, Debug)]

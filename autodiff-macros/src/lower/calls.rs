@@ -262,7 +262,18 @@ impl Lowerer<'_> {
                 _ => {}
             }
         }
-        let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a, out)).collect();
+        let mut args: Vec<Expr> = c.args.iter().map(|a| self.expr(a, out)).collect();
+        // `g(r)` with `r: &mut [f64]` an argument lends it as `&r` (what `g(&*r)` means too),
+        // so that what the call reads is saved as a copy of the contents.
+        for a in &mut args {
+            if let ExprKind::Var(v) = a.kind {
+                if self.vars[v].by_mut_ref() {
+                    let span = a.span;
+                    let inner = std::mem::replace(a, Expr::new(ExprKind::Poison, span));
+                    *a = Expr::new(ExprKind::Ref(Box::new(inner)), span);
+                }
+            }
+        }
         // `Some(x)`, `Point(x, y)`, `Box::new(x)`: a constructor or a type's associated
         // function has no derivative companions; activity reports it if an argument is active.
         if self.is_constructor(&path) {

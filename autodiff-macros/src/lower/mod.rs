@@ -46,7 +46,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     };
     cx.check_signature(&item.sig);
     let params = cx.params(&item.sig, attr);
-    let output = cx.output(&item.sig);
+    let output = cx.output(&item.sig, &params);
     let mut body = Vec::new();
     let tail = cx.block_into(&item.block, &mut body);
     cx.infer_shapes(&body, item.sig.ident.span());
@@ -54,6 +54,12 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     cx.reclassify_calls(&mut body, tail.as_mut());
     cx.check_call_results(&body, tail.as_ref());
     let output = output?;
+    // A function giving `()` ends in an expression only for its effects (`helper(x, r)`).
+    if output.is_unit() {
+        if let Some(t) = tail.take() {
+            body.push(Stmt::Eval(t));
+        }
+    }
     let float_generics = item
         .sig
         .generics

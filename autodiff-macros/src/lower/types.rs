@@ -159,11 +159,12 @@ impl Lowerer<'_> {
             };
             let selected = attr.wrt.as_ref().is_none_or(|w| w.contains(&name));
             let ty = (*pt.ty).clone();
-            let (shape, elem_ty) = self.param_shape(&ty, selected, &name);
+            let (shape, elem_ty, inout) = self.param_shape(&ty, selected, &name);
             let active = selected && shape.is_float();
             let var = self.new_var(
                 name.clone(),
-                mutable,
+                // The contents of a `&mut` argument change in the body.
+                mutable || inout,
                 shape.clone(),
                 VarOrigin::Param(i),
                 Some(ty.clone()),
@@ -176,6 +177,7 @@ impl Lowerer<'_> {
                 shape,
                 elem_ty,
                 active,
+                inout,
             });
         }
         if let Some(wrt) = &attr.wrt {
@@ -215,29 +217,69 @@ impl Lowerer<'_> {
         params
     }
 
-    /// Shape and element type of an argument type.
+    /// Shape, element type and whether the argument is passed as `&mut` with float contents.
     pub(super) fn param_shape(
         &mut self,
         ty: &syn::Type,
         selected: bool,
         name: &syn::Ident,
-    ) -> (Shape, Option<syn::Type>) {
+    ) -> (Shape, Option<syn::Type>, bool) {
         let (inner, is_ref) = match ty {
             syn::Type::Reference(r) => {
-                if r.mutability.is_some() && self.mentions_float(&r.elem) && selected {
-                    self.diag.unsupported_at(
-                        &ty,
-                        "`&mut` float arguments",
-                        "return the computed values instead of writing them through a reference",
-                    );
-                    // One message for the argument: not also "`wrt` names a non-float".
-                    self.poisoned_names.push(name.to_string());
-                    return (Shape::Other, None);
+                if r.mutability.is_some() && self.mentions_float(&r.elem) {
+                    return self.mut_ref_shape(ty, &r.elem, selected, name);
                 }
                 (&*r.elem, true)
             }
             t => (t, false),
         };
+        let (shape, elem) = self.value_param_shape(ty, inner, is_ref, selected, name);
+        (shape, elem, false)
+    }
+
+    /// A `&mut` argument with float contents: an in-out argument when selected, a workspace
+    /// when not. Slices, arrays and `Vec`s of floats (a `&mut Vec<T>` is used as a slice: its
+    /// length is fixed in the body).
+    fn mut_ref_shape(
+        &mut self,
+        ty: &syn::Type,
+        inner: &syn::Type,
+        selected: bool,
+        name: &syn::Ident,
+    ) -> (Shape, Option<syn::Type>, bool) {
+        match self.classify(inner) {
+            TypeClass::Seq(kind) => {
+                let kind = match kind {
+                    SeqKind::Vec => SeqKind::Slice,
+                    k => k,
+                };
+                (Shape::Seq(kind), seq_elem(inner), true)
+            }
+            TypeClass::Float if selected => {
+                self.diag.unsupported_at(
+                    &ty,
+                    "`&mut` float scalars as arguments (yet)",
+                    "pass a one-element array `&mut [f64; 1]`, or return the value",
+                );
+                // One message for the argument: not also "`wrt` names a non-float".
+                self.poisoned_names.push(name.to_string());
+                (Shape::Other, None, false)
+            }
+            _ => {
+                let (shape, elem) = self.value_param_shape(ty, inner, true, selected, name);
+                (shape, elem, false)
+            }
+        }
+    }
+
+    fn value_param_shape(
+        &mut self,
+        ty: &syn::Type,
+        inner: &syn::Type,
+        is_ref: bool,
+        selected: bool,
+        name: &syn::Ident,
+    ) -> (Shape, Option<syn::Type>) {
         match self.classify(inner) {
             TypeClass::Float if is_ref => {
                 if selected {
@@ -278,13 +320,31 @@ impl Lowerer<'_> {
         }
     }
 
-    pub(super) fn output(&mut self, sig: &syn::Signature) -> Option<Output> {
+    pub(super) fn output(&mut self, sig: &syn::Signature, params: &[Param]) -> Option<Output> {
+        let writes = params.iter().find(|p| p.active_inout());
+        let unit = |elem_ty: syn::Type| Output {
+            ty: syn::parse_quote!(()),
+            shape: Shape::Tuple(Vec::new()),
+            elem_ty,
+        };
         let ty = match &sig.output {
             syn::ReturnType::Default => {
+                if let Some(p) = writes {
+                    return Some(unit(p.elem_ty.clone()?));
+                }
+                let hint = match params.iter().find(|p| p.inout) {
+                    Some(p) => format!(
+                        "; `{0}` is left out of `wrt(...)`, which makes it a workspace: name it \
+                         there (`wrt(.., {0})`) to differentiate what is written into it",
+                        p.name
+                    ),
+                    None => String::new(),
+                };
                 self.diag.error_at(&sig.ident,
                     format!(
                         "`{}` returns nothing: a differentiated function must return a float \
-                         value (f32, f64, a float type parameter, or a tuple, array or Vec of them)",
+                         value (f32, f64, a float type parameter, or a tuple, array or Vec of \
+                         them) or write its results through an active `&mut` argument{hint}",
                         sig.ident
                     ),
                 );
@@ -292,6 +352,11 @@ impl Lowerer<'_> {
             }
             syn::ReturnType::Type(_, t) => (**t).clone(),
         };
+        if let (syn::Type::Tuple(t), Some(p)) = (&ty, writes) {
+            if t.elems.is_empty() {
+                return Some(unit(p.elem_ty.clone()?));
+            }
+        }
         let bad = |me: &mut Self| {
             me.diag.error_at(
                 &ty,

@@ -428,6 +428,10 @@ impl Emitter<'_> {
                 let n = self.uname(*v);
                 quote!(::core::clone::Clone::clone(&#n))
             }
+            ExprKind::Var(v) if self.vars[*v].by_mut_ref() => {
+                let n = self.uname(*v);
+                quote!(::std::borrow::ToOwned::to_owned(&*#n))
+            }
             _ => p.expr(e),
         }
     }
@@ -484,8 +488,11 @@ impl Emitter<'_> {
             let d = names::shadow_param(&p.name, &taken);
             let b = self.adj(p.var);
             let n = &p.name;
-            let mutable = self.vars[p.var].mutable;
+            let mutable = self.vars[p.var].mutable && !p.inout;
             match (&p.shape, mutable) {
+                // Read-only sequences accumulate straight into the caller's buffer; an in-out
+                // argument's buffer holds its final value's adjoint on entry, and the sweep turns
+                // it into its initial value's adjoint in place.
                 (Shape::Seq(_), false) => prologue.push(Op::Let {
                     pat: quote!(#b),
                     value: quote!(#d),
@@ -555,10 +562,12 @@ impl Emitter<'_> {
         });
         program.append(&mut out.fwd);
         program.extend(prologue);
-        program.push(Op::Let {
-            pat: quote!(mut #bret),
-            value: seed_init,
-        });
+        if !f.output.is_unit() {
+            program.push(Op::Let {
+                pat: quote!(mut #bret),
+                value: seed_init,
+            });
+        }
         program.extend(out.reverse());
         program.extend(epilogue);
         program.push(Op::Code(quote!(#ret)));

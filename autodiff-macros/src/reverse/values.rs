@@ -82,11 +82,12 @@ impl Emitter<'_> {
                     // then borrows it.
                     let n = self.uname(var);
                     self.count_read(var);
-                    snaps.push(Snap::new(
-                        read,
-                        true,
-                        quote!(::core::clone::Clone::clone(&#n)),
-                    ));
+                    let copy = if self.vars[var].by_mut_ref() {
+                        quote!(::std::borrow::ToOwned::to_owned(&*#n))
+                    } else {
+                        quote!(::core::clone::Clone::clone(&#n))
+                    };
+                    snaps.push(Snap::new(read, true, copy));
                 }
                 SnapSite::OwnedSlice(read) => {
                     let t = self.fwd_expr(read);
