@@ -45,8 +45,12 @@ pub struct Case {
     /// Whether it is differentiated with respect to its slice (not so under a `wrt(...)` that
     /// leaves the slice out: then the test keeps the slice's tangent at 0).
     pub slice_active: bool,
-    /// Number of `f64` outputs (1, 2 for `(f64, f64)` and `[f64; 2]`, 3 for `Vec<f64>`).
+    /// Number of `f64` outputs (1, 2 for `(f64, f64)` and `[f64; 2]`, 3 for `Vec<f64>`, 0 for
+    /// `()`; plus 3 for the final contents of a `&mut [f64; 3]` parameter).
     pub outputs: usize,
+    /// Takes a `&mut [f64]` parameter (its initial contents are the slice's values): its final
+    /// contents are `n` more outputs.
+    pub inout_slice: bool,
     pub primal: Primal,
     pub jvp: Option<Jvp>,
     pub vjp: Option<Vjp>,
@@ -151,7 +155,7 @@ impl Point {
             v: vec(n),
             ts: vec(case.scalars),
             tv: active(vec(n)),
-            c: vec(case.outputs),
+            c: vec(case.outputs + if case.inout_slice { n } else { 0 }),
             gs0: vec(case.scalars),
             gv0: vec(n),
         }

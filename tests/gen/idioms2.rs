@@ -261,7 +261,7 @@ impl FnGen<'_> {
         } else if self.on(Construct::EarlyReturn) && !self.no_early_return && self.chance(0.5) {
             self.count(Construct::EarlyReturn);
             let (v, _) = self.ret_value(false);
-            format!("return {v};")
+            self.ret_stmt(&v)
         } else {
             "panic!(\"too short\");".to_string()
         };

@@ -29,6 +29,7 @@ use std::collections::BTreeSet;
 
 mod idioms;
 mod idioms2;
+mod inout;
 
 /// Smallest slice length (and value of `n`) the test passes; constant indices stay below it.
 pub const N_MIN: usize = 4;
@@ -204,6 +205,11 @@ constructs! {
     GenericConvert => "generic_convert",
     IndexFromActive => "index_from_active",
     ConvertIdentity => "convert_identity",
+    // In-out arguments of issue 9 (emitted by `inout.rs`).
+    InOutSlice => "inout_slice",
+    InOutArray => "inout_array",
+    UnitOut => "unit_out",
+    InOutBareArg => "inout_bare_arg",
 }
 
 /// What to generate.
@@ -398,6 +404,10 @@ enum Param {
     Len(String),
     /// `[f64; 3]` by value.
     Array(String),
+    /// `&mut [f64]` of the common length, in-out (its initial contents are the slice's values).
+    InOut(String),
+    /// `&mut [f64; 3]`, in-out (three scalar slots).
+    InOutArray(String),
 }
 
 /// Output type of a generated function.
@@ -408,6 +418,9 @@ enum OutKind {
     Array,
     /// `Vec<f64>` of length [`VEC_OUT_LEN`].
     Vec,
+    /// `()`: the results are the final contents of the in-out argument (the value the other
+    /// kinds return is written into its first element).
+    Unit,
 }
 
 /// Length of a `Vec<f64>` output.
@@ -420,12 +433,13 @@ impl OutKind {
             OutKind::Tuple => "(f64, f64)",
             OutKind::Array => "[f64; 2]",
             OutKind::Vec => "Vec<f64>",
+            OutKind::Unit => "()",
         }
     }
 
     fn arity(self) -> usize {
         match self {
-            OutKind::F64 => 1,
+            OutKind::F64 | OutKind::Unit => 1,
             OutKind::Tuple | OutKind::Array => 2,
             OutKind::Vec => VEC_OUT_LEN,
         }
@@ -674,6 +688,8 @@ struct FnGen<'a> {
     no_early_return: bool,
     /// The function is differentiated with respect to everything but its slice.
     wrt_no_slice: bool,
+    /// The in-out (`&mut`) parameter, if any.
+    inout: Option<&'static str>,
 }
 
 impl<'a> FnGen<'a> {
@@ -710,6 +726,7 @@ impl<'a> FnGen<'a> {
             arrays: Vec::new(),
             no_early_return: false,
             wrt_no_slice: false,
+            inout: None,
         }
     }
 
@@ -764,6 +781,7 @@ impl<'a> FnGen<'a> {
         if self.on(Construct::ArrayParam) && self.chance(0.25) {
             params.push(Param::Array("q".into()));
         }
+        self.inout_param(&mut params);
         self.shuffle_params(&mut params);
         for n in &names[..scalars] {
             self.push_input(n, 1.0);
@@ -771,6 +789,7 @@ impl<'a> FnGen<'a> {
         if params.iter().any(|p| matches!(p, Param::Array(_))) {
             self.array_input("q");
         }
+        self.inout_input(&params);
         let r: f64 = self.rng.gen();
         let out = if r < 0.15 && self.on(Construct::TupleOut) {
             self.count(Construct::TupleOut);
@@ -784,6 +803,7 @@ impl<'a> FnGen<'a> {
         } else {
             OutKind::F64
         };
+        let out = self.maybe_unit(out);
         self.wrt_no_slice = self.wants_wrt_no_slice();
         self.budget = self.rng.gen_range(5..=25);
         self.finish(format!("p{k:03}"), k as u64, params, out)
@@ -829,6 +849,8 @@ impl<'a> FnGen<'a> {
                 Param::Slice(n) => format!("{n}: &[f64]"),
                 Param::Len(n) => format!("{n}: usize"),
                 Param::Array(n) => format!("{n}: [f64; 3]"),
+                Param::InOut(n) => format!("{n}: &mut [f64]"),
+                Param::InOutArray(n) => format!("{n}: &mut [f64; 3]"),
             })
             .collect();
         let mut source = String::new();
@@ -836,7 +858,15 @@ impl<'a> FnGen<'a> {
             if self.wrt_no_slice {
                 let wrt: Vec<String> = params
                     .iter()
-                    .filter(|p| matches!(p, Param::Scalar(_) | Param::Array(_)))
+                    .filter(|p| {
+                        matches!(
+                            p,
+                            Param::Scalar(_)
+                                | Param::Array(_)
+                                | Param::InOut(_)
+                                | Param::InOutArray(_)
+                        )
+                    })
                     .map(param_name)
                     .collect();
                 source.push_str(&format!("#[differentiate(wrt({}))]\n", wrt.join(", ")));
@@ -844,11 +874,11 @@ impl<'a> FnGen<'a> {
                 source.push_str("#[differentiate]\n");
             }
         }
-        source.push_str(&format!(
-            "fn {name}({}) -> {} {{\n",
-            sig.join(", "),
-            out.rust()
-        ));
+        let ret = match out {
+            OutKind::Unit => String::new(),
+            o => format!(" -> {}", o.rust()),
+        };
+        source.push_str(&format!("fn {name}({}){ret} {{\n", sig.join(", ")));
         for l in &self.lines {
             source.push_str(l);
             source.push('\n');
@@ -1548,6 +1578,9 @@ impl<'a> FnGen<'a> {
             let fits = v.bound <= HELPER_SLICE_BOUND && v.arr_len.is_none();
             if fits && self.write_target.as_deref() != Some(&v.name) {
                 out.push(format!("&{}", v.name));
+                if self.inout == Some(v.name.as_str()) && self.on(Construct::InOutBareArg) {
+                    out.push(v.name.clone());
+                }
                 if self.on(Construct::VecReborrowArg) {
                     out.push(format!("&*{}", v.name));
                 }
@@ -1643,6 +1676,9 @@ impl<'a> FnGen<'a> {
                     if a.starts_with("&*") {
                         self.count(Construct::VecReborrowArg);
                     }
+                    if self.inout == Some(a.as_str()) {
+                        self.count(Construct::InOutBareArg);
+                    }
                     let vec_name = a
                         .strip_prefix('&')
                         .map(|x| x.trim_start_matches('*'))
@@ -1669,7 +1705,9 @@ impl<'a> FnGen<'a> {
                     let len = self.len().unwrap_or("3");
                     args.push(len.to_string())
                 }
-                Param::Array(_) => unreachable!("helpers take no arrays"),
+                Param::Array(_) | Param::InOut(_) | Param::InOutArray(_) => {
+                    unreachable!("helpers take no arrays or in-out arguments")
+                }
             }
         }
         Ex::atom(
@@ -1952,7 +1990,8 @@ impl<'a> FnGen<'a> {
             }
             Tail::Return => {
                 let (v, _) = self.ret_value(false);
-                self.line(format!("return {v};"));
+                let r = self.ret_stmt(&v);
+                self.line(r);
             }
             Tail::Break => self.line("break;"),
             Tail::Continue => self.line("continue;"),
@@ -2672,7 +2711,10 @@ impl<'a> FnGen<'a> {
             format!("for ({i}, &{x}) in {src}.iter().enumerate() {{")
         } else {
             self.count(Construct::ForIter);
-            let forms = if vec.is_some() {
+            let forms = if self.inout == vec.as_deref() && vec.is_some() {
+                // `&io` would be `&&mut [f64]`.
+                vec![format!("&*{src}"), format!("{src}.iter()")]
+            } else if vec.is_some() {
                 vec![format!("&{src}"), format!("{src}.iter()")]
             } else {
                 vec![src.clone(), format!("{src}.iter()")]
@@ -2891,6 +2933,10 @@ impl<'a> FnGen<'a> {
             OutKind::Array => format!("[{}]", printed.join(", ")),
             OutKind::Vec if splat => format!("vec![{}; {VEC_OUT_LEN}]", printed[0]),
             OutKind::Vec => format!("vec![{}]", printed.join(", ")),
+            OutKind::Unit => {
+                let io = self.inout.expect("a `()` output has an in-out parameter");
+                format!("{io}[0] = {};", printed[0])
+            }
         };
         (s, bound)
     }
@@ -2913,7 +2959,8 @@ impl<'a> FnGen<'a> {
             self.line("}");
         } else if self.chance(0.1) {
             let (v, _) = self.ret_value(true);
-            self.line(format!("return {v};"));
+            let r = self.ret_stmt(&v);
+            self.line(r);
         } else {
             let (v, _) = self.ret_value(true);
             self.line(v);
@@ -2923,7 +2970,12 @@ impl<'a> FnGen<'a> {
 
 fn param_name(p: &Param) -> String {
     match p {
-        Param::Scalar(n) | Param::Slice(n) | Param::Len(n) | Param::Array(n) => n.clone(),
+        Param::Scalar(n)
+        | Param::Slice(n)
+        | Param::Len(n)
+        | Param::Array(n)
+        | Param::InOut(n)
+        | Param::InOutArray(n) => n.clone(),
     }
 }
 
@@ -2995,9 +3047,22 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
     let mut loads = String::new();
     let mut stores = String::new();
     let mut extra_slices: Vec<String> = Vec::new();
+    let mut inout = None;
+    // Outputs returned (the final contents of an in-out parameter follow them).
+    let outs = if f.out == OutKind::Unit { 0 } else { f.out.arity() };
     // Scalar slots of the adapters: one per float parameter, three per array parameter.
     let mut k = 0;
     for p in &f.params {
+        if let Some(a) = inout::InOutAdapter::new(p, k, outs) {
+            args.push(a.arg.clone());
+            tangents.push(a.tangent.clone());
+            adjoints.push(a.adjoint.clone());
+            if !a.slice {
+                k += 3;
+            }
+            inout = Some(a);
+            continue;
+        }
         match p {
             Param::Scalar(_) => {
                 args.push(format!("s[{k}]"));
@@ -3040,6 +3105,7 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
                 }
             }
             Param::Len(_) => args.push("n".to_string()),
+            Param::InOut(_) | Param::InOutArray(_) => unreachable!("adapted above"),
         }
     }
     let scalars = k;
@@ -3053,16 +3119,58 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
         .iter()
         .map(|c| format!("{:?}", c.name()))
         .collect();
-    // A `Vec` output is already flat, and its seed is a slice.
+    // A `Vec` output is already flat, and its seed is a slice; `()` gives nothing.
     let vec_out = f.out == OutKind::Vec;
+    let unit = f.out == OutKind::Unit;
     let flat = |x: &str| {
-        if vec_out {
+        if unit {
+            "::std::vec::Vec::<f64>::new()".to_string()
+        } else if vec_out {
             x.to_string()
         } else {
             format!("Out::flat({x})")
         }
     };
-    let seed = if vec_out { "c" } else { "Out::unflat(c)" };
+    let seed = if inout.is_some() {
+        if vec_out {
+            format!("&c[..{outs}]")
+        } else {
+            format!("Out::unflat(&c[..{outs}])")
+        }
+    } else if vec_out {
+        "c".to_string()
+    } else {
+        "Out::unflat(c)".to_string()
+    };
+    let ind = "                ";
+    // The final contents of the in-out parameter (and of its tangent) follow the outputs.
+    let (init, init_t, init_b, add_b, extend, extend_t) = match &inout {
+        Some(a) => (
+            a.init.clone(),
+            a.init_tangent.clone(),
+            a.init_adjoint.clone(),
+            a.add_adjoint.clone(),
+            format!("{ind}y.extend_from_slice(&{}[..]);\n", a.name),
+            format!("{ind}t.extend_from_slice(&{}[..]);\n", a.tname),
+        ),
+        None => Default::default(),
+    };
+    let bind = |call: String, pair: bool| -> String {
+        match (unit, pair) {
+            (true, false) => format!("{ind}{call};\n{ind}let mut y = {};\n", flat("")),
+            (true, true) => format!(
+                "{ind}{call};\n{ind}let (mut y, mut t) = ({}, {});\n",
+                flat(""),
+                flat("")
+            ),
+            (false, false) => format!("{ind}let mut y = {};\n", flat(&format!("{call}"))),
+            (false, true) => format!(
+                "{ind}let (y, t) = {call};\n{ind}let (mut y, mut t) = ({}, {});\n",
+                flat("y"),
+                flat("t")
+            ),
+        }
+    };
     s.push_str("        Case {\n");
     s.push_str(&format!("            name: {name:?},\n"));
     s.push_str(&format!("            index: {},\n", f.index));
@@ -3078,19 +3186,22 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
         "            slice_active: {},\n",
         f.has_slice() && !f.wrt_no_slice
     ));
-    s.push_str(&format!("            outputs: {},\n", f.out.arity()));
+    let fixed = outs + if matches!(&inout, Some(a) if !a.slice) { 3 } else { 0 };
+    s.push_str(&format!("            outputs: {fixed},\n"));
     s.push_str(&format!(
-        "            primal: |s, v, n| {},\n",
-        flat(&format!("{name}({args})"))
+        "            inout_slice: {},\n",
+        matches!(&inout, Some(a) if a.slice)
+    ));
+    s.push_str(&format!(
+        "            primal: |s, v, n| {{\n{init}{}{extend}{ind}y\n            }},\n",
+        bind(format!("{name}({args})"), false)
     ));
     if cfg.primal_only {
         s.push_str("            jvp: None,\n            vjp: None,\n");
     } else {
         s.push_str(&format!(
-            "            jvp: Some(|s, v, n, ts, tv| {{\n                let (y, t) = {name}_jvp({args}, {});\n                ({}, {})\n            }}),\n",
-            tangents.join(", "),
-            flat("y"),
-            flat("t"),
+            "            jvp: Some(|s, v, n, ts, tv| {{\n{init}{init_t}{}{extend}{extend_t}{ind}(y, t)\n            }}),\n",
+            bind(format!("{name}_jvp({args}, {})", tangents.join(", ")), true),
         ));
         for z in &extra_slices {
             loads.push_str(&format!(
@@ -3100,10 +3211,10 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
                 "                for (g, z) in gv.iter_mut().zip(&{z}) {{\n                    *g += z;\n                }}\n"
             ));
         }
+        let seed_arg = if unit { String::new() } else { format!(", {seed}") };
         s.push_str(&format!(
-            "            vjp: Some(|s, v, n, gs, gv, c| {{\n{loads}                let y = {name}_vjp({args}, {}, {seed});\n{stores}                {}\n            }}),\n",
-            adjoints.join(", "),
-            flat("y"),
+            "            vjp: Some(|s, v, n, gs, gv, c| {{\n{init}{init_b}{loads}{}{stores}{add_b}{extend}{ind}y\n            }}),\n",
+            bind(format!("{name}_vjp({args}, {}{seed_arg})", adjoints.join(", ")), false),
         ));
     }
     s.push_str("        },\n");

@@ -230,6 +230,15 @@ impl Lowerer<'_> {
         match e {
             syn::Expr::Paren(p) => self.parse_seq(&p.expr, out),
             syn::Expr::Reference(r) if r.mutability.is_none() => self.parse_seq(&r.expr, out),
+            // `&*v` (a re-borrow, `v: &mut [f64]`) and `*a` iterate over the variable's elements.
+            syn::Expr::Unary(u)
+                if matches!(u.op, syn::UnOp::Deref(_))
+                    && self
+                        .var_of_path(&u.expr)
+                        .is_some_and(|v| matches!(self.vars[v].shape, Shape::Seq(_))) =>
+            {
+                self.parse_seq(&u.expr, out)
+            }
             // `&v[a..b]`, `v[a..].iter()`: a window of a sequence variable.
             syn::Expr::Index(ix) if matches!(&*ix.index, syn::Expr::Range(_)) => {
                 let syn::Expr::Range(rg) = &*ix.index else {

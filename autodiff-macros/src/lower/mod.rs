@@ -48,18 +48,15 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     let params = cx.params(&item.sig, attr);
     let output = cx.output(&item.sig, &params);
     let mut body = Vec::new();
-    let tail = cx.block_into(&item.block, &mut body);
+    // A function giving `()` ends in a statement, even when written without `;`
+    // (`if c { r[0] = x; } else { r[0] = y; }`).
+    let unit = output.as_ref().is_some_and(Output::is_unit);
+    let tail = cx.block_into_as(&item.block, &mut body, !unit);
     cx.infer_shapes(&body, item.sig.ident.span());
     let mut tail = tail;
     cx.reclassify_calls(&mut body, tail.as_mut());
     cx.check_call_results(&body, tail.as_ref());
     let output = output?;
-    // A function giving `()` ends in an expression only for its effects (`helper(x, r)`).
-    if output.is_unit() {
-        if let Some(t) = tail.take() {
-            body.push(Stmt::Eval(t));
-        }
-    }
     let float_generics = item
         .sig
         .generics
