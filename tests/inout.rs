@@ -88,6 +88,34 @@ fn accumulate_into(x: &[f64], r: &mut [f64; 2]) {
     r[0] = r[0].exp() * r[1];
 }
 
+/// A mixture-model log-likelihood that keeps per-component terms in a caller's workspace.
+#[differentiate(wrt(x, means, log_w))]
+fn mixture_loglik(x: &[f64], means: &[f64], log_w: &[f64], terms: &mut [f64]) -> f64 {
+    let k = means.len();
+    let mut total = 0.0;
+    for i in 0..x.len() {
+        let mut m = f64::NEG_INFINITY;
+        for j in 0..k {
+            terms[j] = log_w[j] - 0.5 * (x[i] - means[j]).powi(2);
+            m = m.max(terms[j]);
+        }
+        let mut s = 0.0;
+        for j in 0..k {
+            s += (terms[j] - m).exp();
+        }
+        total += m + s.ln();
+    }
+    total
+}
+
+/// A workspace array written with active values, then read back.
+#[differentiate(wrt(x))]
+fn with_workspace(x: f64, ws: &mut [f64; 2]) -> f64 {
+    ws[0] = x * 2.0;
+    ws[1] = 3.0;
+    ws[0] * x + ws[1]
+}
+
 #[test]
 fn ode_right_hand_side_fills_dy() {
     let t = 0.3;
@@ -357,4 +385,38 @@ fn in_out_read_before_written_in_a_while_loop() {
             r.to_vec()
         })
         .random(6, -1.0, 1.0);
+}
+
+#[test]
+fn workspaces_carry_active_values_without_buffers_of_their_own() {
+    let x = [0.3, -1.2, 0.8];
+    Harness::new(7)
+        .primal(|p| {
+            let mut ws = [9.0; 2];
+            vec![mixture_loglik(&p[0..3], &p[3..5], &p[5..7], &mut ws)]
+        })
+        .jvp(|p, d| {
+            let mut ws = [9.0; 2];
+            let (v, dv) = mixture_loglik_jvp(
+                &p[0..3], &p[3..5], &p[5..7], &mut ws, &d[0..3], &d[3..5], &d[5..7],
+            );
+            (vec![v], vec![dv])
+        })
+        .vjp(|p, c, g| {
+            let mut ws = [9.0; 2];
+            let (gx, rest) = g.split_at_mut(3);
+            let (gm, gw) = rest.split_at_mut(2);
+            vec![mixture_loglik_vjp(&p[0..3], &p[3..5], &p[5..7], &mut ws, gx, gm, gw, c[0])]
+        })
+        .random(4, -1.0, 1.0);
+    // `_grad` exists (no active `&mut` argument), and the workspace ends as the primal leaves it.
+    let (mut a, mut b) = ([0.0; 2], [0.0; 2]);
+    let v = mixture_loglik(&x, &[0.1, 0.5], &[-0.7, -0.7], &mut a);
+    let (vg, g) = mixture_loglik_grad(&x, &[0.1, 0.5], &[-0.7, -0.7], &mut b);
+    assert_eq!((v, a), (vg, b));
+    assert_eq!(g.means.len(), 2);
+    assert_eq!(with_workspace_grad(1.5, &mut [0.0; 2]).1, WithWorkspaceGrad { x: 6.0 });
+    let mut ws = [0.0; 2];
+    assert_eq!(with_workspace_jvp(1.5, &mut ws, 1.0), (7.5, 6.0));
+    assert_eq!(ws, [3.0, 3.0]);
 }

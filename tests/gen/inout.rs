@@ -3,6 +3,8 @@
 //! slots), read and write its elements anywhere in the body like a local vector, pass it to
 //! helpers (`h(io)`, `h(&io)`, `h(&*io)`), and return `()`: then the value the other output
 //! kinds return is written into its first element. Its final contents are outputs of the test.
+//! A program may also take a workspace `wk: &mut [f64; 3]` left out of `wrt(...)`, written and
+//! read with active values like a local array.
 
 use super::*;
 
@@ -18,10 +20,24 @@ impl FnGen<'_> {
             params.push(Param::InOutArray("ia".into()));
             self.inout = Some("ia");
         }
+        if self.on(Construct::Workspace) && self.chance(0.1) {
+            self.count(Construct::Workspace);
+            params.push(Param::Workspace("wk".into()));
+            self.workspace = true;
+        }
     }
 
-    /// Declares the in-out parameter as a writable vector: its initial contents lie in [-1, 1].
+    /// Declares the in-out parameter and the workspace as writable vectors: their initial
+    /// contents lie in [-1, 1].
     pub(super) fn inout_input(&mut self, params: &[Param]) {
+        if self.workspace {
+            let base: f64 = self.pick(&[1.0, 2.0, 4.0]);
+            let room: f64 = self.pick(&[2.0, 8.0, 16.0]);
+            self.declare("wk".to_string(), Ty::Vector, true, base, room);
+            if let Some(v) = self.vars.last_mut() {
+                v.arr_len = Some(3);
+            }
+        }
         let Some(name) = self.inout else { return };
         let base: f64 = self.pick(&[1.0, 2.0, 4.0]);
         let room: f64 = self.pick(&[2.0, 8.0, 16.0, 40.0]);
@@ -41,6 +57,11 @@ impl FnGen<'_> {
         } else {
             out
         }
+    }
+
+    /// Whether `name` is a `&mut` parameter (`&name` would be `&&mut [f64]`).
+    pub(super) fn is_mut_ref(&self, name: &str) -> bool {
+        self.inout == Some(name) || (self.workspace && name == "wk")
     }
 
     /// The statement that returns `v` (a value from `ret_value`) early.

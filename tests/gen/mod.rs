@@ -210,6 +210,7 @@ constructs! {
     InOutArray => "inout_array",
     UnitOut => "unit_out",
     InOutBareArg => "inout_bare_arg",
+    Workspace => "workspace",
 }
 
 /// What to generate.
@@ -408,6 +409,8 @@ enum Param {
     InOut(String),
     /// `&mut [f64; 3]`, in-out (three scalar slots).
     InOutArray(String),
+    /// `&mut [f64; 3]` left out of `wrt(...)`: a workspace (the test passes constants).
+    Workspace(String),
 }
 
 /// Output type of a generated function.
@@ -690,6 +693,8 @@ struct FnGen<'a> {
     wrt_no_slice: bool,
     /// The in-out (`&mut`) parameter, if any.
     inout: Option<&'static str>,
+    /// Takes the workspace `wk: &mut [f64; 3]`.
+    workspace: bool,
 }
 
 impl<'a> FnGen<'a> {
@@ -727,6 +732,7 @@ impl<'a> FnGen<'a> {
             no_early_return: false,
             wrt_no_slice: false,
             inout: None,
+            workspace: false,
         }
     }
 
@@ -850,22 +856,22 @@ impl<'a> FnGen<'a> {
                 Param::Len(n) => format!("{n}: usize"),
                 Param::Array(n) => format!("{n}: [f64; 3]"),
                 Param::InOut(n) => format!("{n}: &mut [f64]"),
-                Param::InOutArray(n) => format!("{n}: &mut [f64; 3]"),
+                Param::InOutArray(n) | Param::Workspace(n) => format!("{n}: &mut [f64; 3]"),
             })
             .collect();
         let mut source = String::new();
         if !self.cfg.primal_only {
-            if self.wrt_no_slice {
+            let workspace = params.iter().any(|p| matches!(p, Param::Workspace(_)));
+            if self.wrt_no_slice || workspace {
                 let wrt: Vec<String> = params
                     .iter()
-                    .filter(|p| {
-                        matches!(
-                            p,
-                            Param::Scalar(_)
-                                | Param::Array(_)
-                                | Param::InOut(_)
-                                | Param::InOutArray(_)
-                        )
+                    .filter(|p| match p {
+                        Param::Scalar(_)
+                        | Param::Array(_)
+                        | Param::InOut(_)
+                        | Param::InOutArray(_) => true,
+                        Param::Slice(_) => !self.wrt_no_slice,
+                        Param::Len(_) | Param::Workspace(_) => false,
                     })
                     .map(param_name)
                     .collect();
@@ -1705,7 +1711,7 @@ impl<'a> FnGen<'a> {
                     let len = self.len().unwrap_or("3");
                     args.push(len.to_string())
                 }
-                Param::Array(_) | Param::InOut(_) | Param::InOutArray(_) => {
+                Param::Array(_) | Param::InOut(_) | Param::InOutArray(_) | Param::Workspace(_) => {
                     unreachable!("helpers take no arrays or in-out arguments")
                 }
             }
@@ -2711,7 +2717,7 @@ impl<'a> FnGen<'a> {
             format!("for ({i}, &{x}) in {src}.iter().enumerate() {{")
         } else {
             self.count(Construct::ForIter);
-            let forms = if self.inout == vec.as_deref() && vec.is_some() {
+            let forms = if vec.as_deref().is_some_and(|w| self.is_mut_ref(w)) {
                 // `&io` would be `&&mut [f64]`.
                 vec![format!("&*{src}"), format!("{src}.iter()")]
             } else if vec.is_some() {
@@ -2975,7 +2981,8 @@ fn param_name(p: &Param) -> String {
         | Param::Len(n)
         | Param::Array(n)
         | Param::InOut(n)
-        | Param::InOutArray(n) => n.clone(),
+        | Param::InOutArray(n)
+        | Param::Workspace(n) => n.clone(),
     }
 }
 
@@ -3105,6 +3112,11 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
                 }
             }
             Param::Len(_) => args.push("n".to_string()),
+            Param::Workspace(n) => {
+                // Constants in, whatever the function leaves in it out (not an output).
+                args.push(format!("&mut [0.5, -0.25, 1.0]"));
+                let _ = n;
+            }
             Param::InOut(_) | Param::InOutArray(_) => unreachable!("adapted above"),
         }
     }

@@ -168,40 +168,9 @@ fn check(f: &Function, diag: &mut Diag) {
     if let Some(t) = &f.tail {
         visit(t);
     }
-    // An active value written through a `&mut` argument left out of `wrt(...)` (a workspace):
-    // no tangent or adjoint buffer is passed for it, and no shadow buffer is kept (yet).
-    let workspaces: Vec<&Param> = f
-        .params
-        .iter()
-        .filter(|p| {
-            !p.active
-                && vars[p.var].active
-                && matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_some())
-        })
-        .collect();
-    let mut reported = Vec::new();
-    visit_stmts(&f.body, &mut |s| {
-        let (target, value) = match s {
-            Stmt::Assign { place, value, .. } => (place.var(), value),
-            Stmt::Push { vec, value } => (*vec, value),
-            _ => return,
-        };
-        let Some(p) = workspaces.iter().find(|p| p.var == target) else {
-            return;
-        };
-        if expr_active(vars, value) && !reported.contains(&target) {
-            reported.push(target);
-            diag.unsupported(
-                value.span,
-                &format!(
-                    "writing a value that depends on the active arguments into `{}`, a `&mut` \
-                     argument left out of `wrt(...)` (a workspace)",
-                    p.name
-                ),
-                "keep such values in a local `Vec` (`let mut ws = vec![0.0; n];`)",
-            );
-        }
-    });
+    // An argument left out of `wrt(...)` and written with active values (a `&mut` workspace,
+    // a `mut` argument) gets a tangent and an adjoint of its own, zero at entry: nothing to
+    // check here.
     // An active value stored where the macro keeps no derivative (`let o: Option<f64> = ..`).
     visit_stmts(&f.body, &mut |s| {
         let (targets, value) = match s {
