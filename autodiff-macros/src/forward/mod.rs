@@ -15,6 +15,8 @@ use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 
 mod program;
+#[cfg(test)]
+mod tests;
 
 use program::{Bind, DualExpr, Op, OutputPair, Slot, Tan};
 
