@@ -3,7 +3,9 @@
 //!
 //! - `AUTODIFF_EXPAND_DIR`: `<dir>/<fn>.rs`, the generated companions (run `rustfmt` on it).
 //! - `AUTODIFF_DUMP_IR`: `<dir>/<fn>.ir.txt`, the IR after each pass (lowering, activity, exit
-//!   normalisation), every variable printed as `name#id` with its shape and activity.
+//!   normalisation), every variable printed as `name#id` with its shape and activity, then the
+//!   adjoint program of reverse mode (`reverse/program.rs`) and the forward program of forward
+//!   mode (`forward/program.rs`), one statement a line.
 //!
 //! rustc does not track these variables: touch a source file to make the macro run again.
 

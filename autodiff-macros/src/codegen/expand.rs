@@ -67,7 +67,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             quote!(#err #func #stubs)
         }
         Ok(()) => {
-            let fwd = forward::emit_body(&f);
+            let fwd = forward::emit_body(&f, &mut ir_dump);
             let out = sigs.full(fwd, rev.unwrap_or_default());
             let all = quote!(#func #out);
             dump::expansion(&f.item.sig.ident, &out);

@@ -1,23 +1,31 @@
 //! Forward mode: takes the analysed IR, gives the body of `<f>_jvp`. Every active variable gets a
 //! tangent companion that is declared, shadowed and assigned together with it; active scalar
 //! expressions are evaluated on `Dual` numbers, so the derivative rules are the runtime's and this
-//! emitter knows no calculus.
+//! emitter knows no calculus. The emitter builds the forward program (`program.rs`) as data, which
+//! one printer turns into tokens and the `AUTODIFF_DUMP_IR` dump shows as text.
 
 use crate::analysis::activity::expr_active;
-use crate::codegen::primal::{binop_tokens, convert, copy_seq, var_name, Printer};
+use crate::codegen::dump::IrDump;
+use crate::codegen::primal::{convert, copy_seq, var_name, Printer};
 use crate::ir::shape_of;
 use crate::ir::*;
 use crate::methods::{self, Arity};
 use crate::names;
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
+
+mod program;
+#[cfg(test)]
+mod tests;
+
+use program::{Bind, DualExpr, Op, OutputPair, Slot, Tan};
 
 /// A value during emission.
 enum Val {
     /// Inactive: just the primal expression.
     Plain(TokenStream),
     /// An active scalar as an expression of type `Dual<T>`.
-    Dual(TokenStream),
+    Dual(DualExpr),
     /// An active value of any shape: primal and tangent expressions (already cheap to repeat).
     Pair(TokenStream, TokenStream),
     /// A tuple whose components are emitted separately.
@@ -29,18 +37,27 @@ pub struct Forward<'a> {
     n: usize,
 }
 
-pub fn emit_body(f: &Function) -> TokenStream {
+/// The body of `f_jvp`; the forward program is added to `dump`.
+pub fn emit_body(f: &Function, dump: &mut IrDump) -> TokenStream {
+    let program = forward_program(f);
+    dump.section("forward program (forward mode)", || {
+        program::print(&program)
+    });
+    quote!(#(#program)*)
+}
+
+/// The body of `f_jvp` as a forward program.
+fn forward_program(f: &Function) -> Vec<Op> {
     let mut fw = Forward { f, n: 0 };
     let mut out = Vec::new();
     for p in f.params.iter().filter(|p| p.active) {
         let t = names::tangent(&f.vars[p.var], p.var);
         let d = fw.param_tangent_name(p);
         let m = f.vars[p.var].mutable.then(|| quote!(mut));
-        out.push(quote!(let #m #t = #d;));
+        out.push(tangent_let(quote!(#m #t), Tan::Expr(quote!(#d))));
     }
     // An argument left out of `wrt(...)` that is assigned active values (`mut y: f64`) starts
     // with a zero tangent.
-    let rt = names::rt();
     for p in f
         .params
         .iter()
@@ -48,15 +65,36 @@ pub fn emit_body(f: &Function) -> TokenStream {
     {
         let t = names::tangent(&f.vars[p.var], p.var);
         let n = &p.name;
-        out.push(quote!(let mut #t = #rt::zero_tangent(&#n);));
+        out.push(tangent_let(quote!(mut #t), Tan::ZeroTangent(quote!(#n))));
     }
-    out.extend(f.items.iter().cloned());
-    out.push(fw.stmts(&f.body));
+    out.extend(f.items.iter().cloned().map(Op::Code));
+    out.extend(fw.stmts(&f.body));
     if let Some(tail) = &f.tail {
-        let r = fw.output_pair(tail);
-        out.push(r);
+        out.push(Op::Output(fw.output_pair(tail)));
     }
-    quote!(#(#out)*)
+    out
+}
+
+/// `let pat = tangent;`: a tangent declared without a primal.
+fn tangent_let(pat: TokenStream, tangent: Tan) -> Op {
+    Op::Let {
+        primal: None,
+        tangent: Some(Bind {
+            pat,
+            init: Some(tangent),
+        }),
+    }
+}
+
+/// `let pat = value; let tpat = tangent;` (no tangent binding when `tangent` is `None`).
+fn let_pair(pat: TokenStream, value: TokenStream, tangent: Option<(TokenStream, Tan)>) -> Op {
+    Op::Let {
+        primal: Some(Bind {
+            pat,
+            init: Some(value),
+        }),
+        tangent: tangent.map(|(pat, t)| Bind { pat, init: Some(t) }),
+    }
 }
 
 impl<'a> Forward<'a> {
@@ -112,12 +150,18 @@ impl<'a> Forward<'a> {
 
     // ------------------------------------------------------------------ values
 
-    fn dual_of(&mut self, v: Val) -> TokenStream {
-        let rt = names::rt();
+    fn dual_of(&mut self, v: Val) -> DualExpr {
         match v {
-            Val::Plain(p) => quote!(#rt::Dual::constant(#p)),
+            Val::Plain(p) => DualExpr::Constant {
+                value: p,
+                span: Span::call_site(),
+            },
             Val::Dual(d) => d,
-            Val::Pair(p, t) => quote!(#rt::Dual::new(#p, #t)),
+            Val::Pair(p, t) => DualExpr::New {
+                value: p,
+                tangent: t,
+                span: Span::call_site(),
+            },
             Val::Tuple(items) => {
                 // A tuple used as a scalar cannot happen in well-typed code; keep the first.
                 let first = items.into_iter().next().unwrap_or(Val::Plain(quote!(())));
@@ -127,24 +171,26 @@ impl<'a> Forward<'a> {
     }
 
     /// Primal and tangent expressions for a value of the given shape.
-    fn pair_of(
-        &mut self,
-        v: Val,
-        shape: &Shape,
-        pre: &mut Vec<TokenStream>,
-    ) -> (TokenStream, TokenStream) {
+    fn pair_of(&mut self, v: Val, shape: &Shape, pre: &mut Vec<Op>) -> (TokenStream, TokenStream) {
         match v {
             Val::Plain(p) => {
                 // Zeros are made before the value can be moved into a tuple.
                 let t = self.fresh("p");
                 let zt = self.fresh("z");
-                let z = zeros(shape, &quote!(#t));
-                pre.push(quote!(let #t = #p; let #zt = #z;));
+                let zeros = Tan::Zeros {
+                    shape: shape.clone(),
+                    like: quote!(#t),
+                };
+                pre.push(let_pair(quote!(#t), p, Some((quote!(#zt), zeros))));
                 (quote!(#t), quote!(#zt))
             }
             Val::Dual(d) => {
                 let t = self.fresh("f");
-                pre.push(quote!(let #t = #d;));
+                pre.push(Op::Dual {
+                    name: t.clone(),
+                    expr: d,
+                    span: Span::call_site(),
+                });
                 (quote!(#t.re), quote!(#t.eps))
             }
             Val::Pair(p, t) => (p, t),
@@ -165,18 +211,21 @@ impl<'a> Forward<'a> {
         }
     }
 
-    fn expr(&mut self, e: &Expr, pre: &mut Vec<TokenStream>) -> Val {
+    fn expr(&mut self, e: &Expr, pre: &mut Vec<Op>) -> Val {
         if !self.active(e) {
             return Val::Plain(self.primal(e));
         }
-        let rt = names::rt();
         let span = e.span;
         match &e.kind {
             ExprKind::Var(v) => {
                 let name = &self.name(*v);
                 let t = self.tangent(*v);
                 match self.f.vars[*v].shape {
-                    Shape::Scalar => Val::Dual(quote_spanned!(span=> #rt::Dual::new(#name, #t))),
+                    Shape::Scalar => Val::Dual(DualExpr::New {
+                        value: quote!(#name),
+                        tangent: quote!(#t),
+                        span,
+                    }),
                     _ => Val::Pair(quote!(#name), quote!(#t)),
                 }
             }
@@ -185,33 +234,35 @@ impl<'a> Forward<'a> {
                 let t = self.tangent(*base);
                 let i = self.fresh("i");
                 let idx = self.primal(index);
-                pre.push(quote!(let #i = #idx;));
-                Val::Dual(quote_spanned!(span=> #rt::Dual::new(#name[#i], #t[#i])))
+                pre.push(let_pair(quote!(#i), idx, None));
+                Val::Dual(DualExpr::New {
+                    value: quote_spanned!(span=> #name[#i]),
+                    tangent: quote_spanned!(span=> #t[#i]),
+                    span,
+                })
             }
             ExprKind::Binary { op, lhs, rhs } => {
                 let a = self.expr(lhs, pre);
                 let b = self.expr(rhs, pre);
-                let o = binop_tokens(*op);
-                match (a, b) {
-                    (Val::Plain(a), b) => {
-                        let b = self.dual_of(b);
-                        Val::Dual(quote_spanned!(span=> (#rt::Dual::constant(#a) #o #b)))
-                    }
-                    (a, Val::Plain(b)) => {
-                        let a = self.dual_of(a);
-                        Val::Dual(quote_spanned!(span=> (#a #o #b)))
-                    }
-                    (a, b) => {
-                        let a = self.dual_of(a);
-                        let b = self.dual_of(b);
-                        Val::Dual(quote_spanned!(span=> (#a #o #b)))
-                    }
-                }
+                let (lhs, rhs) = match (a, b) {
+                    (Val::Plain(a), b) => (DualExpr::Constant { value: a, span }, self.dual_of(b)),
+                    (a, Val::Plain(b)) => (self.dual_of(a), DualExpr::Plain(b)),
+                    (a, b) => (self.dual_of(a), self.dual_of(b)),
+                };
+                Val::Dual(DualExpr::Binary {
+                    lhs: Box::new(lhs),
+                    op: *op,
+                    rhs: Box::new(rhs),
+                    span,
+                })
             }
             ExprKind::Unary { expr, .. } => {
                 let a = self.expr(expr, pre);
                 let a = self.dual_of(a);
-                Val::Dual(quote_spanned!(span=> (-#a)))
+                Val::Dual(DualExpr::Neg {
+                    operand: Box::new(a),
+                    span,
+                })
             }
             ExprKind::Cast { expr, ty, form } => {
                 // The value and its tangent converted alike: the derivative of a conversion
@@ -219,10 +270,16 @@ impl<'a> Forward<'a> {
                 let a = self.expr(expr, pre);
                 let a = self.dual_of(a);
                 let t = self.fresh("c");
-                pre.push(quote!(let #t = #a;));
-                let re = convert(form, ty, &quote!(#t.re), span);
-                let eps = convert(form, ty, &quote!(#t.eps), span);
-                Val::Dual(quote_spanned!(span=> #rt::Dual::new(#re, #eps)))
+                pre.push(Op::Dual {
+                    name: t.clone(),
+                    expr: a,
+                    span: Span::call_site(),
+                });
+                Val::Dual(DualExpr::New {
+                    value: convert(form, ty, &quote!(#t.re), span),
+                    tangent: convert(form, ty, &quote!(#t.eps), span),
+                    span,
+                })
             }
             ExprKind::Method { recv, method, args } => {
                 let rule = methods::float_method(&method.to_string());
@@ -233,21 +290,28 @@ impl<'a> Forward<'a> {
                     let v = self.expr(arg, pre);
                     let int_arg =
                         matches!(rule.as_ref().map(|r| r.arity), Some(Arity::PowI)) && k == 0;
-                    a.push(if int_arg {
-                        match v {
-                            Val::Plain(p) => p,
-                            other => self.dual_of(other),
-                        }
-                    } else {
-                        self.dual_of(v)
+                    a.push(match v {
+                        Val::Plain(p) if int_arg => DualExpr::Plain(p),
+                        other => self.dual_of(other),
                     });
                 }
+                let call = DualExpr::Method {
+                    recv: Box::new(r),
+                    method: method.clone(),
+                    args: a,
+                    span,
+                };
                 if matches!(rule.map(|r| r.arity), Some(Arity::SinCos)) {
                     let t = self.fresh("sc");
-                    pre.push(quote_spanned!(span=> let #t = #r.#method();));
-                    return Val::Tuple(vec![Val::Dual(quote!(#t.0)), Val::Dual(quote!(#t.1))]);
+                    pre.push(Op::Dual {
+                        name: t.clone(),
+                        expr: call,
+                        span,
+                    });
+                    let part = |k| Val::Dual(DualExpr::Part { name: t.clone(), k });
+                    return Val::Tuple(vec![part(0), part(1)]);
                 }
-                Val::Dual(quote_spanned!(span=> #r.#method(#(#a),*)))
+                Val::Dual(call)
             }
             ExprKind::Call { func, args, .. } => {
                 let (p, t) = self.call(func, args, span, pre);
@@ -279,7 +343,7 @@ impl<'a> Forward<'a> {
                 let (p, t) = self.pair_of(v, &Shape::Scalar, pre);
                 let n = self.fresh("n");
                 let l = self.primal(len);
-                pre.push(quote!(let #n = #l;));
+                pre.push(let_pair(quote!(#n), l, None));
                 Val::Pair(quote!(::std::vec![#p; #n]), quote!(::std::vec![#t; #n]))
             }
             ExprKind::CopySeq(v, to) => {
@@ -301,7 +365,11 @@ impl<'a> Forward<'a> {
                             _ => Shape::Scalar,
                         };
                         if elem_shape == Shape::Scalar {
-                            Val::Dual(quote!(#rt::Dual::new(#p.#ix, #t.#ix)))
+                            Val::Dual(DualExpr::New {
+                                value: quote!(#p.#ix),
+                                tangent: quote!(#t.#ix),
+                                span: Span::call_site(),
+                            })
                         } else {
                             Val::Pair(quote!(#p.#ix), quote!(#t.#ix))
                         }
@@ -342,10 +410,10 @@ impl<'a> Forward<'a> {
         }
     }
 
-    fn bind_int(&mut self, e: &Expr, pre: &mut Vec<TokenStream>) -> TokenStream {
+    fn bind_int(&mut self, e: &Expr, pre: &mut Vec<Op>) -> TokenStream {
         let n = self.fresh("n");
         let v = self.primal(e);
-        pre.push(quote!(let #n = #v;));
+        pre.push(let_pair(quote!(#n), v, None));
         quote!(#n)
     }
 
@@ -354,15 +422,15 @@ impl<'a> Forward<'a> {
         &mut self,
         func: &syn::Path,
         args: &[Expr],
-        span: proc_macro2::Span,
-        pre: &mut Vec<TokenStream>,
+        span: Span,
+        pre: &mut Vec<Op>,
     ) -> (TokenStream, TokenStream) {
-        let mut prims = Vec::new();
-        let mut tans = Vec::new();
+        let mut primals = Vec::new();
+        let mut tangents = Vec::new();
         for a in args {
             let shape = self.shape(a);
             if !shape.is_float() {
-                prims.push(self.primal(a));
+                primals.push(self.primal(a));
                 continue;
             }
             let v = self.expr(a, pre);
@@ -371,20 +439,29 @@ impl<'a> Forward<'a> {
                 // `&[f64]`): a borrowed buffer of zeros shaped like it.
                 Val::Plain(p) if self.is_borrow(a) => {
                     let tmp = self.fresh("z");
-                    let zeros = zeros(&shape, &quote!(*#p));
-                    pre.push(quote!(let #tmp = #zeros;));
+                    let zeros = Tan::Zeros {
+                        shape,
+                        like: quote!(*#p),
+                    };
+                    pre.push(tangent_let(quote!(#tmp), zeros));
                     (p, quote!(&#tmp))
                 }
                 v => self.pair_of(v, &shape, pre),
             };
-            prims.push(p);
-            tans.push(t);
+            primals.push(p);
+            tangents.push(t);
         }
-        let jvp = companion_path(func, "jvp");
         let out = self.fresh("r");
-        let dout = self.fresh("dr");
-        pre.push(quote_spanned!(span=> let (#out, #dout) = #jvp(#(#prims,)* #(#tans),*);));
-        (quote!(#out), quote!(#dout))
+        let tout = self.fresh("dr");
+        pre.push(Op::CallJvp {
+            out: out.clone(),
+            tout: tout.clone(),
+            path: companion_path(func, "jvp"),
+            primals,
+            tangents,
+            span,
+        });
+        (quote!(#out), quote!(#tout))
     }
 
     /// Whether an argument expression is a borrow: `&w`, `&w[a..b]`, or a variable whose type
@@ -403,15 +480,16 @@ impl<'a> Forward<'a> {
 
     // ------------------------------------------------------------------ statements
 
-    pub fn stmts(&mut self, b: &Block) -> TokenStream {
+    fn stmts(&mut self, b: &Block) -> Vec<Op> {
         let mut out = Vec::new();
         for s in &b.stmts {
-            out.push(self.stmt(s));
+            self.stmt(s, &mut out);
         }
-        quote!(#(#out)*)
+        out
     }
 
-    fn stmt(&mut self, s: &Stmt) -> TokenStream {
+    /// The ops of one statement: the values it evaluates first, then the statement itself.
+    fn stmt(&mut self, s: &Stmt, out: &mut Vec<Op>) {
         let mut pre = Vec::new();
         let main = match s {
             Stmt::Let { pat, init, .. } => self.let_stmt(pat, init.as_ref(), &mut pre),
@@ -419,120 +497,101 @@ impl<'a> Forward<'a> {
                 place, op, value, ..
             } => self.assign(place, *op, value, &mut pre),
             Stmt::Push { vec, value, .. } => {
-                let name = &self.name(*vec);
-                if self.var_active(*vec) {
+                let name = self.name(*vec);
+                let (value, tangent) = if self.var_active(*vec) {
                     let v = self.expr(value, &mut pre);
                     let (p, t) = self.pair_of(v, &Shape::Scalar, &mut pre);
-                    let tn = self.tangent(*vec);
-                    quote!(#name.push(#p); #tn.push(#t);)
+                    (p, Some((self.tangent(*vec), t)))
                 } else {
-                    let p = self.primal(value);
-                    quote!(#name.push(#p);)
-                }
+                    (self.primal(value), None)
+                };
+                vec![Op::Push {
+                    vec: name,
+                    value,
+                    tangent,
+                }]
             }
-            Stmt::Eval(e) => {
-                let p = self.primal(e);
-                quote!(let _ = #p;)
-            }
-            Stmt::If { cond, then, els } => {
-                let c = self.primal(cond);
-                let t = self.stmts(then);
-                match els {
-                    Some(e) => {
-                        let e = self.stmts(e);
-                        quote!(if #c { #t } else { #e })
-                    }
-                    None => quote!(if #c { #t }),
-                }
-            }
+            Stmt::Eval(e) => vec![let_pair(quote!(_), self.primal(e), None)],
+            Stmt::If { cond, then, els } => vec![Op::If {
+                cond: self.primal(cond),
+                then: self.stmts(then),
+                els: els.as_ref().map(|e| self.stmts(e)),
+            }],
             Stmt::Match { scrut, arms } => {
-                let sc = self.primal(scrut);
-                let arms = arms.iter().map(|a| {
-                    let p = &a.pat;
-                    let b = self.stmts(&a.body);
-                    quote!(#p => { #b })
-                });
-                let arms: Vec<_> = arms.collect();
-                quote!(match #sc { #(#arms)* })
+                let scrut = self.primal(scrut);
+                let arms = arms
+                    .iter()
+                    .map(|a| (a.pat.to_token_stream(), self.stmts(&a.body)))
+                    .collect();
+                vec![Op::Match { scrut, arms }]
             }
             Stmt::For {
                 var,
                 range,
                 body,
                 label,
-            } => {
-                let v = &self.name(*var);
-                let r = self.range(range);
-                let b = self.stmts(body);
-                let l = label.as_ref().map(|l| quote!(#l:));
-                quote!(#l for #v in #r { #b })
+            } => vec![Op::For {
+                label: label.clone(),
+                var: self.name(*var),
+                range: self.range(range),
+                body: self.stmts(body),
+            }],
+            Stmt::While { cond, body, label } => vec![Op::While {
+                label: label.clone(),
+                cond: self.primal(cond),
+                body: self.stmts(body),
+            }],
+            Stmt::Loop { body, label } => vec![Op::Loop {
+                label: label.clone(),
+                body: self.stmts(body),
+            }],
+            Stmt::Break { label, span } => vec![Op::Code(quote_spanned!(*span=> break #label;))],
+            Stmt::Continue { label, span } => {
+                vec![Op::Code(quote_spanned!(*span=> continue #label;))]
             }
-            Stmt::While { cond, body, label } => {
-                let c = self.primal(cond);
-                let b = self.stmts(body);
-                let l = label.as_ref().map(|l| quote!(#l:));
-                quote!(#l while #c { #b })
-            }
-            Stmt::Loop { body, label } => {
-                let b = self.stmts(body);
-                let l = label.as_ref().map(|l| quote!(#l:));
-                quote!(#l loop { #b })
-            }
-            Stmt::Break { label, span } => quote_spanned!(*span=> break #label;),
-            Stmt::Continue { label, span } => quote_spanned!(*span=> continue #label;),
-            Stmt::Return { value, span } => {
-                let r = match value {
-                    Some(v) => self.output_pair(v),
-                    None => quote!(()),
-                };
-                quote_spanned!(*span=> return #r;)
-            }
-            Stmt::Block(b) => {
-                let b = self.stmts(b);
-                quote!({ #b })
-            }
-            Stmt::Macro(m, visible) => crate::codegen::primal::macro_stmt(m, visible, &self.f.vars),
+            Stmt::Return { value, span } => vec![Op::Return {
+                output: value.as_ref().map(|v| self.output_pair(v)),
+                span: *span,
+            }],
+            Stmt::Block(b) => vec![Op::Block(self.stmts(b))],
+            Stmt::Macro(m, visible) => vec![Op::Code(crate::codegen::primal::macro_stmt(
+                m,
+                visible,
+                &self.f.vars,
+            ))],
         };
-        quote!(#(#pre)* #main)
+        out.extend(pre);
+        out.extend(main);
     }
 
-    fn let_stmt(
-        &mut self,
-        pat: &Pat,
-        init: Option<&Expr>,
-        pre: &mut Vec<TokenStream>,
-    ) -> TokenStream {
+    fn let_stmt(&mut self, pat: &Pat, init: Option<&Expr>, pre: &mut Vec<Op>) -> Vec<Op> {
         let mut vs = Vec::new();
         pat.vars(&mut vs);
         let any_active = vs.iter().any(|v| self.var_active(*v));
         let init = match init {
             None => {
-                let decl = self.pat_decl(pat, false);
-                if any_active {
-                    let tdecl = self.pat_decl(pat, true);
-                    return quote!(let #decl; let #tdecl;);
-                }
-                return quote!(let #decl;);
+                return vec![Op::Let {
+                    primal: Some(Bind {
+                        pat: self.pat_decl(pat, false),
+                        init: None,
+                    }),
+                    tangent: any_active.then(|| Bind {
+                        pat: self.pat_decl(pat, true),
+                        init: None,
+                    }),
+                }];
             }
             Some(i) => i,
         };
         if !any_active {
-            let decl = self.pat_decl(pat, false);
-            let p = self.primal(init);
-            return quote!(let #decl = #p;);
+            return vec![let_pair(self.pat_decl(pat, false), self.primal(init), None)];
         }
         let val = self.expr(init, pre);
         self.bind_pattern(pat, val, &self.shape(init), pre)
     }
 
     /// Binds a pattern to a value: primal names and tangent names together.
-    fn bind_pattern(
-        &mut self,
-        pat: &Pat,
-        val: Val,
-        shape: &Shape,
-        pre: &mut Vec<TokenStream>,
-    ) -> TokenStream {
+    fn bind_pattern(&mut self, pat: &Pat, val: Val, shape: &Shape, pre: &mut Vec<Op>) -> Vec<Op> {
         match (pat, val) {
             (Pat::Tuple(ps), Val::Tuple(vals)) if ps.len() == vals.len() => {
                 // Evaluate every component before binding any name.
@@ -545,34 +604,36 @@ impl<'a> Forward<'a> {
                     let (pp, tt) = self.pair_of(v, &s, pre);
                     let a = self.fresh("a");
                     let b = self.fresh("b");
-                    pre.push(quote!(let #a = #pp; let #b = #tt;));
+                    pre.push(let_pair(quote!(#a), pp, Some((quote!(#b), Tan::Expr(tt)))));
                     binds.push((p, quote!(#a), quote!(#b)));
                 }
-                let mut out = Vec::new();
-                for (p, a, b) in binds {
-                    out.push(self.bind_names(p, a, b));
-                }
-                quote!(#(#out)*)
+                binds
+                    .into_iter()
+                    .map(|(p, a, b)| self.bind_names(p, a, b))
+                    .collect()
             }
             (Pat::Bind(v), Val::Plain(p)) => {
                 let decl = self.pat_decl(pat, false);
                 let name = &self.name(*v);
                 let t = self.tangent(*v);
                 let tmut = self.f.vars[*v].mutable.then(|| quote!(mut));
-                let z = zeros(&self.f.vars[*v].shape, &quote!(#name));
-                quote!(let #decl = #p; let #tmut #t = #z;)
+                let zeros = Tan::Zeros {
+                    shape: self.f.vars[*v].shape.clone(),
+                    like: quote!(#name),
+                };
+                vec![let_pair(decl, p, Some((quote!(#tmut #t), zeros)))]
             }
             (p, v) => {
                 let (pp, tt) = self.pair_of(v, shape, pre);
-                self.bind_names(p, pp, tt)
+                vec![self.bind_names(p, pp, tt)]
             }
         }
     }
 
-    fn bind_names(&mut self, pat: &Pat, p: TokenStream, t: TokenStream) -> TokenStream {
+    fn bind_names(&mut self, pat: &Pat, p: TokenStream, t: TokenStream) -> Op {
         let decl = self.pat_decl(pat, false);
         let tdecl = self.pat_decl(pat, true);
-        quote!(let #decl = #p; let #tdecl = #t;)
+        let_pair(decl, p, Some((tdecl, Tan::Expr(t))))
     }
 
     /// The pattern as declared, with `mut` and type; `tangent` renames to tangent names (and
@@ -633,31 +694,34 @@ impl<'a> Forward<'a> {
         place: &Place,
         op: Option<BinOp>,
         value: &Expr,
-        pre: &mut Vec<TokenStream>,
-    ) -> TokenStream {
+        pre: &mut Vec<Op>,
+    ) -> Vec<Op> {
         let v = place.var();
         let name = self.name(v);
-        let o = op.map(compound_tokens).unwrap_or_else(|| quote!(=));
         if !self.var_active(v) {
-            let p = self.primal(value);
-            return match place {
-                Place::Var(_) => quote!(#name #o #p;),
+            let place = match place {
+                Place::Var(_) => quote!(#name),
                 Place::Index(_, idx) => {
                     let i = self.primal(idx);
-                    quote!(#name[#i] #o #p;)
+                    quote!(#name[#i])
                 }
             };
+            let value = self.primal(value);
+            return vec![Op::Assign { place, op, value }];
         }
-        let rt = names::rt();
-        let t = self.tangent(v);
-        let (pl, tl) = match place {
-            Place::Var(_) => (quote!(#name), quote!(#t)),
+        let index = match place {
+            Place::Var(_) => None,
             Place::Index(_, idx) => {
                 let i = self.fresh("i");
                 let ip = self.primal(idx);
-                pre.push(quote!(let #i = #ip;));
-                (quote!(#name[#i]), quote!(#t[#i]))
+                pre.push(let_pair(quote!(#i), ip, None));
+                Some(i)
             }
+        };
+        let slot = Slot {
+            var: name,
+            tangent: self.tangent(v),
+            index,
         };
         let shape = match place {
             Place::Var(_) => self.f.vars[v].shape.clone(),
@@ -665,70 +729,47 @@ impl<'a> Forward<'a> {
         };
         let val = self.expr(value, pre);
         if let Some(op) = op {
-            let o = binop_tokens(op);
-            let cur = quote!(#rt::Dual::new(#pl, #tl));
             let rhs = self.dual_of(val);
-            let n = self.fresh("f");
-            pre.push(quote!(let #n = #cur #o #rhs;));
-            return quote!(#pl = #n.re; #tl = #n.eps;);
+            let temp = self.fresh("f");
+            return vec![Op::Update {
+                slot,
+                op,
+                rhs,
+                temp,
+            }];
         }
         if let Val::Plain(p) = val {
-            let z = zeros(&shape, &pl);
-            return quote!(#pl = #p; #tl = #z;);
+            let like = slot.primal();
+            return vec![Op::Set {
+                slot,
+                value: p,
+                tangent: Tan::Zeros { shape, like },
+            }];
         }
         let (p, tt) = self.pair_of(val, &shape, pre);
         let a = self.fresh("a");
         let b = self.fresh("b");
-        quote!(let #a = #p; let #b = #tt; #pl = #a; #tl = #b;)
+        vec![
+            let_pair(quote!(#a), p, Some((quote!(#b), Tan::Expr(tt)))),
+            Op::Set {
+                slot,
+                value: quote!(#a),
+                tangent: Tan::Expr(quote!(#b)),
+            },
+        ]
     }
 
-    /// `(value, tangent)` of the function's output.
-    fn output_pair(&mut self, e: &Expr) -> TokenStream {
+    /// `(value, tangent)` of the function's output, with the ops evaluating them.
+    fn output_pair(&mut self, e: &Expr) -> OutputPair {
         let mut pre = Vec::new();
         let shape = self.f.output.shape.clone();
         let v = self.expr(e, &mut pre);
-        let (p, t) = self.pair_of(v, &shape, &mut pre);
-        quote!({ #(#pre)* (#p, #t) })
-    }
-}
-
-/// `=` or `+=`, `-=`...
-fn compound_tokens(op: BinOp) -> TokenStream {
-    match op {
-        BinOp::Add => quote!(+=),
-        BinOp::Sub => quote!(-=),
-        BinOp::Mul => quote!(*=),
-        BinOp::Div => quote!(/=),
-        BinOp::Rem => quote!(%=),
-        BinOp::BitAnd => quote!(&=),
-        BinOp::BitOr => quote!(|=),
-        BinOp::BitXor => quote!(^=),
-        BinOp::Shl => quote!(<<=),
-        BinOp::Shr => quote!(>>=),
-        _ => quote!(=),
-    }
-}
-
-/// Zeros shaped like `e` (an expression that can be borrowed): the runtime's `zero_tangent`,
-/// which rustc picks by `e`'s type. The macro only steps into tuples, whose components that are
-/// not floats may be of types the runtime does not know.
-pub fn zeros(shape: &Shape, e: &TokenStream) -> TokenStream {
-    let rt = names::rt();
-    match shape {
-        // Not a float: carries no derivative; `()` stands in for its tangent.
-        s if !s.is_float() => quote!(()),
-        Shape::Tuple(items) => {
-            // Components that are not floats carry no derivative: `()` stands in for them.
-            let parts = items.iter().enumerate().map(|(i, s)| {
-                if !s.is_float() {
-                    return quote!(());
-                }
-                let ix = syn::Index::from(i);
-                zeros(s, &quote!(#e.#ix))
-            });
-            quote!((#(#parts,)*))
+        let (value, tangent) = self.pair_of(v, &shape, &mut pre);
+        OutputPair {
+            pre,
+            value,
+            tangent,
         }
-        _ => quote!(#rt::zero_tangent(&#e)),
     }
 }
 

@@ -1,0 +1,212 @@
+//! Unit tests of forward mode: takes small functions written with `parse_quote!`, lowered and
+//! analysed (`crate::testing`), gives checks on their forward programs (which ops are emitted,
+//! which tangent places are written, the text printed for the dump).
+
+use super::program::{print, DualExpr, Op, Tan};
+use crate::testing::analysed;
+use syn::parse_quote;
+
+fn program(item: syn::ItemFn) -> Vec<Op> {
+    super::forward_program(&analysed(item))
+}
+
+/// One word per op, nested ops included, in order.
+fn kinds(ops: &[Op], out: &mut Vec<String>) {
+    for op in ops {
+        let kind = match op {
+            Op::Code(_) => "code",
+            Op::Let {
+                primal: None,
+                tangent: Some(_),
+            } => "tangent",
+            Op::Let { tangent: None, .. } => "let",
+            Op::Let { .. } => "let+tangent",
+            Op::Set { .. } => "set",
+            Op::Assign { .. } => "assign",
+            Op::Update { .. } => "update",
+            Op::Dual { .. } => "dual",
+            Op::CallJvp { .. } => "jvp",
+            Op::Push { tangent: None, .. } => "push",
+            Op::Push { .. } => "push+tangent",
+            Op::Block(b) | Op::For { body: b, .. } | Op::While { body: b, .. } => {
+                out.push("{".into());
+                kinds(b, out);
+                out.push("}".into());
+                continue;
+            }
+            Op::Loop { body, .. } => {
+                kinds(body, out);
+                continue;
+            }
+            Op::If { then, els, .. } => {
+                kinds(then, out);
+                if let Some(e) = els {
+                    kinds(e, out);
+                }
+                continue;
+            }
+            Op::Match { arms, .. } => {
+                for (_, b) in arms {
+                    kinds(b, out);
+                }
+                continue;
+            }
+            Op::Return {
+                output: Some(o), ..
+            }
+            | Op::Output(o) => {
+                kinds(&o.pre, out);
+                "output"
+            }
+            Op::Return { output: None, .. } => "return",
+        };
+        out.push(kind.to_string());
+    }
+}
+
+fn kinds_of(ops: &[Op]) -> Vec<String> {
+    let mut out = Vec::new();
+    kinds(ops, &mut out);
+    out
+}
+
+#[test]
+fn active_scalars_are_evaluated_on_dual_and_bound_with_their_tangents() {
+    let p = program(parse_quote! {
+        fn f(x: f64, y: f64) -> f64 {
+            let z = x * y;
+            let c = 2.0;
+            z.sin() + c
+        }
+    });
+    assert_eq!(
+        kinds_of(&p),
+        [
+            "tangent",
+            "tangent",
+            "dual",
+            "let+tangent",
+            "let",
+            "dual",
+            "output"
+        ]
+    );
+    // `x * y` on two active values: both carry their tangents into `Dual::new`.
+    let Op::Dual {
+        expr: DualExpr::Binary { lhs, rhs, .. },
+        ..
+    } = &p[2]
+    else {
+        panic!("x * y is not a Dual product");
+    };
+    assert!(matches!(**lhs, DualExpr::New { .. }) && matches!(**rhs, DualExpr::New { .. }));
+    // The tail `z.sin() + c`: the inactive `c` is an operand as it is, not lifted.
+    let Some(Op::Output(out)) = p.last() else {
+        panic!("no output")
+    };
+    let Op::Dual {
+        expr: DualExpr::Binary { lhs, rhs, .. },
+        ..
+    } = &out.pre[0]
+    else {
+        panic!("the tail is not a Dual sum");
+    };
+    assert!(matches!(**lhs, DualExpr::Method { .. }) && matches!(**rhs, DualExpr::Plain(_)));
+    let text = print(&p);
+    assert!(
+        text.contains("__ad_f1 = (dual(x, __ad_d_x) * dual(y, __ad_d_y))"),
+        "{text}"
+    );
+    assert!(text.contains(".sin()"), "{text}");
+}
+
+#[test]
+fn writes_name_their_tangent_places() {
+    let p = program(parse_quote! {
+        fn f(v: &[f64], c: f64) -> Vec<f64> {
+            let mut out = vec![0.0; v.len()];
+            let mut n = 0usize;
+            for i in 0..v.len() {
+                out[i] = v[i] * c;
+                out[i] += c;
+                n += 1;
+            }
+            out[0] = 1.0;
+            out
+        }
+    });
+    let k = kinds_of(&p);
+    assert_eq!(
+        k,
+        [
+            "tangent",
+            "tangent",
+            "let+tangent",
+            "let",
+            "{",
+            "let",
+            "let",
+            "dual",
+            "let+tangent",
+            "set",
+            "let",
+            "update",
+            "assign",
+            "}",
+            "let",
+            "set",
+            "output"
+        ]
+    );
+    let body = p.iter().find_map(|op| match op {
+        Op::For { body, .. } => Some(body),
+        _ => None,
+    });
+    let body = body.expect("a loop");
+    // `out[i] = v[i] * c`: the element of the tangent buffer at the same index.
+    let Op::Set { slot, tangent, .. } = &body[4] else {
+        panic!("no element write")
+    };
+    assert!(slot.index.is_some() && matches!(tangent, Tan::Expr(_)));
+    assert!(slot.var.to_string().starts_with("out__"));
+    assert!(slot.tangent.to_string().starts_with("__ad_d_out__"));
+    // `out[i] += c`: on `Dual`, at the element.
+    assert!(matches!(&body[6], Op::Update { slot, .. } if slot.index.is_some()));
+    // `n += 1` has no tangent.
+    assert!(matches!(&body[7], Op::Assign { op: Some(_), .. }));
+    // `out[0] = 1.0`: a constant gives a zero tangent.
+    assert!(
+        p.iter().any(|op| matches!(
+            op,
+            Op::Set {
+                tangent: Tan::Zeros { .. },
+                ..
+            }
+        )),
+        "{}",
+        print(&p)
+    );
+}
+
+#[test]
+fn calls_of_differentiated_functions_go_through_their_jvp() {
+    let p = program(parse_quote! {
+        fn f(x: f64, w: &[f64]) -> f64 {
+            g(x, &w[1..]) * 2.0
+        }
+    });
+    let Some(Op::Output(out)) = p.last() else {
+        panic!("no output")
+    };
+    let call = out.pre.iter().find_map(|op| match op {
+        Op::CallJvp {
+            path,
+            primals,
+            tangents,
+            ..
+        } => Some((path.to_string(), primals.len(), tangents.len())),
+        _ => None,
+    });
+    assert_eq!(call, Some(("g_jvp".to_string(), 2, 2)));
+    assert!(print(&p).contains("jvp g_jvp("), "{}", print(&p));
+}
