@@ -55,6 +55,16 @@ pub fn pop<T>(tape: &mut Vec<T>) -> T {
     }
 }
 
+/// The adjoint of a `Vec` output: the seed, padded with zeros to the output's length `n`.
+#[inline]
+pub fn seed_vec<T: Float>(seed: &[T], n: usize) -> Vec<T> {
+    let mut v = seed.to_vec();
+    if v.len() < n {
+        v.resize(n, T::zero());
+    }
+    v
+}
+
 /// `acc[i] += g[i]` for every element.
 #[inline]
 pub fn acc_slice<T: Float>(acc: &mut [T], g: &[T]) {

@@ -22,7 +22,10 @@ pub fn analyze(f: &mut Function, diag: &mut Diag) {
                 let mut vs = Vec::new();
                 pat.vars(&mut vs);
                 newly.extend(vs);
+                // What the call writes through `&mut` depends on what it reads.
+                newly.extend(e.mut_borrows());
             }
+            Stmt::Eval(e) if expr_active(&f.vars, e) => newly.extend(e.mut_borrows()),
             Stmt::Assign { place, value, .. } if expr_active(&f.vars, value) => {
                 newly.push(place.var());
             }
@@ -57,7 +60,7 @@ pub fn expr_active(vars: &[Var], e: &Expr) -> bool {
         | ExprKind::PlainMethod { .. }
         | ExprKind::VecNew { .. }
         | ExprKind::Poison => false,
-        ExprKind::Var(v) | ExprKind::CopySeq(v, _) => vars[*v].active,
+        ExprKind::Var(v) | ExprKind::CopySeq(v, _) | ExprKind::MutRef(v, _) => vars[*v].active,
         ExprKind::Index { base, .. } | ExprKind::SubSlice { base, .. } => vars[*base].active,
         ExprKind::Binary { op, lhs, rhs } => {
             op.is_arith() && (expr_active(vars, lhs) || expr_active(vars, rhs))

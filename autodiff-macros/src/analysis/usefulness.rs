@@ -20,6 +20,13 @@ pub(crate) fn useful(body: &[R], vars: &[Var], acc: &mut BTreeSet<VarId>) {
     };
     for s in body.iter().rev() {
         match s {
+            // A call writing through `&mut v` into a useful `v` reads all its arguments (`v`
+            // included: the callee overwrites what it reads).
+            R::Let { init: Some(e), .. } | R::Eval(e)
+                if e.mut_borrows().iter().any(|v| acc.contains(v)) =>
+            {
+                add(e, acc);
+            }
             R::Let { pat, init: Some(e) } => {
                 for (p, part) in pat.split_let(e) {
                     let mut vs = Vec::new();

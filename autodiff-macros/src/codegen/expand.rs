@@ -391,11 +391,67 @@ impl<'a> Signatures<'a> {
             let body = self.grad_body();
             quote!(#s #g { #body })
         });
+        let (dh, db) = self.dropped();
         quote! {
             #j { #fwd }
             #v { #rev }
             #grad
+            #dh { #db }
         }
+    }
+
+    /// `<f>_vjp_dropped`: the reverse of a call of `f` whose value is dropped (a call statement
+    /// `f(.., &mut v);` in another differentiated function, where the caller cannot see whether
+    /// `f` gives a value): `f_vjp` with a zero seed, or without one when `f` gives `()`.
+    fn dropped(&self) -> (TokenStream, TokenStream) {
+        let rt = names::rt();
+        let sig = &self.f.item.sig;
+        let vis = &self.f.item.vis;
+        let name = &sig.ident;
+        let where_c = self.where_clause();
+        let gparams = &sig.generics.params;
+        let generics = if gparams.is_empty() {
+            quote!()
+        } else {
+            quote!(<#gparams>)
+        };
+        let inputs = self.inputs();
+        let adjs = self.shadow_args(Self::adjoint_ty);
+        let dropped = names::companion(name, "vjp_dropped");
+        let vjp = names::companion(name, "vjp");
+        let allow = quote!(#[allow(unused_mut, unused_variables, non_snake_case, clippy::all)]);
+        let header = quote! {
+            #[doc(hidden)]
+            #allow
+            #[inline]
+            #vis fn #dropped #generics (#(#inputs,)* #(#adjs),*) #where_c
+        };
+        let taken = self.taken();
+        let mut args: Vec<TokenStream> = self.f.params.iter().map(|p| p.name.to_token_stream()).collect();
+        args.extend(
+            self.f
+                .params
+                .iter()
+                .filter(|p| p.active)
+                .map(|p| names::shadow_param(&p.name, &taken).to_token_stream()),
+        );
+        let o = &self.f.output;
+        let seed = match &o.shape {
+            _ if o.is_unit() => None,
+            // A shorter seed is padded with zeros.
+            Shape::Seq(SeqKind::Vec) => Some(quote!(&[])),
+            Shape::Seq(SeqKind::Array(n)) => {
+                let n = n.tokens();
+                Some(quote!([#rt::zero(); #n]))
+            }
+            Shape::Tuple(items) => {
+                let z = items.iter().map(|_| quote!(#rt::zero()));
+                Some(quote!((#(#z,)*)))
+            }
+            _ => Some(quote!(#rt::zero())),
+        };
+        let body = quote!(let _ = #vjp(#(#args,)* #seed););
+        (header, body)
     }
 
     fn stubs(&self) -> TokenStream {
@@ -405,10 +461,12 @@ impl<'a> Signatures<'a> {
             let s = self.struct_def();
             quote!(#s #g #body)
         });
+        let (dh, _) = self.dropped();
         quote! {
             #j #body
             #v #body
             #grad
+            #dh #body
         }
     }
 }

@@ -67,6 +67,15 @@ impl Printer<'_> {
                 quote_spanned!(span=> #rt::#f(&#b[..]))
             }
             ExprKind::CopySeq(v, to) => copy_seq(&(self.name)(*v), *to),
+            // `&mut *r` for an argument that is itself a `&mut` reference.
+            ExprKind::MutRef(v, true) => {
+                let b = (self.name)(*v);
+                quote_spanned!(span=> &mut *#b)
+            }
+            ExprKind::MutRef(v, false) => {
+                let b = (self.name)(*v);
+                quote_spanned!(span=> &mut #b)
+            }
             ExprKind::SubSlice {
                 base,
                 start,

@@ -407,6 +407,8 @@ impl<'a> Forward<'a> {
             | ExprKind::PlainMethod { .. }
             | ExprKind::VecNew { .. }
             | ExprKind::Poison => Val::Plain(self.primal(e)),
+            // Only an argument of a call, lent by `call_args`.
+            ExprKind::MutRef(..) => Val::Plain(self.primal(e)),
         }
     }
 
@@ -425,12 +427,56 @@ impl<'a> Forward<'a> {
         span: Span,
         pre: &mut Vec<Op>,
     ) -> (TokenStream, TokenStream) {
+        let (primals, tangents) = self.call_args(args, pre);
+        let out = self.fresh("r");
+        let tout = self.fresh("dr");
+        pre.push(Op::CallJvp {
+            outs: Some((out.clone(), tout.clone())),
+            path: companion_path(func, "jvp"),
+            primals,
+            tangents,
+            span,
+        });
+        (quote!(#out), quote!(#tout))
+    }
+
+    /// The primal and tangent arguments of a call's `_jvp`.
+    fn call_args(
+        &mut self,
+        args: &[Expr],
+        pre: &mut Vec<Op>,
+    ) -> (Vec<TokenStream>, Vec<TokenStream>) {
         let mut primals = Vec::new();
         let mut tangents = Vec::new();
         for a in args {
             let shape = self.shape(a);
             if !shape.is_float() {
                 primals.push(self.primal(a));
+                continue;
+            }
+            // `&mut w`: `w`'s tangent is updated in place with it (a `&mut` argument's tangent
+            // is itself a `&mut` reference).
+            if let ExprKind::MutRef(w, reborrow) = a.kind {
+                primals.push(self.primal(a));
+                let tw = self.tangent(w);
+                if self.var_active(w) {
+                    tangents.push(if reborrow {
+                        quote!(&mut *#tw)
+                    } else {
+                        quote!(&mut #tw)
+                    });
+                } else {
+                    // An inactive buffer: its tangent is zero before the call, and what the
+                    // call leaves in it is not read.
+                    let tmp = self.fresh("z");
+                    let p = self.primal(&Expr::new(ExprKind::Var(w), a.span));
+                    let zeros = Tan::Zeros {
+                        shape,
+                        like: if reborrow { quote!(*#p) } else { p },
+                    };
+                    pre.push(tangent_let(quote!(mut #tmp), zeros));
+                    tangents.push(quote!(&mut #tmp));
+                }
                 continue;
             }
             let v = self.expr(a, pre);
@@ -451,17 +497,25 @@ impl<'a> Forward<'a> {
             primals.push(p);
             tangents.push(t);
         }
-        let out = self.fresh("r");
-        let tout = self.fresh("dr");
+        (primals, tangents)
+    }
+
+    /// A call statement writing through `&mut` (`f(.., &mut v);`): its `_jvp`, for what it
+    /// writes into `v` and `v`'s tangent (the callee gives `()`).
+    fn call_stmt(&mut self, e: &Expr) -> Vec<Op> {
+        let ExprKind::Call { func, args, .. } = &e.kind else {
+            return vec![let_pair(quote!(_), self.primal(e), None)];
+        };
+        let mut pre = Vec::new();
+        let (primals, tangents) = self.call_args(args, &mut pre);
         pre.push(Op::CallJvp {
-            out: out.clone(),
-            tout: tout.clone(),
+            outs: None,
             path: companion_path(func, "jvp"),
             primals,
             tangents,
-            span,
+            span: e.span,
         });
-        (quote!(#out), quote!(#tout))
+        pre
     }
 
     /// Whether an argument expression is a borrow: `&w`, `&w[a..b]`, or a variable whose type
@@ -511,6 +565,7 @@ impl<'a> Forward<'a> {
                     tangent,
                 }]
             }
+            Stmt::Eval(e) if !e.mut_borrows().is_empty() && self.active(e) => self.call_stmt(e),
             Stmt::Eval(e) => vec![let_pair(quote!(_), self.primal(e), None)],
             Stmt::If { cond, then, els } => vec![Op::If {
                 cond: self.primal(cond),

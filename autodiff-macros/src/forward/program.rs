@@ -55,10 +55,10 @@ pub(super) enum Op {
         span: Span,
     },
     /// `let (out, tout) = path(primals.., tangents..);`: a call of a differentiated function's
-    /// `_jvp`, giving the call's value and tangent.
+    /// `_jvp`, giving the call's value and tangent (`let _ = ..` for a call statement, whose
+    /// effect is what it writes through `&mut` arguments and their tangents).
     CallJvp {
-        out: Ident,
-        tout: Ident,
+        outs: Option<(Ident, Ident)>,
         path: TokenStream,
         primals: Vec<TokenStream>,
         tangents: Vec<TokenStream>,
@@ -297,13 +297,17 @@ impl ToTokens for Op {
             }
             Op::Dual { name, expr, span } => quote_spanned!(*span=> let #name = #expr;),
             Op::CallJvp {
-                out,
-                tout,
+                outs,
                 path,
                 primals,
                 tangents,
                 span,
-            } => quote_spanned!(*span=> let (#out, #tout) = #path(#(#primals,)* #(#tangents),*);),
+            } => match outs {
+                Some((out, tout)) => {
+                    quote_spanned!(*span=> let (#out, #tout) = #path(#(#primals,)* #(#tangents),*);)
+                }
+                None => quote_spanned!(*span=> let _ = #path(#(#primals,)* #(#tangents),*);),
+            },
             Op::Push {
                 vec,
                 value,
@@ -469,20 +473,25 @@ fn print_into(ops: &[Op], depth: usize, out: &mut String) {
             ),
             Op::Dual { name, expr, .. } => line(out, format!("dual {name} = {}", dual_text(expr))),
             Op::CallJvp {
-                out: o,
-                tout,
+                outs,
                 path,
                 primals,
                 tangents,
                 ..
-            } => line(
-                out,
-                format!(
-                    "({o}, {tout}) = jvp {path}({}; tangents {})",
-                    list(primals),
-                    list(tangents)
-                ),
-            ),
+            } => {
+                let bind = match outs {
+                    Some((o, tout)) => format!("({o}, {tout})"),
+                    None => "_".to_string(),
+                };
+                line(
+                    out,
+                    format!(
+                        "{bind} = jvp {path}({}; tangents {})",
+                        list(primals),
+                        list(tangents)
+                    ),
+                )
+            }
             Op::Push {
                 vec,
                 value,

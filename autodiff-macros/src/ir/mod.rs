@@ -399,6 +399,11 @@ pub enum ExprKind {
     },
     /// `&expr`: only meaningful for sequence arguments of calls.
     Ref(Box<Expr>),
+    /// `&mut v`, `v` a mutable sequence variable: only as an argument of a call to a
+    /// differentiated function that is a statement of its own (`f(.., &mut v);`,
+    /// `let y = f(.., &mut v);`), which reads and overwrites `v` (the convention of in-out
+    /// arguments). `true` when `v` is itself a `&mut` argument (printed `&mut *v`).
+    MutRef(VarId, bool),
     /// `&v[a..b]`: a sub-slice argument.
     SubSlice {
         base: VarId,

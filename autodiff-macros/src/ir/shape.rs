@@ -18,7 +18,7 @@ pub fn shape_of(vars: &[Var], e: &Expr) -> Shape {
             syn::Lit::Bool(_) => Shape::Bool,
             _ => Shape::Other,
         },
-        ExprKind::Var(v) => vars[*v].shape.clone(),
+        ExprKind::Var(v) | ExprKind::MutRef(v, _) => vars[*v].shape.clone(),
         ExprKind::Opaque { shape, .. } => shape.clone(),
         ExprKind::Index { base, .. } => match vars[*base].shape {
             Shape::Seq(_) => Shape::Scalar,

@@ -75,6 +75,7 @@ macro_rules! children_of {
             | ExprKind::Len(_)
             | ExprKind::ElemConst { .. }
             | ExprKind::CopySeq(..)
+            | ExprKind::MutRef(..)
             | ExprKind::Poison => {}
             ExprKind::Index { index, .. } => $out.push(index),
             ExprKind::Binary { lhs, rhs, .. } => {
@@ -166,9 +167,25 @@ impl Expr {
             | ExprKind::Index { base: v, .. }
             | ExprKind::Len(v)
             | ExprKind::CopySeq(v, _)
+            | ExprKind::MutRef(v, _)
             | ExprKind::SubSlice { base: v, .. } => out.push(*v),
             _ => {}
         });
+    }
+
+    /// The sequences a call statement overwrites: `v` for each argument `&mut v` of the call
+    /// `self` (empty for anything but such a call).
+    pub fn mut_borrows(&self) -> Vec<VarId> {
+        match &self.kind {
+            ExprKind::Call { args, .. } => args
+                .iter()
+                .filter_map(|a| match a.kind {
+                    ExprKind::MutRef(v, _) => Some(v),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// Whether the expression is made of unsuffixed numeric literals only (`0.5`, `-1.0`,
@@ -385,6 +402,7 @@ impl Expr {
                 },
             ) => index == i2 && base.same(b2),
             (K::Ref(a), K::Ref(b)) => a.same(b),
+            (K::MutRef(a, _), K::MutRef(b, _)) => a == b,
             (
                 K::SubSlice {
                     base,

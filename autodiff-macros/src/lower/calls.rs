@@ -263,14 +263,21 @@ impl Lowerer<'_> {
             }
         }
         let mut args: Vec<Expr> = c.args.iter().map(|a| self.expr(a, out)).collect();
-        // `g(r)` with `r: &mut [f64]` an argument lends it as `&r` (what `g(&*r)` means too),
-        // so that what the call reads is saved as a copy of the contents.
+        // `g(r)` with `r: &mut [f64]` an argument: in a call statement, `g` may write through
+        // it (`&mut *r`; for a callee that only reads it, its adjoint accumulating into `r`'s
+        // is the same as the in-out convention's update); inside an expression, `g` reads it
+        // (`&r`, what `g(&*r)` means too), so that what it reads is saved as a copy.
+        let whole_stmt = self.stmt_call == Some(c as *const syn::ExprCall);
         for a in &mut args {
             if let ExprKind::Var(v) = a.kind {
                 if self.vars[v].by_mut_ref() {
                     let span = a.span;
                     let inner = std::mem::replace(a, Expr::new(ExprKind::Poison, span));
-                    *a = Expr::new(ExprKind::Ref(Box::new(inner)), span);
+                    *a = if whole_stmt {
+                        Expr::new(ExprKind::MutRef(v, true), span)
+                    } else {
+                        Expr::new(ExprKind::Ref(Box::new(inner)), span)
+                    };
                 }
             }
         }
@@ -348,4 +355,55 @@ pub(super) fn plain_call(
         },
         span,
     )
+}
+
+impl Lowerer<'_> {
+    /// `&mut v` is an argument of a call that is a statement of its own (`f(.., &mut v);` or
+    /// `let y = f(.., &mut v);`): there the reverse sweep can save `v` before the call and hand
+    /// the callee's `_vjp` its adjoint buffer. Anywhere else it is reported.
+    pub(super) fn check_mut_borrows(&mut self, body: &[Stmt], tail: Option<&Expr>) {
+        let blk = Block {
+            stmts: body.to_vec(),
+        };
+        let mut allowed: Vec<*const Expr> = Vec::new();
+        let mut allow = |e: &Expr| {
+            if let ExprKind::Call { args, .. } = &e.kind {
+                for a in args {
+                    if matches!(a.kind, ExprKind::MutRef(..)) {
+                        allowed.push(a as *const Expr);
+                    }
+                }
+            }
+        };
+        visit_stmts(&blk, &mut |s| match s {
+            Stmt::Eval(e) => allow(e),
+            Stmt::Let {
+                pat: Pat::Bind(_) | Pat::Wild,
+                init: Some(e),
+            } => allow(e),
+            _ => {}
+        });
+        let mut bad: Vec<(Span, ExprId)> = Vec::new();
+        let mut look = |e: &Expr| {
+            e.visit(&mut |n| {
+                if matches!(n.kind, ExprKind::MutRef(..)) && !allowed.contains(&(n as *const Expr)) {
+                    bad.push((n.span, n.id));
+                }
+            })
+        };
+        walk_exprs(&blk, &mut look);
+        if let Some(t) = tail {
+            look(t);
+        }
+        for (span, id) in bad {
+            let what = "`&mut` borrows outside a call statement";
+            let instead = "call the function that writes through `&mut` in a statement of its \
+                           own: `f(.., &mut v);` or `let y = f(.., &mut v);`";
+            let tokens = (id.0 as usize).checked_sub(1).and_then(|k| self.mut_ref_tokens.get(k));
+            match tokens.cloned() {
+                Some(tokens) => self.diag.unsupported_at(&tokens, what, instead),
+                None => self.diag.unsupported(span, what, instead),
+            }
+        }
+    }
 }

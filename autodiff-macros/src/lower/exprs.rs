@@ -225,10 +225,29 @@ impl Lowerer<'_> {
             },
             syn::Expr::Reference(r) => {
                 if r.mutability.is_some() {
+                    // `&mut v` (or `&mut *v`) of a sequence: an argument of a call statement
+                    // (checked by `check_mut_borrows` once the statement is lowered).
+                    let inner = match &*r.expr {
+                        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => &*u.expr,
+                        x => x,
+                    };
+                    if let Some(v) = self.var_of_path(inner) {
+                        if matches!(self.vars[v].shape, Shape::Seq(_)) {
+                            let reborrow = self.vars[v].by_mut_ref();
+                            self.mut_ref_tokens.push(e.to_token_stream());
+                            let mut m = Expr::new(ExprKind::MutRef(v, reborrow), span);
+                            // Until normalisation numbers the nodes, the id says which tokens
+                            // are this `&mut v` (1-based: 0 is `NONE`), for an error that
+                            // underlines all of it.
+                            m.id = ExprId(self.mut_ref_tokens.len() as u32);
+                            return m;
+                        }
+                    }
                     return self.poison(
                         &e,
-                        "`&mut` borrows",
-                        "write into local variables or `Vec`s directly",
+                        "`&mut` borrows of this expression",
+                        "pass `&mut v` of a sequence variable `v` (a `Vec`, an array or a `&mut` \
+                         argument) to a differentiated function, or write into it directly",
                     );
                 }
                 if let syn::Expr::Index(ix) = &*r.expr {

@@ -43,6 +43,8 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         call_lets: Vec::new(),
         items: Vec::new(),
         item_shapes: item_shapes(&item.block),
+        stmt_call: None,
+        mut_ref_tokens: Vec::new(),
     };
     cx.check_signature(&item.sig);
     let params = cx.params(&item.sig, attr);
@@ -56,6 +58,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     let mut tail = tail;
     cx.reclassify_calls(&mut body, tail.as_mut());
     cx.check_call_results(&body, tail.as_ref());
+    cx.check_mut_borrows(&body, tail.as_ref());
     let output = output?;
     let float_generics = item
         .sig
@@ -113,6 +116,10 @@ fn float_generics(g: &syn::Generics) -> Vec<String> {
 pub(crate) type Scopes = Vec<Vec<(String, VarId)>>;
 
 pub(crate) struct Lowerer<'a> {
+    /// The call being lowered as a whole statement, if any (compared by address only).
+    pub(crate) stmt_call: Option<*const syn::ExprCall>,
+    /// The tokens of each `&mut v` lowered, by the index its `MutRef` node carries as its id.
+    pub(crate) mut_ref_tokens: Vec<TokenStream>,
     pub(crate) diag: &'a mut Diag,
     pub(crate) vars: Vec<Var>,
     pub(crate) scopes: Vec<Vec<(String, VarId)>>,

@@ -42,6 +42,24 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn stmt(&mut self, s: &syn::Stmt, out: &mut Vec<Stmt>) {
+        // The call that is the whole statement (`f(..);`, `let y = f(..);`): there a `&mut`
+        // argument passed on bare (`f(r)`, `r: &mut [f64]`) may be written by the callee.
+        let call = match s {
+            syn::Stmt::Expr(syn::Expr::Call(c), _) => Some(c),
+            syn::Stmt::Local(syn::Local {
+                init: Some(init), ..
+            }) if init.diverge.is_none() => match &*init.expr {
+                syn::Expr::Call(c) => Some(c),
+                _ => None,
+            },
+            _ => None,
+        };
+        self.stmt_call = call.map(|c| c as *const syn::ExprCall);
+        self.stmt_inner(s, out);
+        self.stmt_call = None;
+    }
+
+    fn stmt_inner(&mut self, s: &syn::Stmt, out: &mut Vec<Stmt>) {
         match s {
             syn::Stmt::Local(l) => self.local(l, out),
             syn::Stmt::Item(item) => match item {

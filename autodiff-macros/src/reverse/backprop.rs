@@ -97,7 +97,7 @@ impl Emitter<'_> {
                 self.backprop_method(e, recv, method, args, g, cx, code)
             }
             ExprKind::Call { func, args, shape } => {
-                self.backprop_call(func, args, shape, g, cx, code);
+                self.backprop_call(func, args, shape, Some(g), &HashMap::new(), cx, code);
             }
             ExprKind::Tuple(items) => {
                 let g = self.bind(g, code);
@@ -318,12 +318,18 @@ impl Emitter<'_> {
         }
     }
 
+    /// The reverse of a call: its `_vjp` with the arguments' values and adjoint buffers, and the
+    /// seed `g` (none for a function giving `()`). An argument `&mut v` is passed as a fresh copy
+    /// of `copies[v]` (`v`'s contents saved before the call) with `v`'s adjoint buffer, which the
+    /// callee turns from the adjoint of its contents after the call into that before it.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn backprop_call(
         &mut self,
         func: &syn::Path,
         args: &[Expr],
         shape: &Shape,
-        g: TokenStream,
+        g: Option<TokenStream>,
+        copies: &HashMap<VarId, syn::Ident>,
         cx: &mut StmtCx,
         code: &mut Vec<Op>,
     ) {
@@ -352,6 +358,10 @@ impl Emitter<'_> {
             }
         }
         for a in args {
+            if let ExprKind::MutRef(w, _) = a.kind {
+                self.lend_mut(w, copies, &mut prims, &mut adjs, code);
+                continue;
+            }
             let v = self.val(a, cx, &mut dummy, code);
             let shape = self.shape(a);
             if !shape.is_float() {
@@ -460,11 +470,15 @@ impl Emitter<'_> {
             }
         }
         self.flush_dummy(dummy, code);
-        let vjp = crate::forward::companion_path(func, "vjp");
+        // A call statement drops the value, if the callee gives one: `_vjp_dropped` seeds it
+        // with zero (the caller cannot see the callee's output type).
+        let suffix = if g.is_some() { "vjp" } else { "vjp_dropped" };
+        let vjp = crate::forward::companion_path(func, suffix);
         // The seed of a `Vec` output is passed as a slice.
-        let seed = match shape {
-            Shape::Seq(SeqKind::Vec) | Shape::Seq(SeqKind::Slice) => quote!(&#g[..]),
-            _ => g,
+        let seed = match (shape, g) {
+            (_, None) => quote!(),
+            (Shape::Seq(SeqKind::Vec) | Shape::Seq(SeqKind::Slice), Some(g)) => quote!(&#g[..]),
+            (_, Some(g)) => g,
         };
         prims.extend(adjs);
         code.push(Op::CallVjp {

@@ -52,6 +52,10 @@ impl Emitter<'_> {
 
     pub(super) fn stmt(&mut self, s: &R, level: Level, out: &mut BlockOut) {
         match s {
+            R::Let { pat, init: Some(e) } if !e.mut_borrows().is_empty() => {
+                self.mut_call_stmt(Some(pat), e, level, out)
+            }
+            R::Eval(e) if !e.mut_borrows().is_empty() => self.mut_call_stmt(None, e, level, out),
             R::Let { pat, init } => self.let_stmt(pat, init.as_ref(), level, out),
             R::Assign { place, value } => self.assign(place, value, level, out),
             R::Push { vec, value } => {

@@ -28,6 +28,7 @@ use std::collections::{BTreeSet, HashMap};
 mod backprop;
 mod blocks;
 mod loops;
+mod mutcalls;
 mod plan;
 mod program;
 mod saves;
@@ -532,9 +533,10 @@ impl Emitter<'_> {
         let ret = self.uname(self.ret);
         let bret = self.adj(self.ret);
         let (ret_init, seed_init) = match &f.output.shape {
+            // A seed shorter than the output is padded with zeros (`<f>_vjp_dropped` passes `&[]`).
             Shape::Seq(SeqKind::Vec) => (
                 quote!(::std::vec::Vec::new()),
-                quote!(::std::borrow::ToOwned::to_owned(#seed)),
+                quote!(#rt::seed_vec(#seed, #ret.len())),
             ),
             Shape::Seq(SeqKind::Array(n)) => {
                 let n = n.tokens();

@@ -163,7 +163,10 @@ impl WindowPlan<'_> {
             ExprKind::Index { base, index } if vars[*base].active => {
                 found.push((*base, Some((**index).clone())))
             }
-            ExprKind::Var(v) | ExprKind::CopySeq(v, _) | ExprKind::SubSlice { base: v, .. }
+            ExprKind::Var(v)
+            | ExprKind::CopySeq(v, _)
+            | ExprKind::MutRef(v, _)
+            | ExprKind::SubSlice { base: v, .. }
                 if vars[*v].active && matches!(vars[*v].shape, Shape::Seq(_)) =>
             {
                 found.push((*v, None))
@@ -275,6 +278,7 @@ impl ViewPlan<'_, '_> {
             ExprKind::Index { base, index } => found.push((*base, Some((**index).clone()))),
             ExprKind::Var(v)
             | ExprKind::CopySeq(v, _)
+            | ExprKind::MutRef(v, _)
             | ExprKind::SubSlice { base: v, .. }
             | ExprKind::Len(v) => found.push((*v, None)),
             _ => {}

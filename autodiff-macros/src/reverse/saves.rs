@@ -187,6 +187,19 @@ impl<'b> Walk<'_, '_, 'b> {
 
     fn stmt(&mut self, s: &'b R, level: Level) {
         match s {
+            R::Let { init: Some(e), .. } | R::Eval(e) if !e.mut_borrows().is_empty() => {
+                let mut vs = Vec::new();
+                if let R::Let { pat, .. } = s {
+                    pat.vars(&mut vs);
+                }
+                for v in e.mut_borrows() {
+                    // A call's write cannot be undone element by element: never restored.
+                    self.writes_w.insert(v, f64::INFINITY);
+                }
+                if super::mutcalls::call_live(self.scope.vars, self.acc, &vs, e) {
+                    self.prepare(e);
+                }
+            }
             R::Let {
                 pat,
                 init: Some(init),

@@ -1,0 +1,152 @@
+//! Calls that write through `&mut`: takes a statement `f(.., &mut v);` or `let y = f(.., &mut v);`
+//! (`f` differentiated, so its `_vjp` follows the in-out convention), gives its forward code (a
+//! copy of `v` saved before the call, then the call) and its reverse code (`f_vjp` on a fresh
+//! copy of the saved contents, with `v`'s adjoint buffer, which it turns from the adjoint of `v`
+//! after the call into the adjoint of `v` before it).
+//!
+//! A sequence written by a call is never kept in restore mode (`saves.rs`): the reverse sweep
+//! reads the copies, never the sequence itself.
+
+use super::*;
+
+/// Whether the reverse sweep runs the call's `_vjp`: the call reads an active value, and its
+/// result (bound to `bound`) or a sequence it writes has an adjoint.
+pub(super) fn call_live(vars: &[Var], acc: &BTreeSet<VarId>, bound: &[VarId], e: &Expr) -> bool {
+    let live = |v: &VarId| vars[*v].active && acc.contains(v);
+    expr_active(vars, e) && (bound.iter().any(live) || e.mut_borrows().iter().any(live))
+}
+
+impl Emitter<'_> {
+    /// `pat` is the `let` pattern binding the call's result, `None` for a call statement (whose
+    /// callee then gives `()`: its `_vjp` takes no seed).
+    pub(super) fn mut_call_stmt(
+        &mut self,
+        pat: Option<&Pat>,
+        e: &Expr,
+        level: Level,
+        out: &mut BlockOut,
+    ) {
+        let ExprKind::Call { func, args, shape } = &e.kind else {
+            self.bug = true;
+            return;
+        };
+        let mut bound = Vec::new();
+        if let Some(p) = pat {
+            p.vars(&mut bound);
+        }
+        let borrows = e.mut_borrows();
+        for v in &borrows {
+            // A call's write cannot be undone element by element: never restored.
+            self.writes_w.insert(*v, f64::INFINITY);
+        }
+        let live = call_live(self.vars, &self.acc, &bound, e);
+        let mut cx = StmtCx::new(level);
+        let mut copies = HashMap::new();
+        if live {
+            self.prepare(e, &mut cx, out);
+            for v in &borrows {
+                let copy = self.owned_copy(*v);
+                let s = self.save(copy, level, out, None);
+                copies.insert(*v, s);
+            }
+        }
+        let call = self.fwd_expr(e);
+        match pat {
+            None => out.fwd.push(Op::Let {
+                pat: quote!(_),
+                value: call,
+            }),
+            Some(p) => {
+                let pt = self.fwd_pat(p);
+                out.fwd.push(Op::Let {
+                    pat: pt,
+                    value: call,
+                });
+                // A result the reverse sweep reads, bound in a loop or branch: saved.
+                if level == Level::Nested {
+                    for v in &bound {
+                        if self.needed.contains(v) && !self.vars[*v].mutable {
+                            let name = self.uname(*v);
+                            let value = self.fwd_expr(&Expr::new(ExprKind::Var(*v), e.span));
+                            self.save(value, level, out, Some(name));
+                        }
+                    }
+                }
+            }
+        }
+        if !live {
+            return;
+        }
+        let mut rev = Vec::new();
+        let g = match pat {
+            Some(p) => {
+                let g = self.pattern_adjoint(p);
+                let name = self.fresh("g");
+                rev.push(Op::Let {
+                    pat: quote!(#name),
+                    value: g,
+                });
+                Some(quote!(#name))
+            }
+            None => None,
+        };
+        self.backprop_call(func, args, shape, g, &copies, &mut cx, &mut rev);
+        out.rev.push(Op::Block(rev));
+    }
+
+    /// A copy of sequence `v`'s contents with `v`'s own type (`Vec`, array; a `Vec` for a
+    /// `&mut [T]` argument).
+    fn owned_copy(&self, v: VarId) -> TokenStream {
+        let n = self.uname(v);
+        if self.vars[v].by_mut_ref() {
+            quote!(::std::borrow::ToOwned::to_owned(&*#n))
+        } else {
+            quote!(::core::clone::Clone::clone(&#n))
+        }
+    }
+
+    /// The primal and adjoint arguments of the callee's `_vjp` for an argument `&mut w`.
+    pub(super) fn lend_mut(
+        &mut self,
+        w: VarId,
+        copies: &HashMap<VarId, syn::Ident>,
+        prims: &mut Vec<TokenStream>,
+        adjs: &mut Vec<TokenStream>,
+        code: &mut Vec<Op>,
+    ) {
+        let rt = names::rt();
+        let Some(copy) = copies.get(&w) else {
+            self.bug = true;
+            return;
+        };
+        let t = self.fresh("m");
+        code.push(Op::Let {
+            pat: quote!(mut #t),
+            value: quote!(#copy),
+        });
+        prims.push(quote!(&mut #t));
+        let array = matches!(self.vars[w].shape, Shape::Seq(SeqKind::Array(_)));
+        if self.vars[w].active && self.acc.contains(&w) {
+            let b = self.adj_used(w);
+            // An in-out argument's adjoint is the caller's `&mut` buffer itself.
+            let aliased = self.vars[w].by_mut_ref();
+            adjs.push(match (array, aliased) {
+                (true, true) => quote!(&mut *#b),
+                (true, false) => quote!(&mut #b),
+                (false, _) => quote!(&mut #b[..]),
+            });
+        } else {
+            let z = self.fresh("a");
+            let (zero, lend) = if array {
+                (quote!(#rt::zero_tangent(&#t)), quote!(&mut #z))
+            } else {
+                (quote!(#rt::zero_tangent(&#t[..])), quote!(&mut #z[..]))
+            };
+            code.push(Op::Let {
+                pat: quote!(mut #z),
+                value: zero,
+            });
+            adjs.push(lend);
+        }
+    }
+}

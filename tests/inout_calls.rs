@@ -1,0 +1,261 @@
+//! Calls of differentiated functions that write through `&mut` arguments (issue 9), from
+//! differentiated code: ODE integrators calling a right-hand side, a likelihood filling workspace
+//! buffers through helpers, in-place steps composed. Both modes against central differences and
+//! by the dot-product test.
+
+mod common;
+use autodiff_runtime::differentiate;
+use common::*;
+
+/// A damped pendulum's right-hand side, filling `dy`.
+#[differentiate]
+fn rhs(y: &[f64], k: f64, dy: &mut [f64]) {
+    dy[0] = y[1];
+    dy[1] = -k * y[0].sin() - 0.1 * y[1];
+}
+
+/// Explicit Euler steps through `rhs` into a local buffer.
+#[differentiate]
+fn euler(y0: &[f64], k: f64, steps: usize) -> Vec<f64> {
+    let mut y = y0.to_vec();
+    let mut dy = vec![0.0; y.len()];
+    for _ in 0..steps {
+        rhs(&y, k, &mut dy);
+        for i in 0..y.len() {
+            y[i] += 0.1 * dy[i];
+        }
+    }
+    y
+}
+
+/// The same right-hand side on arrays.
+#[differentiate]
+fn rhs2(y: &[f64; 2], k: f64, dy: &mut [f64; 2]) {
+    dy[0] = y[1];
+    dy[1] = -k * y[0].sin() - 0.1 * y[1];
+}
+
+/// Classic Runge-Kutta 4 in place on the state, with local stage arrays.
+#[differentiate]
+fn rk4(y: &mut [f64; 2], k: f64, h: f64, steps: usize) {
+    let mut k1 = [0.0; 2];
+    let mut k2 = [0.0; 2];
+    let mut k3 = [0.0; 2];
+    let mut k4 = [0.0; 2];
+    for _ in 0..steps {
+        let y0 = *y;
+        rhs2(&y0, k, &mut k1);
+        let mut t = [0.0; 2];
+        for i in 0..2 {
+            t[i] = y0[i] + 0.5 * h * k1[i];
+        }
+        rhs2(&t, k, &mut k2);
+        for i in 0..2 {
+            t[i] = y0[i] + 0.5 * h * k2[i];
+        }
+        rhs2(&t, k, &mut k3);
+        for i in 0..2 {
+            t[i] = y0[i] + h * k3[i];
+        }
+        rhs2(&t, k, &mut k4);
+        for i in 0..2 {
+            y[i] = y0[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+        }
+    }
+}
+
+/// Log-weights normalised in place.
+#[differentiate]
+fn log_softmax_in_place(v: &mut [f64]) {
+    let mut m = v[0];
+    for i in 1..v.len() {
+        m = m.max(v[i]);
+    }
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += (v[i] - m).exp();
+    }
+    let l = m + s.ln();
+    for i in 0..v.len() {
+        v[i] -= l;
+    }
+}
+
+/// Per-component log-densities of one point, written into `out`.
+#[differentiate]
+fn component_terms(x: f64, means: &[f64], log_w: &[f64], out: &mut [f64]) {
+    for j in 0..means.len() {
+        out[j] = log_w[j] - 0.5 * (x - means[j]).powi(2);
+    }
+}
+
+#[differentiate]
+fn logsumexp(v: &[f64]) -> f64 {
+    let mut m = v[0];
+    for i in 1..v.len() {
+        m = m.max(v[i]);
+    }
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += (v[i] - m).exp();
+    }
+    m + s.ln()
+}
+
+/// A mixture-model log-likelihood that fills workspace buffers through three helpers.
+#[differentiate(wrt(x, means, weights))]
+fn mixture(x: &[f64], means: &[f64], weights: &[f64], lw: &mut [f64], terms: &mut [f64]) -> f64 {
+    for j in 0..lw.len() {
+        lw[j] = weights[j];
+    }
+    log_softmax_in_place(lw);
+    let mut total = 0.0;
+    for i in 0..x.len() {
+        component_terms(x[i], means, lw, terms);
+        let l = logsumexp(terms);
+        total += l;
+    }
+    total
+}
+
+/// An in-place step composed with itself through a `&mut` argument passed on bare, and a call
+/// whose result is used.
+#[differentiate]
+fn step(s: &mut [f64], dt: f64) -> f64 {
+    let e = s[0] * s[1];
+    s[0] += dt * s[1];
+    s[1] -= dt * s[0].sin();
+    e
+}
+
+#[differentiate]
+fn two_steps(s: &mut [f64], dt: f64) -> f64 {
+    let e1 = step(s, dt);
+    let e2 = step(s, 0.5 * dt);
+    if e1 > e2 {
+        step(s, dt);
+    }
+    e1 + e2 * s[1]
+}
+
+#[test]
+fn euler_steps_through_a_right_hand_side() {
+    for steps in [0usize, 1, 4] {
+        Harness::new(3)
+            .primal(|p| euler(&p[0..2], p[2], steps))
+            .jvp(|p, d| euler_jvp(&p[0..2], p[2], steps, &d[0..2], d[2]))
+            .vjp(|p, c, g| {
+                let (gy, gk) = g.split_at_mut(2);
+                euler_vjp(&p[0..2], p[2], steps, gy, &mut gk[0], c)
+            })
+            .random(4, -1.0, 1.0);
+    }
+}
+
+#[test]
+fn runge_kutta_in_place_with_stage_arrays() {
+    let (h, steps) = (0.2, 3);
+    Harness::new(3)
+        .primal(|p| {
+            let mut y = [p[0], p[1]];
+            rk4(&mut y, p[2], h, steps);
+            y.to_vec()
+        })
+        .jvp(|p, d| {
+            let mut y = [p[0], p[1]];
+            let mut dy = [d[0], d[1]];
+            rk4_jvp(&mut y, p[2], h, steps, &mut dy, d[2], 0.0);
+            (y.to_vec(), dy.to_vec())
+        })
+        .vjp(|p, c, g| {
+            let mut y = [p[0], p[1]];
+            let mut by = [c[0], c[1]];
+            let mut gh = 0.0;
+            rk4_vjp(&mut y, p[2], h, steps, &mut by, &mut g[2], &mut gh);
+            g[0] += by[0];
+            g[1] += by[1];
+            y.to_vec()
+        })
+        .random(4, -1.0, 1.0);
+    // The step size is active too: d y / d h against central differences.
+    let run = |h: f64| {
+        let mut y = [0.4, -0.2];
+        rk4(&mut y, 1.3, h, steps);
+        y
+    };
+    let e = 1e-6;
+    let (a, b) = (run(h + e), run(h - e));
+    let mut y = [0.4, -0.2];
+    let mut dy = [0.0, 0.0];
+    rk4_jvp(&mut y, 1.3, h, steps, &mut dy, 0.0, 1.0);
+    for i in 0..2 {
+        let fd = (a[i] - b[i]) / (2.0 * e);
+        assert!((dy[i] - fd).abs() < 1e-8, "{i}: {} vs {fd}", dy[i]);
+    }
+}
+
+#[test]
+fn mixture_likelihood_fills_workspaces_through_three_helpers() {
+    let n = 4;
+    Harness::new(n + 4)
+        .primal(|p| {
+            let (mut lw, mut terms) = ([7.0; 2], [7.0; 2]);
+            vec![mixture(&p[0..n], &p[n..n + 2], &p[n + 2..], &mut lw, &mut terms)]
+        })
+        .jvp(|p, d| {
+            let (mut lw, mut terms) = ([7.0; 2], [7.0; 2]);
+            let (v, dv) = mixture_jvp(
+                &p[0..n],
+                &p[n..n + 2],
+                &p[n + 2..],
+                &mut lw,
+                &mut terms,
+                &d[0..n],
+                &d[n..n + 2],
+                &d[n + 2..],
+            );
+            (vec![v], vec![dv])
+        })
+        .vjp(|p, c, g| {
+            let (mut lw, mut terms) = ([7.0; 2], [7.0; 2]);
+            let (gx, rest) = g.split_at_mut(n);
+            let (gm, gw) = rest.split_at_mut(2);
+            vec![mixture_vjp(
+                &p[0..n],
+                &p[n..n + 2],
+                &p[n + 2..],
+                &mut lw,
+                &mut terms,
+                gx,
+                gm,
+                gw,
+                c[0],
+            )]
+        })
+        .random(4, -1.0, 1.0);
+}
+
+#[test]
+fn in_place_steps_composed_through_bare_mut_arguments() {
+    Harness::new(3)
+        .primal(|p| {
+            let mut s = p[0..2].to_vec();
+            let v = two_steps(&mut s, p[2]);
+            vec![s[0], s[1], v]
+        })
+        .jvp(|p, d| {
+            let mut s = p[0..2].to_vec();
+            let mut ds = d[0..2].to_vec();
+            let (v, dv) = two_steps_jvp(&mut s, p[2], &mut ds, d[2]);
+            (vec![s[0], s[1], v], vec![ds[0], ds[1], dv])
+        })
+        .vjp(|p, c, g| {
+            let mut s = p[0..2].to_vec();
+            let mut bs = c[0..2].to_vec();
+            let v = two_steps_vjp(&mut s, p[2], &mut bs, &mut g[2], c[2]);
+            g[0] += bs[0];
+            g[1] += bs[1];
+            vec![s[0], s[1], v]
+        })
+        .random(6, -1.0, 1.0);
+}
