@@ -85,6 +85,9 @@ impl FnGen<'_> {
         if self.on(Construct::ConvertIdentity) {
             opts.push((St::Idiom(Construct::ConvertIdentity), 0.2));
         }
+        if self.can_inout_call() {
+            opts.push((St::Idiom(Construct::InOutCall), 0.8));
+        }
     }
 
     /// A statement idiom of this file (already counted by `s_idiom`).
@@ -95,6 +98,7 @@ impl FnGen<'_> {
             Construct::SliceRestPattern => self.s_slice_rest_pattern(),
             Construct::IndexFromActive => self.s_index_from_active(),
             Construct::ConvertIdentity => self.s_convert_let(),
+            Construct::InOutCall => self.s_inout_call(),
             _ => unreachable!("not a statement idiom: {}", c.name()),
         }
     }

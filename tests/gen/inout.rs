@@ -135,3 +135,159 @@ impl InOutAdapter {
         }
     }
 }
+
+/// Number of helpers `hm0`, ... writing through `&mut` (emitted when `inout_call` is on).
+pub const INOUT_HELPERS: usize = 3;
+
+impl FnGen<'_> {
+    /// `hm{k}(p: f64, [q: f64,] u: &[f64], io: &mut [f64]) [-> f64]`: random statements that read
+    /// and write `io` (of `u`'s length), then every element of `io` squashed into [-1, 1] by
+    /// `tanh`, so that a caller's vector keeps its bound (no early `return` skips that).
+    pub(super) fn inout_helper(mut self, k: usize) -> FnOut {
+        self.count(Construct::InOutCall);
+        let mut params = vec![Param::Scalar("p".into())];
+        if self.chance(0.5) {
+            params.push(Param::Scalar("q".into()));
+        }
+        let scalars = params.len();
+        params.push(Param::Slice("u".into()));
+        params.push(Param::InOut("io".into()));
+        self.slices.push("u");
+        self.lens.push("u.len()");
+        self.slice_bound = HELPER_SLICE_BOUND;
+        self.shuffle_params(&mut params);
+        for n in &["p", "q"][..scalars] {
+            self.push_input(n, HELPER_ARG_BOUND);
+        }
+        self.inout = Some("io");
+        self.squash_inout = true;
+        self.no_early_return = true;
+        // What callers pass in is bounded by `HELPER_SLICE_BOUND`.
+        self.declare("io".to_string(), Ty::Vector, true, HELPER_SLICE_BOUND, 8.0);
+        let out = if self.on(Construct::UnitOut) && self.chance(0.4) {
+            self.count(Construct::UnitOut);
+            OutKind::Unit
+        } else {
+            OutKind::F64
+        };
+        self.budget = self.rng.gen_range(1..=5);
+        self.finish(format!("hm{k}"), 700 + k as u64, params, out)
+    }
+
+    /// The last loop of an in-out helper: `io[j] = (c * io[j]).tanh();` for every element.
+    pub(super) fn squash_epilogue(&mut self) {
+        if !self.squash_inout {
+            return;
+        }
+        let Some(i) = self.visible(|v| v.name == "io").last().copied() else {
+            return;
+        };
+        let e = Ex::atom("io[j]".to_string(), self.vars[i].bound);
+        let e = self.scale(e, ARG_CAP);
+        self.line("for j in 0..io.len() {");
+        self.line(format!("    io[j] = ({}).tanh();", e.s));
+        self.line("}");
+    }
+
+    /// Helpers that write through `&mut` this function may call now.
+    fn inout_callable(&self) -> Vec<usize> {
+        if !self.on(Construct::HelperCall) || !self.on(Construct::InOutCall) || self.is_helper {
+            return Vec::new();
+        }
+        (0..self.helpers.len())
+            .filter(|&h| self.helpers[h].takes_inout())
+            .collect()
+    }
+
+    /// Vectors of the common length a call may write into (not being iterated over or written).
+    fn inout_targets(&self) -> Vec<usize> {
+        self.writable_vecs()
+            .into_iter()
+            .filter(|&i| {
+                let v = &self.vars[i];
+                v.arr_len.is_none()
+                    && v.bound <= HELPER_SLICE_BOUND
+                    && v.base >= 1.0
+                    && self.write_target.as_deref() != Some(v.name.as_str())
+            })
+            .collect()
+    }
+
+    /// Whether the statement `hm(.., &mut w);` can be emitted here.
+    pub(super) fn can_inout_call(&self) -> bool {
+        !self.slices.is_empty()
+            && !self.inout_callable().is_empty()
+            && !self.inout_targets().is_empty()
+    }
+
+    /// `hm(.., &mut w);` or `let t = hm(.., &mut w);` with `w` a local vector or the in-out
+    /// argument (passed on bare, as `&mut *io` or `&mut io`): afterwards every element of `w`
+    /// lies in [-1, 1], within its bound.
+    pub(super) fn s_inout_call(&mut self) {
+        let h = self.pick(&self.inout_callable());
+        let w = self.pick(&self.inout_targets());
+        let wname = self.vars[w].name.clone();
+        self.calls.insert(h);
+        self.count(Construct::HelperCall);
+        let helpers = self.helpers;
+        let mut args = Vec::new();
+        for p in &helpers[h].params {
+            match p {
+                Param::Scalar(_) => {
+                    // Bound first: an argument reading `w` cannot sit next to `&mut w`.
+                    let d = self.rng.gen_range(0..=2);
+                    let e = self.expr(d);
+                    let e = self.scale(e, HELPER_ARG_BOUND);
+                    let t = self.fresh("t");
+                    self.line(format!("let {t} = {};", e.s));
+                    args.push(t.clone());
+                    self.declare(t, Ty::Float, false, e.b, 0.0);
+                }
+                Param::Slice(_) => {
+                    // Anything but `w` itself (it is borrowed mutably by the same call).
+                    let opts: Vec<String> = self
+                        .slice_args()
+                        .into_iter()
+                        .filter(|a| {
+                            let n = a.trim_start_matches('&').trim_start_matches('*');
+                            n.split('[').next() != Some(wname.as_str())
+                        })
+                        .collect();
+                    let a = match opts.is_empty() {
+                        true => self.slices[0].to_string(),
+                        false => self.pick(&opts),
+                    };
+                    self.count(Construct::HelperSliceArg);
+                    args.push(a);
+                }
+                Param::InOut(_) => {
+                    let a = if self.inout == Some(wname.as_str()) {
+                        let mut forms = vec![format!("&mut *{wname}")];
+                        if self.on(Construct::InOutBareArg) {
+                            forms.push(wname.clone());
+                        }
+                        let a = self.pick(&forms);
+                        if a == wname {
+                            self.count(Construct::InOutBareArg);
+                        }
+                        a
+                    } else {
+                        format!("&mut {wname}")
+                    };
+                    args.push(a);
+                }
+                _ => unreachable!("in-out helpers take scalars and slices"),
+            }
+        }
+        let call = format!("{}({})", helpers[h].name, args.join(", "));
+        if helpers[h].out == OutKind::F64 && self.chance(0.6) {
+            let t = self.fresh("t");
+            self.line(format!("let {t} = {call};"));
+            let b = helpers[h].ret_bound;
+            self.declare(t, Ty::Float, false, b, 0.0);
+        } else {
+            self.line(format!("{call};"));
+        }
+        self.vars[w].dirty = true;
+    }
+}

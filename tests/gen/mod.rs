@@ -211,6 +211,7 @@ constructs! {
     UnitOut => "unit_out",
     InOutBareArg => "inout_bare_arg",
     Workspace => "workspace",
+    InOutCall => "inout_call",
 }
 
 /// What to generate.
@@ -365,6 +366,16 @@ pub fn generate(cfg: &Config) -> Generated {
             helpers.push(f);
         }
     }
+    if cfg.enabled(Construct::InOutCall)
+        && cfg.enabled(Construct::HelperCall)
+        && cfg.enabled(Construct::HelperSliceArg)
+        && cfg.enabled(Construct::InOutSlice)
+    {
+        for k in 0..inout::INOUT_HELPERS {
+            let f = FnGen::new(cfg, 5_000_000 + k as u64, &helpers, true).inout_helper(k);
+            helpers.push(f);
+        }
+    }
     let mut programs = Vec::new();
     for k in 0..cfg.programs {
         let f = FnGen::new(cfg, k as u64, &helpers, false).program(k);
@@ -477,6 +488,11 @@ impl FnOut {
 
     fn has_slice(&self) -> bool {
         self.params.iter().any(|p| matches!(p, Param::Slice(_)))
+    }
+
+    /// Writes through a `&mut` argument (called only by `s_inout_call`).
+    fn takes_inout(&self) -> bool {
+        self.params.iter().any(|p| matches!(p, Param::InOut(_)))
     }
 }
 
@@ -695,6 +711,8 @@ struct FnGen<'a> {
     inout: Option<&'static str>,
     /// Takes the workspace `wk: &mut [f64; 3]`.
     workspace: bool,
+    /// An in-out helper: ends by squashing its `io` into [-1, 1].
+    squash_inout: bool,
 }
 
 impl<'a> FnGen<'a> {
@@ -733,6 +751,7 @@ impl<'a> FnGen<'a> {
             wrt_no_slice: false,
             inout: None,
             workspace: false,
+            squash_inout: false,
         }
     }
 
@@ -847,7 +866,14 @@ impl<'a> FnGen<'a> {
         while self.budget > 0 {
             self.stmt();
         }
+        // An in-out helper's `()` tail writes into `io`: squash after it; else before the value.
+        if out != OutKind::Unit {
+            self.squash_epilogue();
+        }
         self.tail();
+        if out == OutKind::Unit {
+            self.squash_epilogue();
+        }
         let sig: Vec<String> = params
             .iter()
             .map(|p| match p {
@@ -1562,7 +1588,7 @@ impl<'a> FnGen<'a> {
         let slice_ok = self.on(Construct::HelperSliceArg) && !self.slice_args().is_empty();
         (0..self.helpers.len())
             .filter(|&h| slice_ok || !self.helpers[h].has_slice())
-            .filter(|&h| self.helpers[h].out == out)
+            .filter(|&h| self.helpers[h].out == out && !self.helpers[h].takes_inout())
             .collect()
     }
 
