@@ -138,6 +138,33 @@ fn two_steps(s: &mut [f64], dt: f64) -> f64 {
     e1 + e2 * s[1]
 }
 
+/// `copy_from_slice`, `fill` and `swap` on buffers and their sub-slices.
+#[differentiate]
+fn shuffle_and_copy(x: &[f64], out: &mut [f64]) {
+    out[..2].copy_from_slice(&x[1..3]);
+    out[2..].fill(x[0] * x[3]);
+    out.swap(0, 3);
+    let mut t = vec![0.0; 4];
+    t.copy_from_slice(out);
+    t.swap(1, 2);
+    for i in 0..4 {
+        out[i] = t[i] * x[i] + out[i].sin();
+    }
+}
+
+#[differentiate]
+fn dot2(a: &[f64], b: &[f64]) -> f64 {
+    a[0] * b[1] + a[1] * b[0]
+}
+
+/// A `&mut` argument passed on bare next to a shared re-borrow of itself: the callee reads both.
+#[differentiate]
+fn reads_twice(r: &mut [f64], x: f64) -> f64 {
+    let d = dot2(r, &*r);
+    r[0] = d * x;
+    d
+}
+
 #[test]
 fn euler_steps_through_a_right_hand_side() {
     for steps in [0usize, 1, 4] {
@@ -258,4 +285,65 @@ fn in_place_steps_composed_through_bare_mut_arguments() {
             vec![s[0], s[1], v]
         })
         .random(6, -1.0, 1.0);
+}
+
+#[test]
+fn copy_from_slice_fill_and_swap() {
+    Harness::new(8)
+        .primal(|p| {
+            let mut out = p[4..8].to_vec();
+            shuffle_and_copy(&p[0..4], &mut out);
+            out
+        })
+        .jvp(|p, d| {
+            let mut out = p[4..8].to_vec();
+            let mut dout = d[4..8].to_vec();
+            shuffle_and_copy_jvp(&p[0..4], &mut out, &d[0..4], &mut dout);
+            (out, dout)
+        })
+        .vjp(|p, c, g| {
+            let mut out = p[4..8].to_vec();
+            let mut bout = c.to_vec();
+            let (gx, gout) = g.split_at_mut(4);
+            shuffle_and_copy_vjp(&p[0..4], &mut out, gx, &mut bout);
+            for k in 0..4 {
+                gout[k] += bout[k];
+            }
+            out
+        })
+        .random(4, -1.0, 1.0);
+}
+
+#[test]
+#[should_panic(expected = "does not match destination slice length")]
+fn copy_from_slice_keeps_its_length_check() {
+    // `t.copy_from_slice(out)` with `t` of length 4 and `out` of length 5.
+    let mut out = vec![0.0; 5];
+    let mut dout = vec![0.0; 5];
+    shuffle_and_copy_jvp(&[1.0, 2.0, 3.0, 4.0], &mut out, &[0.0; 4], &mut dout);
+}
+
+#[test]
+fn mut_argument_passed_bare_next_to_a_shared_reborrow() {
+    Harness::new(3)
+        .primal(|p| {
+            let mut r = p[0..2].to_vec();
+            let d = reads_twice(&mut r, p[2]);
+            vec![r[0], r[1], d]
+        })
+        .jvp(|p, t| {
+            let mut r = p[0..2].to_vec();
+            let mut dr = t[0..2].to_vec();
+            let (d, dd) = reads_twice_jvp(&mut r, p[2], &mut dr, t[2]);
+            (vec![r[0], r[1], d], vec![dr[0], dr[1], dd])
+        })
+        .vjp(|p, c, g| {
+            let mut r = p[0..2].to_vec();
+            let mut br = c[0..2].to_vec();
+            let d = reads_twice_vjp(&mut r, p[2], &mut br, &mut g[2], c[2]);
+            g[0] += br[0];
+            g[1] += br[1];
+            vec![r[0], r[1], d]
+        })
+        .random(4, -1.0, 1.0);
 }

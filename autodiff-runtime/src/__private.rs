@@ -65,6 +65,16 @@ pub fn seed_vec<T: Float>(seed: &[T], n: usize) -> Vec<T> {
     v
 }
 
+/// The length check of `copy_from_slice` (the macro turns the call into an index loop).
+#[inline]
+#[track_caller]
+pub fn check_same_len(dst: usize, src: usize) {
+    assert_eq!(
+        dst, src,
+        "source slice length ({src}) does not match destination slice length ({dst})"
+    );
+}
+
 /// `acc[i] += g[i]` for every element.
 #[inline]
 pub fn acc_slice<T: Float>(acc: &mut [T], g: &[T]) {

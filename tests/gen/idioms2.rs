@@ -88,6 +88,9 @@ impl FnGen<'_> {
         if self.can_inout_call() {
             opts.push((St::Idiom(Construct::InOutCall), 0.8));
         }
+        if self.on(Construct::SliceMethods) && self.can_slice_method() {
+            opts.push((St::Idiom(Construct::SliceMethods), 0.5));
+        }
     }
 
     /// A statement idiom of this file (already counted by `s_idiom`).
@@ -99,6 +102,7 @@ impl FnGen<'_> {
             Construct::IndexFromActive => self.s_index_from_active(),
             Construct::ConvertIdentity => self.s_convert_let(),
             Construct::InOutCall => self.s_inout_call(),
+            Construct::SliceMethods => self.s_slice_method(),
             _ => unreachable!("not a statement idiom: {}", c.name()),
         }
     }

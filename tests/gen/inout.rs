@@ -291,3 +291,78 @@ impl FnGen<'_> {
         self.vars[w].dirty = true;
     }
 }
+
+impl FnGen<'_> {
+    /// Whether `w.swap(..)`, `w.fill(..)` or `w.copy_from_slice(..)` can be emitted here.
+    pub(super) fn can_slice_method(&self) -> bool {
+        !self.slice_method_targets().is_empty()
+    }
+
+    fn slice_method_targets(&self) -> Vec<usize> {
+        self.writable_vecs()
+            .into_iter()
+            .filter(|&i| self.write_target.as_deref() != Some(self.vars[i].name.as_str()))
+            .collect()
+    }
+
+    /// `w.swap(i, j);`, `w.fill(e);`, `w.copy_from_slice(src);` or
+    /// `w[..2].copy_from_slice(&src[1..3]);` on a writable vector: every value written stays
+    /// within `w`'s base.
+    pub(super) fn s_slice_method(&mut self) {
+        let w = self.pick(&self.slice_method_targets());
+        let name = self.vars[w].name.clone();
+        let base = self.vars[w].base;
+        let common = self.vars[w].arr_len.is_none();
+        // Sources of the same length as `w` whose elements fit under its base.
+        let sources: Vec<String> = if common {
+            self.seq_sources()
+                .into_iter()
+                .filter(|(s, b)| *s != name && *b <= base)
+                .map(|(s, _)| s)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let r: f64 = self.rng.gen();
+        if r < 0.35 {
+            let i = self.index_into(w);
+            let j = self.index_into(w);
+            self.line(format!("{name}.swap({i}, {j});"));
+        } else if r < 0.65 || sources.is_empty() {
+            let d = self.rng.gen_range(0..=2);
+            let e = self.expr(d);
+            let e = self.squash(e, base);
+            let t = self.fresh("t");
+            // Bound first: `w.fill(w[0])` borrows `w` twice.
+            self.line(format!("let {t} = {};", e.s));
+            self.declare(t.clone(), Ty::Float, false, e.b, 0.0);
+            if common && self.chance(0.3) {
+                self.line(format!("{name}[2..].fill({t});"));
+            } else {
+                self.line(format!("{name}.fill({t});"));
+            }
+        } else {
+            let src = self.pick(&sources);
+            let src_ref = if self.is_mut_ref(&src) {
+                format!("&*{src}")
+            } else {
+                format!("&{src}")
+            };
+            if self.chance(0.3) {
+                self.line(format!("{name}[..2].copy_from_slice(&{src}[1..3]);"));
+            } else {
+                self.line(format!("{name}.copy_from_slice({src_ref});"));
+            }
+            self.mark_read_of(&src);
+        }
+        self.vars[w].dirty = true;
+    }
+
+    fn mark_read_of(&mut self, name: &str) {
+        for v in &mut self.vars {
+            if v.name == name {
+                v.dirty = false;
+            }
+        }
+    }
+}

@@ -212,6 +212,7 @@ constructs! {
     InOutBareArg => "inout_bare_arg",
     Workspace => "workspace",
     InOutCall => "inout_call",
+    SliceMethods => "slice_methods",
 }
 
 /// What to generate.

@@ -267,9 +267,16 @@ impl Lowerer<'_> {
         // it (`&mut *r`; for a callee that only reads it, its adjoint accumulating into `r`'s
         // is the same as the in-out convention's update); inside an expression, `g` reads it
         // (`&r`, what `g(&*r)` means too), so that what it reads is saved as a copy.
+        // Only if nothing else in the call reads `r`: `g(r, &*r)` compiles only when `g` takes
+        // both shared.
         let whole_stmt = self.stmt_call == Some(c as *const syn::ExprCall);
+        let mut reads = Vec::new();
+        for a in &args {
+            a.reads(&mut reads);
+        }
         for a in &mut args {
             if let ExprKind::Var(v) = a.kind {
+                let whole_stmt = whole_stmt && reads.iter().filter(|r| **r == v).count() == 1;
                 if self.vars[v].by_mut_ref() {
                     let span = a.span;
                     let inner = std::mem::replace(a, Expr::new(ExprKind::Poison, span));

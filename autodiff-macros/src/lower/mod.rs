@@ -21,6 +21,7 @@ mod consumers;
 mod control;
 mod convert;
 mod exprs;
+mod inplace;
 mod patterns;
 mod shapes;
 mod stmts;

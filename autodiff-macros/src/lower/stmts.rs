@@ -453,6 +453,7 @@ impl Lowerer<'_> {
                 });
             }
             syn::Expr::Macro(m) => self.stmt_macro(&m.mac, out),
+            syn::Expr::MethodCall(m) if self.inplace_method(m, out) => {}
             syn::Expr::MethodCall(m) if m.method == "push" && m.args.len() == 1 => {
                 match self.var_of_path(&m.receiver) {
                     Some(v) => {
