@@ -165,6 +165,30 @@ fn reads_twice(r: &mut [f64], x: f64) -> f64 {
     d
 }
 
+/// `iter_mut` loops: scaling in place, zipped with another sequence, enumerated, on a window.
+#[differentiate]
+fn iter_mut_forms(x: &[f64], s: f64, out: &mut [f64]) {
+    for y in out.iter_mut() {
+        *y *= s;
+    }
+    for (y, &a) in out.iter_mut().zip(x) {
+        *y = y.sin() + a * *y;
+    }
+    for (i, y) in out.iter_mut().enumerate() {
+        if i % 2 == 0 {
+            *y += x[i] * s;
+        }
+    }
+    for y in out[1..3].iter_mut() {
+        *y = (*y).tanh();
+    }
+    let mut t = vec![1.0; 4];
+    for y in &mut t {
+        *y = *y * s + 0.5;
+    }
+    out[0] += t[0] * t[3];
+}
+
 #[test]
 fn euler_steps_through_a_right_hand_side() {
     for steps in [0usize, 1, 4] {
@@ -344,6 +368,34 @@ fn mut_argument_passed_bare_next_to_a_shared_reborrow() {
             g[0] += br[0];
             g[1] += br[1];
             vec![r[0], r[1], d]
+        })
+        .random(4, -1.0, 1.0);
+}
+
+#[test]
+fn iter_mut_loops_write_elements_in_place() {
+    Harness::new(9)
+        .primal(|p| {
+            let mut out = p[5..9].to_vec();
+            iter_mut_forms(&p[0..4], p[4], &mut out);
+            out
+        })
+        .jvp(|p, d| {
+            let mut out = p[5..9].to_vec();
+            let mut dout = d[5..9].to_vec();
+            iter_mut_forms_jvp(&p[0..4], p[4], &mut out, &d[0..4], d[4], &mut dout);
+            (out, dout)
+        })
+        .vjp(|p, c, g| {
+            let mut out = p[5..9].to_vec();
+            let mut bout = c.to_vec();
+            let (gx, rest) = g.split_at_mut(4);
+            let (gs, gout) = rest.split_at_mut(1);
+            iter_mut_forms_vjp(&p[0..4], p[4], &mut out, gx, &mut gs[0], &mut bout);
+            for k in 0..4 {
+                gout[k] += bout[k];
+            }
+            out
         })
         .random(4, -1.0, 1.0);
 }

@@ -91,6 +91,9 @@ impl FnGen<'_> {
         if self.on(Construct::SliceMethods) && self.can_slice_method() {
             opts.push((St::Idiom(Construct::SliceMethods), 0.5));
         }
+        if self.on(Construct::IterMut) && self.can_slice_method() {
+            opts.push((St::Idiom(Construct::IterMut), 0.5));
+        }
     }
 
     /// A statement idiom of this file (already counted by `s_idiom`).
@@ -103,6 +106,7 @@ impl FnGen<'_> {
             Construct::ConvertIdentity => self.s_convert_let(),
             Construct::InOutCall => self.s_inout_call(),
             Construct::SliceMethods => self.s_slice_method(),
+            Construct::IterMut => self.s_iter_mut(),
             _ => unreachable!("not a statement idiom: {}", c.name()),
         }
     }

@@ -366,3 +366,52 @@ impl FnGen<'_> {
         }
     }
 }
+
+impl FnGen<'_> {
+    /// `for y in w.iter_mut() { *y = (c * *y + t).sin(); }`, or zipped with a sequence of the same
+    /// length, on a writable vector (the body reads nothing else of `w`: it is borrowed).
+    pub(super) fn s_iter_mut(&mut self) {
+        let w = self.pick(&self.slice_method_targets());
+        let name = self.vars[w].name.clone();
+        let bound = self.vars[w].bound;
+        let d = self.rng.gen_range(0..=1);
+        let e = self.expr_nc(d);
+        let e = self.scale(e, 1.0);
+        let t = self.fresh("t");
+        self.line(format!("let {t} = {};", e.s));
+        self.declare(t.clone(), Ty::Float, false, e.b, 0.0);
+        let me = Ex::atom("*y".to_string(), bound);
+        let me = self.scale(me, 1.0);
+        let src = if self.vars[w].arr_len.is_none() {
+            let srcs: Vec<String> = self
+                .seq_sources()
+                .into_iter()
+                .filter(|(s, b)| *s != name && *b <= EXPR_CAP)
+                .map(|(s, _)| s)
+                .collect();
+            (!srcs.is_empty() && self.chance(0.4)).then(|| self.pick(&srcs))
+        } else {
+            None
+        };
+        let it = if self.is_mut_ref(&name) || src.is_some() || self.chance(0.5) {
+            format!("{name}.iter_mut()")
+        } else {
+            format!("&mut {name}")
+        };
+        let f = self.pick(&["sin", "tanh"]);
+        match src {
+            Some(s) => {
+                let s_it = format!("{s}.iter()");
+                self.line(format!("for (y, &x) in {it}.zip({s_it}) {{"));
+                self.line(format!("    *y = ({} + 0.05 * x + {t}).{f}();", me.s));
+                self.mark_read_of(&s);
+            }
+            None => {
+                self.line(format!("for y in {it} {{"));
+                self.line(format!("    *y = ({} + {t}).{f}();", me.s));
+            }
+        }
+        self.line("}");
+        self.vars[w].dirty = true;
+    }
+}

@@ -213,6 +213,7 @@ constructs! {
     Workspace => "workspace",
     InOutCall => "inout_call",
     SliceMethods => "slice_methods",
+    IterMut => "iter_mut",
 }
 
 /// What to generate.

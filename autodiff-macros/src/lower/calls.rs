@@ -59,12 +59,12 @@ impl Lowerer<'_> {
                 return self.conversion_by_into(m, out)
             }
             "map" if m.args.len() == 1 && m.turbofish.is_none() => {
-                let recv = self.expr(&m.receiver, out);
+                let recv = self.deref_operand(&m.receiver, out);
                 return self.array_map(m, recv, out);
             }
             _ => {}
         }
-        let recv = self.expr(&m.receiver, out);
+        let recv = self.deref_operand(&m.receiver, out);
         self.method_on(m, recv, out)
     }
 

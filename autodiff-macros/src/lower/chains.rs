@@ -20,6 +20,8 @@ pub(super) enum ISeq {
     },
     Zip(Box<ISeq>, Box<ISeq>),
     Chain(Box<ISeq>, Box<ISeq>),
+    /// `v.iter_mut()`, `&mut v`: the elements of a slice as places (`*y = ..` writes `v[k]`).
+    Mut(Box<ISeq>),
     Enumerate(Box<ISeq>),
     Skip(Box<ISeq>, Expr),
     Take(Box<ISeq>, Expr),
@@ -58,6 +60,8 @@ pub(super) enum Item {
     Val(Expr),
     Tuple(Vec<Item>),
     View(View),
+    /// The element `base[index]` as a place (an item of `iter_mut`).
+    Elem { base: VarId, index: Expr },
 }
 
 /// A loop body under construction; `filter` opens a guarded level.
@@ -230,6 +234,7 @@ impl Lowerer<'_> {
         match e {
             syn::Expr::Paren(p) => self.parse_seq(&p.expr, out),
             syn::Expr::Reference(r) if r.mutability.is_none() => self.parse_seq(&r.expr, out),
+            syn::Expr::Reference(r) => self.mut_seq(&r.expr, out),
             // `&*v` (a re-borrow, `v: &mut [f64]`) and `*a` iterate over the variable's elements.
             syn::Expr::Unary(u)
                 if matches!(u.op, syn::UnOp::Deref(_))
@@ -324,6 +329,7 @@ impl Lowerer<'_> {
                         }
                         self.parse_seq(&m.receiver, out)
                     }
+                    "iter_mut" if m.args.is_empty() => self.mut_seq(&m.receiver, out),
                     "copied" | "cloned" if m.args.is_empty() => self.parse_seq(&m.receiver, out),
                     // `a.to_vec().iter()`: a copy iterated has the items of the original.
                     "to_vec" | "to_owned" | "clone" if m.args.is_empty() => {
@@ -436,6 +442,22 @@ impl Lowerer<'_> {
 
     /// Position-dependent adaptors cannot follow `filter` (the positions are not known ahead):
     /// reports it and returns true.
+    /// `v.iter_mut()`, `&mut v`, `v[a..b].iter_mut()`: the elements of a writable sequence as
+    /// places.
+    fn mut_seq(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) -> Option<ISeq> {
+        let inner = self.parse_seq(e, out)?;
+        if let ISeq::Slice { var, .. } = &inner {
+            self.vars[*var].mutable = true;
+            return Some(ISeq::Mut(Box::new(inner)));
+        }
+        self.diag.unsupported_at(
+            e,
+            "iterating mutably over this expression",
+            "call `iter_mut` on a sequence variable or a sub-slice `v[a..b]`",
+        );
+        None
+    }
+
     pub(super) fn after_filter(&mut self, a: &ISeq, name: &str, span: Span) -> bool {
         if has_filter(a) {
             self.diag.unsupported(
@@ -470,9 +492,11 @@ impl Lowerer<'_> {
                 int_method(self.seq_len(a, span), "min", vec![self.seq_len(b, span)])
             }
             ISeq::Chain(a, b) => bin(BinOp::Add, self.seq_len(a, span), self.seq_len(b, span)),
-            ISeq::Enumerate(a) | ISeq::Map(a, _) | ISeq::Filter(a, _) | ISeq::Rev(a) => {
-                self.seq_len(a, span)
-            }
+            ISeq::Enumerate(a)
+            | ISeq::Map(a, _)
+            | ISeq::Filter(a, _)
+            | ISeq::Rev(a)
+            | ISeq::Mut(a) => self.seq_len(a, span),
             ISeq::Skip(a, n) => {
                 int_method(self.seq_len(a, span), "saturating_sub", vec![n.clone()])
             }
@@ -504,6 +528,23 @@ impl Lowerer<'_> {
     pub(super) fn elem(&mut self, s: &ISeq, k: Expr, body: &mut Body) -> Option<Item> {
         let span = k.span;
         Some(match s {
+            ISeq::Mut(a) => match self.elem(a, k, body)? {
+                Item::Val(Expr {
+                    kind: ExprKind::Index { base, index },
+                    ..
+                }) => Item::Elem {
+                    base,
+                    index: *index,
+                },
+                _ => {
+                    self.diag.unsupported(
+                        span,
+                        "`iter_mut` over this sequence",
+                        "iterate mutably over a sequence variable or a sub-slice `v[a..b]`",
+                    );
+                    return None;
+                }
+            },
             ISeq::Slice { var, offset, .. } => Item::Val(Expr::new(
                 ExprKind::Index {
                     base: *var,
@@ -624,7 +665,8 @@ pub(super) fn first_seq_var(s: &ISeq) -> Option<VarId> {
         | ISeq::StepBy(a, _)
         | ISeq::Rev(a)
         | ISeq::Map(a, _)
-        | ISeq::Filter(a, _) => first_seq_var(a),
+        | ISeq::Filter(a, _)
+        | ISeq::Mut(a) => first_seq_var(a),
     }
 }
 

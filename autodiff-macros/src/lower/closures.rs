@@ -239,6 +239,18 @@ impl Lowerer<'_> {
             }
             (syn::Pat::Paren(pp), item) => self.bind_item(&pp.pat, item, out),
             (syn::Pat::Wild(_), _) => {}
+            // `for y in v.iter_mut()`: `y` names the element; `*y` reads and writes `v[k]`.
+            (syn::Pat::Ident(pi), Item::Elem { base, index }) if pi.subpat.is_none() => {
+                let v = self.new_var(
+                    pi.ident.clone(),
+                    false,
+                    Shape::Scalar,
+                    VarOrigin::Synthetic,
+                    None,
+                );
+                self.elem_aliases.insert(v, (base, index));
+                self.bind(&pi.ident, v);
+            }
             (syn::Pat::Ident(pi), Item::View(view)) if pi.subpat.is_none() => {
                 let v = self.new_var(
                     pi.ident.clone(),
@@ -300,6 +312,13 @@ impl Lowerer<'_> {
     pub(super) fn item_expr(&mut self, item: Item, span: Span) -> Option<Expr> {
         match item {
             Item::Val(e) => Some(e),
+            Item::Elem { base, index } => Some(Expr::new(
+                ExprKind::Index {
+                    base,
+                    index: Box::new(index),
+                },
+                span,
+            )),
             Item::Tuple(items) => {
                 let mut es = Vec::new();
                 for i in items {

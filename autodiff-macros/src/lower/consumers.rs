@@ -21,7 +21,8 @@ impl Lowerer<'_> {
             | ISeq::StepBy(a, _)
             | ISeq::Rev(a)
             | ISeq::Map(a, _)
-            | ISeq::Filter(a, _) => self.elem_type(a),
+            | ISeq::Filter(a, _)
+            | ISeq::Mut(a) => self.elem_type(a),
         }
     }
 

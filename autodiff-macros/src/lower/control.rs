@@ -181,6 +181,11 @@ impl Lowerer<'_> {
                 }
             }
             _ => match self.var_of_path(e) {
+                Some(v) if self.elem_aliases.contains_key(&v) => {
+                    let (base, index) = self.elem_aliases[&v].clone();
+                    self.vars[base].mutable = true;
+                    Some(Place::Index(base, Box::new(index)))
+                }
                 Some(v) => {
                     self.vars[v].mutable = true;
                     Some(Place::Var(v))

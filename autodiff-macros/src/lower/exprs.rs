@@ -14,6 +14,15 @@ impl Lowerer<'_> {
         Expr::new(ExprKind::Poison, span)
     }
 
+    /// The operand of `*e` or the receiver of a method call: there a name bound by `iter_mut`
+    /// may stand alone (`*y`, `y.sin()`).
+    pub(super) fn deref_operand(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) -> Expr {
+        self.alias_ok = matches!(e, syn::Expr::Path(_));
+        let r = self.expr(e, out);
+        self.alias_ok = false;
+        r
+    }
+
     pub(super) fn expr(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) -> Expr {
         let span = e.span();
         if self.mentions_poisoned(e) {
@@ -41,6 +50,25 @@ impl Lowerer<'_> {
             syn::Expr::Path(p) => {
                 if let Some(id) = p.path.get_ident() {
                     if let Some(v) = self.lookup(&id.to_string()) {
+                        if let Some((base, index)) = self.elem_aliases.get(&v).cloned() {
+                            if !std::mem::take(&mut self.alias_ok) {
+                                self.diag.unsupported_at(
+                                    &e,
+                                    &format!(
+                                        "using `{id}`, an element borrowed by `iter_mut`, as a \
+                                         value"
+                                    ),
+                                    &format!("write `*{id}` (or call a method on it: `{id}.sin()`)"),
+                                );
+                            }
+                            return Expr::new(
+                                ExprKind::Index {
+                                    base,
+                                    index: Box::new(index),
+                                },
+                                span,
+                            );
+                        }
                         if let Some(view) = self.views.get(&v) {
                             let end = Expr::new(
                                 ExprKind::Binary {
@@ -99,7 +127,11 @@ impl Lowerer<'_> {
                 ),
             },
             syn::Expr::Unary(u) => {
-                let inner = self.expr(&u.expr, out);
+                let inner = if matches!(u.op, syn::UnOp::Deref(_)) {
+                    self.deref_operand(&u.expr, out)
+                } else {
+                    self.expr(&u.expr, out)
+                };
                 match u.op {
                     syn::UnOp::Neg(_) => Expr::new(
                         ExprKind::Unary {

@@ -46,6 +46,8 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         item_shapes: item_shapes(&item.block),
         stmt_call: None,
         mut_ref_tokens: Vec::new(),
+        elem_aliases: HashMap::new(),
+        alias_ok: false,
     };
     cx.check_signature(&item.sig);
     let params = cx.params(&item.sig, attr);
@@ -121,6 +123,11 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) stmt_call: Option<*const syn::ExprCall>,
     /// The tokens of each `&mut v` lowered, by the index its `MutRef` node carries as its id.
     pub(crate) mut_ref_tokens: Vec<TokenStream>,
+    /// Names bound to an element by `iter_mut` (`for y in v.iter_mut()`): `y` stands for
+    /// `base[index]`, read and written through `*y`.
+    pub(crate) elem_aliases: HashMap<VarId, (VarId, Expr)>,
+    /// Set while lowering the operand of `*` or a method receiver (see `deref_operand`).
+    pub(crate) alias_ok: bool,
     pub(crate) diag: &'a mut Diag,
     pub(crate) vars: Vec<Var>,
     pub(crate) scopes: Vec<Vec<(String, VarId)>>,
