@@ -189,6 +189,56 @@ fn iter_mut_forms(x: &[f64], s: f64, out: &mut [f64]) {
     out[0] += t[0] * t[3];
 }
 
+/// A recurrent cell updating its state in place: hidden and cell halves by `split_at_mut`.
+#[differentiate]
+fn rnn_cell(state: &mut [f64], w: &[f64], x: f64) {
+    let n = state.len() / 2;
+    let (h, c) = state.split_at_mut(n);
+    for i in 0..n {
+        let g = (w[i] * h[i] + w[n + i] * x).tanh();
+        c[i] = 0.5 * c[i] + g;
+        let gate = 1.0 / (1.0 + (-w[i] * x).exp());
+        h[i] = c[i].tanh() * gate;
+    }
+}
+
+/// An in-place radix-2 FFT: bit-reversal permutation by `swap`, butterflies over `chunks_mut`.
+#[differentiate]
+fn fft(re: &mut [f64], im: &mut [f64]) {
+    let n = re.len();
+    let mut j = 0;
+    for i in 1..n {
+        let mut bit = n >> 1;
+        while j & bit != 0 {
+            j ^= bit;
+            bit >>= 1;
+        }
+        j ^= bit;
+        if i < j {
+            re.swap(i, j);
+            im.swap(i, j);
+        }
+    }
+    let mut len = 2;
+    while len <= n {
+        let ang = -2.0 * std::f64::consts::PI / len as f64;
+        let half = len / 2;
+        for (cr, ci) in re.chunks_mut(len).zip(im.chunks_mut(len)) {
+            for k in 0..half {
+                let (wr, wi) = ((ang * k as f64).cos(), (ang * k as f64).sin());
+                let (ur, ui) = (cr[k], ci[k]);
+                let vr = cr[k + half] * wr - ci[k + half] * wi;
+                let vi = cr[k + half] * wi + ci[k + half] * wr;
+                cr[k] = ur + vr;
+                ci[k] = ui + vi;
+                cr[k + half] = ur - vr;
+                ci[k + half] = ui - vi;
+            }
+        }
+        len <<= 1;
+    }
+}
+
 #[test]
 fn euler_steps_through_a_right_hand_side() {
     for steps in [0usize, 1, 4] {
@@ -398,4 +448,82 @@ fn iter_mut_loops_write_elements_in_place() {
             out
         })
         .random(4, -1.0, 1.0);
+}
+
+#[test]
+fn recurrent_cell_in_place_with_split_at_mut() {
+    Harness::new(9)
+        .primal(|p| {
+            let mut s = p[0..4].to_vec();
+            rnn_cell(&mut s, &p[4..8], p[8]);
+            s
+        })
+        .jvp(|p, d| {
+            let mut s = p[0..4].to_vec();
+            let mut ds = d[0..4].to_vec();
+            rnn_cell_jvp(&mut s, &p[4..8], p[8], &mut ds, &d[4..8], d[8]);
+            (s, ds)
+        })
+        .vjp(|p, c, g| {
+            let mut s = p[0..4].to_vec();
+            let mut bs = c.to_vec();
+            let (gs, rest) = g.split_at_mut(4);
+            let (gw, gx) = rest.split_at_mut(4);
+            rnn_cell_vjp(&mut s, &p[4..8], p[8], &mut bs, gw, &mut gx[0]);
+            for k in 0..4 {
+                gs[k] += bs[k];
+            }
+            s
+        })
+        .random(4, -1.0, 1.0);
+}
+
+#[test]
+fn radix_2_fft_in_place_over_chunks_mut() {
+    let n = 8;
+    // The transform of a delta is flat, and the FFT is linear: its jvp is the FFT of the tangent.
+    let (mut re, mut im) = (vec![0.0; n], vec![0.0; n]);
+    re[0] = 1.0;
+    fft(&mut re, &mut im);
+    assert!(re.iter().all(|&x| (x - 1.0).abs() < 1e-12) && im.iter().all(|&x| x.abs() < 1e-12));
+    // Against the O(n^2) transform.
+    let x: Vec<f64> = (0..n).map(|k| (k as f64 * 0.7).sin() + 0.1 * k as f64).collect();
+    let (mut re, mut im) = (x.clone(), vec![0.0; n]);
+    fft(&mut re, &mut im);
+    for f in 0..n {
+        let (mut sr, mut si) = (0.0, 0.0);
+        for (k, xk) in x.iter().enumerate() {
+            let a = -2.0 * std::f64::consts::PI * (f * k) as f64 / n as f64;
+            sr += xk * a.cos();
+            si += xk * a.sin();
+        }
+        assert!((re[f] - sr).abs() < 1e-12 && (im[f] - si).abs() < 1e-12, "bin {f}");
+    }
+    Harness::new(2 * n)
+        .primal(|p| {
+            let (mut re, mut im) = (p[0..n].to_vec(), p[n..].to_vec());
+            fft(&mut re, &mut im);
+            re.extend(im);
+            re
+        })
+        .jvp(|p, d| {
+            let (mut re, mut im) = (p[0..n].to_vec(), p[n..].to_vec());
+            let (mut dre, mut dim) = (d[0..n].to_vec(), d[n..].to_vec());
+            fft_jvp(&mut re, &mut im, &mut dre, &mut dim);
+            re.extend(im);
+            dre.extend(dim);
+            (re, dre)
+        })
+        .vjp(|p, c, g| {
+            let (mut re, mut im) = (p[0..n].to_vec(), p[n..].to_vec());
+            let (mut bre, mut bim) = (c[0..n].to_vec(), c[n..].to_vec());
+            fft_vjp(&mut re, &mut im, &mut bre, &mut bim);
+            for k in 0..n {
+                g[k] += bre[k];
+                g[n + k] += bim[k];
+            }
+            re.extend(im);
+            re
+        })
+        .random(3, -1.0, 1.0);
 }

@@ -104,6 +104,8 @@ pub(super) const ADAPTORS: &[&str] = &[
     "into_iter",
     "windows",
     "chunks",
+    "chunks_mut",
+    "iter_mut",
     "zip",
     "chain",
     "map",
@@ -335,7 +337,7 @@ impl Lowerer<'_> {
                     "to_vec" | "to_owned" | "clone" if m.args.is_empty() => {
                         self.parse_seq(&m.receiver, out)
                     }
-                    "windows" | "chunks" if m.args.len() == 1 => {
+                    "windows" | "chunks" | "chunks_mut" if m.args.len() == 1 => {
                         // Of a sequence, a window or chunk of one, or a sub-slice `v[a..b]`.
                         let src = match &*m.receiver {
                             syn::Expr::Path(_) | syn::Expr::Index(_) | syn::Expr::Paren(_) => {
@@ -352,6 +354,10 @@ impl Lowerer<'_> {
                             return None;
                         };
                         let n = arg(self, out, 0)?;
+                        if name == "chunks_mut" {
+                            // Chunks written through (`c[0] = ..`, `c.swap(0, 1)`).
+                            self.vars[var].mutable = true;
+                        }
                         Some(if name == "windows" {
                             ISeq::Windows {
                                 var,

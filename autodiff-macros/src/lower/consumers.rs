@@ -373,7 +373,8 @@ impl Lowerer<'_> {
         let (syn::Pat::Tuple(pt), syn::Expr::MethodCall(m)) = (pat, init) else {
             return false;
         };
-        if m.method != "split_at" || m.args.len() != 1 || pt.elems.len() != 2 {
+        let mutable = m.method == "split_at_mut";
+        if !(m.method == "split_at" || mutable) || m.args.len() != 1 || pt.elems.len() != 2 {
             return false;
         }
         let span = m.method.span();
@@ -385,6 +386,10 @@ impl Lowerer<'_> {
             );
             return true;
         };
+        if mutable {
+            // The halves are written through: views whose writes land in `var`.
+            self.vars[var].mutable = true;
+        }
         let k = self.expr(&m.args[0], out);
         let k = self.once(k, out);
         let start = offset.clone().unwrap_or_else(|| int_lit(0, span));

@@ -165,6 +165,22 @@ impl Lowerer<'_> {
             syn::Expr::Index(ix) => {
                 let base = self.var_of_path(&ix.expr);
                 match base {
+                    // An element of a view (`split_at_mut`, `chunks_mut`) is an element of the
+                    // sequence it views.
+                    Some(v) if self.views.contains_key(&v) => {
+                        let index = self.expr(&ix.index, out);
+                        let view = self.views[&v].clone();
+                        self.vars[view.base].mutable = true;
+                        let at = Expr::new(
+                            ExprKind::Binary {
+                                op: BinOp::Add,
+                                lhs: Box::new(view.offset),
+                                rhs: Box::new(index),
+                            },
+                            ix.index.span(),
+                        );
+                        Some(Place::Index(view.base, Box::new(at)))
+                    }
                     Some(v) => {
                         let index = self.expr(&ix.index, out);
                         self.vars[v].mutable = true;
