@@ -105,9 +105,7 @@ fn logsumexp(v: &[f64]) -> f64 {
 /// A mixture-model log-likelihood that fills workspace buffers through three helpers.
 #[differentiate(wrt(x, means, weights))]
 fn mixture(x: &[f64], means: &[f64], weights: &[f64], lw: &mut [f64], terms: &mut [f64]) -> f64 {
-    for j in 0..lw.len() {
-        lw[j] = weights[j];
-    }
+    lw.copy_from_slice(weights);
     log_softmax_in_place(lw);
     let mut total = 0.0;
     for i in 0..x.len() {

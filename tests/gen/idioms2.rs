@@ -94,6 +94,9 @@ impl FnGen<'_> {
         if self.on(Construct::IterMut) && self.can_slice_method() {
             opts.push((St::Idiom(Construct::IterMut), 0.5));
         }
+        if self.on(Construct::SplitBorrow) && self.can_split_borrow() {
+            opts.push((St::Idiom(Construct::SplitBorrow), 0.4));
+        }
     }
 
     /// A statement idiom of this file (already counted by `s_idiom`).
@@ -107,6 +110,7 @@ impl FnGen<'_> {
             Construct::InOutCall => self.s_inout_call(),
             Construct::SliceMethods => self.s_slice_method(),
             Construct::IterMut => self.s_iter_mut(),
+            Construct::SplitBorrow => self.s_split_borrow(),
             _ => unreachable!("not a statement idiom: {}", c.name()),
         }
     }

@@ -415,3 +415,57 @@ impl FnGen<'_> {
         self.vars[w].dirty = true;
     }
 }
+
+impl FnGen<'_> {
+    /// Whether a split borrow of a writable vector of the common length can be emitted here.
+    pub(super) fn can_split_borrow(&self) -> bool {
+        self.slice_method_targets()
+            .into_iter()
+            .any(|i| self.vars[i].arr_len.is_none())
+    }
+
+    /// `{ let (lo, hi) = w.split_at_mut(2); .. }` or `for c in w.chunks_mut(k) { .. }` on a
+    /// writable vector of the common length: elements written through the halves and chunks (the
+    /// body reads nothing else of `w`: it is borrowed); every value written stays within 1.
+    pub(super) fn s_split_borrow(&mut self) {
+        let ws: Vec<usize> = self
+            .slice_method_targets()
+            .into_iter()
+            .filter(|&i| self.vars[i].arr_len.is_none())
+            .collect();
+        let w = self.pick(&ws);
+        let name = self.vars[w].name.clone();
+        let bound = self.vars[w].bound;
+        let d = self.rng.gen_range(0..=1);
+        let e = self.expr_nc(d);
+        let e = self.scale(e, 1.0);
+        let t = self.fresh("t");
+        self.line(format!("let {t} = {};", e.s));
+        self.declare(t.clone(), Ty::Float, false, e.b, 0.0);
+        // A factor bringing an element under 1 (a product of two under 1 as well).
+        let k = SCALES
+            .iter()
+            .copied()
+            .find(|c| c * bound <= 1.0)
+            .unwrap_or(SCALES[SCALES.len() - 1]);
+        let k = lit(k.min(1.0));
+        let split = format!("{name}.split_at_mut(2)");
+        let recv = name.clone();
+        if self.chance(0.5) {
+            self.line("{");
+            self.line(format!("    let (lo, hi) = {split};"));
+            self.line(format!("    lo[1] = ({k} * lo[1] + {k} * hi[0] + {t}).sin();"));
+            self.line(format!("    hi[1] = ({k} * hi[1] * ({k} * lo[0])).tanh();"));
+            self.line("    lo.swap(0, 1);");
+            self.line("}");
+        } else {
+            let size = self.pick(&[2usize, 3]);
+            self.line(format!("for ch in {recv}.chunks_mut({size}) {{"));
+            self.line("    let m = ch.len() - 1;");
+            self.line("    ch.swap(0, m);");
+            self.line(format!("    ch[0] = ({k} * ch[0] * ({k} * ch[m]) + {t}).tanh();"));
+            self.line("}");
+        }
+        self.vars[w].dirty = true;
+    }
+}

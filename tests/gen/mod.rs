@@ -214,6 +214,7 @@ constructs! {
     InOutCall => "inout_call",
     SliceMethods => "slice_methods",
     IterMut => "iter_mut",
+    SplitBorrow => "split_borrow",
 }
 
 /// What to generate.
