@@ -116,6 +116,25 @@ fn with_workspace(x: f64, ws: &mut [f64; 2]) -> f64 {
     ws[0] * x + ws[1]
 }
 
+/// A float read through a shared reference.
+#[differentiate]
+fn by_ref(x: &f64, y: f64) -> f64 {
+    *x * *x + x.sin() * y
+}
+
+/// An in-out float: accumulated into, with an early exit that must still write it back.
+#[differentiate]
+fn accumulate_into_scalar(total: &mut f64, x: &[f64]) -> f64 {
+    for i in 0..x.len() {
+        *total += x[i] * x[i];
+        if *total > 3.0 {
+            return *total;
+        }
+    }
+    *total = total.sqrt();
+    *total * 2.0
+}
+
 #[test]
 fn ode_right_hand_side_fills_dy() {
     let t = 0.3;
@@ -419,4 +438,44 @@ fn workspaces_carry_active_values_without_buffers_of_their_own() {
     let mut ws = [0.0; 2];
     assert_eq!(with_workspace_jvp(1.5, &mut ws, 1.0), (7.5, 6.0));
     assert_eq!(ws, [3.0, 3.0]);
+}
+
+#[test]
+fn floats_by_reference() {
+    Harness::new(2)
+        .primal(|p| vec![by_ref(&p[0], p[1])])
+        .jvp(|p, d| {
+            let (v, dv) = by_ref_jvp(&p[0], p[1], &d[0], d[1]);
+            (vec![v], vec![dv])
+        })
+        .vjp(|p, c, g| {
+            let (g0, g1) = g.split_at_mut(1);
+            vec![by_ref_vjp(&p[0], p[1], &mut g0[0], &mut g1[0], c[0])]
+        })
+        .random(4, -1.0, 1.0);
+    assert_eq!(by_ref_grad(&2.0, 0.0).1, ByRefGrad { x: 4.0, y: 2.0f64.sin() });
+    // In-out float: (total, x) -> (total, value); both exits taken at these points.
+    for start in [0.5, 2.9] {
+        Harness::new(3)
+            .primal(|p| {
+                let mut t = start + 0.1 * p[0];
+                let v = accumulate_into_scalar(&mut t, &p[1..3]);
+                vec![t, v]
+            })
+            .jvp(|p, d| {
+                let mut t = start + 0.1 * p[0];
+                let mut dt = 0.1 * d[0];
+                let (v, dv) = accumulate_into_scalar_jvp(&mut t, &p[1..3], &mut dt, &d[1..3]);
+                (vec![t, v], vec![dt, dv])
+            })
+            .vjp(|p, c, g| {
+                let mut t = start + 0.1 * p[0];
+                let mut bt = c[0];
+                let (g0, gx) = g.split_at_mut(1);
+                let v = accumulate_into_scalar_vjp(&mut t, &p[1..3], &mut bt, gx, c[1]);
+                g0[0] += 0.1 * bt;
+                vec![t, v]
+            })
+            .random(4, -1.0, 1.0);
+    }
 }

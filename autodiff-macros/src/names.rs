@@ -81,6 +81,13 @@ pub fn shadow_param(arg: &Ident, taken: &[String]) -> Ident {
     }
 }
 
+/// The reference a `&mut` float argument arrived as, kept while the companions work on its value
+/// under the argument's own name: `__ad_ref_<arg>`, and `__ad_tref_<arg>` for its tangent.
+pub fn param_ref(arg: &Ident, tangent: bool) -> Ident {
+    let what = if tangent { "tref" } else { "ref" };
+    format_ident!("__ad_{}_{}", what, strip_raw(arg), span = Span::mixed_site())
+}
+
 pub fn seed(taken: &[String]) -> Ident {
     if taken.iter().any(|t| t == "seed") {
         format_ident!("__seed")

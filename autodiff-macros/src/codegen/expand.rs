@@ -111,6 +111,9 @@ impl<'a> Signatures<'a> {
             // Updated in place alongside the argument: the adjoint buffer's type.
             return Self::adjoint_ty(p);
         }
+        if p.scalar_ref() == Some(false) {
+            return quote!(&#e);
+        }
         match &p.shape {
             Shape::Seq(SeqKind::Array(_)) => p.ty.to_token_stream(),
             Shape::Seq(_) => quote!(&[#e]),
@@ -208,7 +211,7 @@ impl<'a> Signatures<'a> {
         };
         let inputs = self.inputs();
         let out = &self.f.output.ty;
-        let allow = quote!(#[allow(unused_mut, unused_variables, unused_assignments, unused_parens, unused_braces, non_snake_case, clippy::all)]);
+        let allow = quote!(#[allow(unused_mut, unused_variables, unused_assignments, unused_parens, unused_braces, unreachable_code, non_snake_case, clippy::all)]);
 
         let jvp = names::companion(name, "jvp");
         let tans = self.shadow_args(Self::tangent_ty);

@@ -219,6 +219,20 @@ pub fn compose(e: &Expr, kids: &[TokenStream]) -> TokenStream {
     }
 }
 
+/// `let x: T = *x;` for a float argument by reference (`let __ad_ref_x = x; let mut x: T =
+/// *__ad_ref_x;` for `&mut`, which the companions write back at every exit).
+pub fn scalar_ref_rebind(p: &Param) -> Option<TokenStream> {
+    let n = &p.name;
+    let ty = p.elem_ty.as_ref()?;
+    Some(match p.scalar_ref()? {
+        false => quote!(let #n: #ty = *#n;),
+        true => {
+            let r = names::param_ref(n, false);
+            quote!(let #r = #n; let mut #n: #ty = *#r;)
+        }
+    })
+}
+
 /// The type annotation of a pattern, rebuilt from its names' annotations (`_` where a name has
 /// none; `(f64, _)` for a tuple), or `None` when no name has one.
 pub fn pat_type(vars: &[Var], pat: &Pat) -> Option<TokenStream> {

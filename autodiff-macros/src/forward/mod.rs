@@ -50,11 +50,24 @@ pub fn emit_body(f: &Function, dump: &mut IrDump) -> TokenStream {
 fn forward_program(f: &Function) -> Vec<Op> {
     let mut fw = Forward { f, n: 0 };
     let mut out = Vec::new();
+    // Floats by reference are worked on by value (`let x: f64 = *x;`).
+    for p in &f.params {
+        out.extend(crate::codegen::primal::scalar_ref_rebind(p).map(Op::Code));
+    }
     for p in f.params.iter().filter(|p| p.active) {
         let t = names::tangent(&f.vars[p.var], p.var);
         let d = fw.param_tangent_name(p);
         let m = f.vars[p.var].mutable.then(|| quote!(mut));
-        out.push(tangent_let(quote!(#m #t), Tan::Expr(quote!(#d))));
+        let init = match p.scalar_ref() {
+            Some(false) => quote!(*#d),
+            Some(true) => {
+                let r = names::param_ref(&p.name, true);
+                out.push(Op::Code(quote!(let #r = #d;)));
+                quote!(*#r)
+            }
+            None => quote!(#d),
+        };
+        out.push(tangent_let(quote!(#m #t), Tan::Expr(init)));
     }
     // An argument left out of `wrt(...)` that is assigned active values (`mut y: f64`) starts
     // with a zero tangent.
@@ -69,11 +82,13 @@ fn forward_program(f: &Function) -> Vec<Op> {
     }
     out.extend(f.items.iter().cloned().map(Op::Code));
     out.extend(fw.stmts(&f.body));
+    out.extend(fw.write_back());
     if let Some(tail) = &f.tail {
         out.push(Op::Output(fw.output_pair(tail)));
     }
     out
 }
+
 
 /// `let pat = tangent;`: a tangent declared without a primal.
 fn tangent_let(pat: TokenStream, tangent: Tan) -> Op {
@@ -98,6 +113,23 @@ fn let_pair(pat: TokenStream, value: TokenStream, tangent: Option<(TokenStream, 
 }
 
 impl<'a> Forward<'a> {
+    /// Before every exit: each `&mut` float argument (and its tangent) written back through the
+    /// reference it arrived as.
+    fn write_back(&self) -> Vec<Op> {
+        let mut ops = Vec::new();
+        for p in self.f.params.iter().filter(|p| p.scalar_ref() == Some(true)) {
+            let n = &p.name;
+            let r = names::param_ref(n, false);
+            ops.push(Op::Code(quote!(*#r = #n;)));
+            if p.active {
+                let t = names::tangent(&self.f.vars[p.var], p.var);
+                let tr = names::param_ref(n, true);
+                ops.push(Op::Code(quote!(*#tr = #t;)));
+            }
+        }
+        ops
+    }
+
     pub fn param_tangent_name(&self, p: &Param) -> syn::Ident {
         let taken: Vec<String> = self.f.params.iter().map(|p| p.name.to_string()).collect();
         names::shadow_param(&p.name, &taken)
@@ -604,10 +636,14 @@ impl<'a> Forward<'a> {
             Stmt::Continue { label, span } => {
                 vec![Op::Code(quote_spanned!(*span=> continue #label;))]
             }
-            Stmt::Return { value, span } => vec![Op::Return {
-                output: value.as_ref().map(|v| self.output_pair(v)),
-                span: *span,
-            }],
+            Stmt::Return { value, span } => {
+                let mut ops = self.write_back();
+                ops.push(Op::Return {
+                    output: value.as_ref().map(|v| self.output_pair(v)),
+                    span: *span,
+                });
+                ops
+            }
             Stmt::Block(b) => vec![Op::Block(self.stmts(b))],
             Stmt::Macro(m, visible) => vec![Op::Code(crate::codegen::primal::macro_stmt(
                 m,

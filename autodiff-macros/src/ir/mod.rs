@@ -172,7 +172,7 @@ impl Var {
     /// is a reference, so a copy of its contents is `(*r).to_owned()`, never `r` itself.
     pub fn by_mut_ref(&self) -> bool {
         matches!(self.origin, VarOrigin::Param(_))
-            && self.shape.is_float()
+            && matches!(self.shape, Shape::Seq(_))
             && matches!(&self.ty, Some(syn::Type::Reference(r)) if r.mutability.is_some())
     }
 }
@@ -531,6 +531,16 @@ impl Param {
     /// place (README, "Functions that write through `&mut`").
     pub fn active_inout(&self) -> bool {
         self.active && self.inout
+    }
+
+    /// A float passed by reference (`x: &f64`, `x: &mut f64`): `Some(mutable)`. The generated
+    /// companions rebind it by value at the top (`let x: f64 = *x;`) and, for `&mut`, write it
+    /// back through the reference at every exit.
+    pub fn scalar_ref(&self) -> Option<bool> {
+        match (&self.shape, &self.ty) {
+            (Shape::Scalar, syn::Type::Reference(r)) => Some(r.mutability.is_some()),
+            _ => None,
+        }
     }
 }
 

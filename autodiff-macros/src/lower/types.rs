@@ -255,16 +255,8 @@ impl Lowerer<'_> {
                 };
                 (Shape::Seq(kind), seq_elem(inner), true)
             }
-            TypeClass::Float if selected => {
-                self.diag.unsupported_at(
-                    &ty,
-                    "`&mut` float scalars as arguments (yet)",
-                    "pass a one-element array `&mut [f64; 1]`, or return the value",
-                );
-                // One message for the argument: not also "`wrt` names a non-float".
-                self.poisoned_names.push(name.to_string());
-                (Shape::Other, None, false)
-            }
+            // `x: &mut f64`: an in-out float (`*x` in the body).
+            TypeClass::Float if selected => (Shape::Scalar, Some(inner.clone()), true),
             _ => {
                 let (shape, elem) = self.value_param_shape(ty, inner, true, selected, name);
                 (shape, elem, false)
@@ -281,16 +273,9 @@ impl Lowerer<'_> {
         name: &syn::Ident,
     ) -> (Shape, Option<syn::Type>) {
         match self.classify(inner) {
-            TypeClass::Float if is_ref => {
-                if selected {
-                    self.diag.unsupported_at(
-                        &ty,
-                        "floats passed by reference",
-                        "take the float by value",
-                    );
-                }
-                (Shape::Other, None)
-            }
+            // `x: &f64`: read through `*x` (or auto-deref) like a float by value.
+            TypeClass::Float if is_ref && selected => (Shape::Scalar, Some(inner.clone())),
+            TypeClass::Float if is_ref => (Shape::Other, None),
             TypeClass::Float => (Shape::Scalar, Some(inner.clone())),
             TypeClass::Seq(kind) => {
                 let kind = match kind {

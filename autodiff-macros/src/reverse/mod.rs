@@ -491,6 +491,15 @@ impl Emitter<'_> {
             let n = &p.name;
             let mutable = self.vars[p.var].mutable && !p.inout;
             match (&p.shape, mutable) {
+                // `x: &mut f64`: its adjoint starts as the caller's seed of its final value and
+                // is handed back as the adjoint of its initial value.
+                (Shape::Scalar, _) if p.inout => {
+                    prologue.push(Op::Let {
+                        pat: quote!(mut #b),
+                        value: quote!(*#d),
+                    });
+                    epilogue.push(Op::Code(quote!(*#d = #b;)));
+                }
                 // Read-only sequences accumulate straight into the caller's buffer; an in-out
                 // argument's buffer holds its final value's adjoint on entry, and the sweep turns
                 // it into its initial value's adjoint in place.
@@ -551,7 +560,24 @@ impl Emitter<'_> {
         let mut out = self.block(body, Level::Top);
         let items = &f.items;
         let out_ty = &f.output.ty;
-        let mut program = vec![Op::Code(quote!(#(#items)*))];
+        // Floats by reference are worked on by value; a `&mut` one is written back after the
+        // forward sweep.
+        let rebind = f
+            .params
+            .iter()
+            .filter_map(crate::codegen::primal::scalar_ref_rebind);
+        let write_back: Vec<Op> = f
+            .params
+            .iter()
+            .filter(|p| p.scalar_ref() == Some(true))
+            .map(|p| {
+                let n = &p.name;
+                let r = names::param_ref(n, false);
+                Op::Code(quote!(*#r = #n;))
+            })
+            .collect();
+        let mut program: Vec<Op> = rebind.map(Op::Code).collect();
+        program.push(Op::Code(quote!(#(#items)*)));
         for t in &self.tapes {
             program.push(Op::Let {
                 pat: quote!(mut #t),
@@ -563,6 +589,7 @@ impl Emitter<'_> {
             value: ret_init,
         });
         program.append(&mut out.fwd);
+        program.extend(write_back);
         program.extend(prologue);
         if !f.output.is_unit() {
             program.push(Op::Let {

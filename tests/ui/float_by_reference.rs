@@ -1,8 +1,0 @@
-use autodiff_runtime::differentiate;
-
-#[differentiate]
-fn f(x: &f64) -> f64 {
-    *x * *x
-}
-
-fn main() {}
