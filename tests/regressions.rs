@@ -681,3 +681,20 @@ fn mut_argument_left_out_of_wrt_becomes_active() {
         .vjp(|p, c, g| vec![mut_arg_outside_wrt_vjp(p[0], y, q, &mut g[0], c[0])])
         .random(3, -2.0, 2.0);
 }
+
+/// `f64::atan(k)` with `k` bound to an unsuffixed literal: the path fixes `k`'s type in the
+/// original; the generated code must not turn it into `k.atan()` on an ambiguous float (found by
+/// the random programs, seed 9301).
+#[differentiate]
+fn ufcs_on_untyped_local(x: f64) -> f64 {
+    let k = -0.75;
+    let mut s = x;
+    s += f64::atan(k) * x + f64::max(k, x).sin();
+    s
+}
+
+#[test]
+fn ufcs_call_on_a_local_bound_to_a_literal() {
+    chk!(ufcs_on_untyped_local, ufcs_on_untyped_local_jvp, ufcs_on_untyped_local_vjp; 0)
+        .random(4, -2.0, 2.0);
+}

@@ -347,7 +347,7 @@ impl FnGen<'_> {
     /// `let f = |t: f64| ..a..; let a = ..; let r = f(e) + a;`
     fn s_closure_shadowed_capture(&mut self) {
         self.count(Construct::Shadowing);
-        let floats = self.floats();
+        let floats = self.shadowable();
         let x = self.pick(&floats);
         let xname = self.vars[x].name.clone();
         let f = self.fresh("f");
@@ -398,7 +398,7 @@ impl FnGen<'_> {
         let t = if later {
             self.fresh("t")
         } else {
-            let floats = self.floats();
+            let floats = self.shadowable();
             let y = self.pick(&floats);
             self.vars[y].name.clone()
         };

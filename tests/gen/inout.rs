@@ -20,6 +20,11 @@ impl FnGen<'_> {
             params.push(Param::InOutArray("ia".into()));
             self.inout = Some("ia");
         }
+        if self.on(Construct::InOutScalar) && self.chance(0.12) {
+            self.count(Construct::InOutScalar);
+            params.push(Param::InOutScalar("is".into()));
+            self.inout_scalar = true;
+        }
         if self.on(Construct::Workspace) && self.chance(0.1) {
             self.count(Construct::Workspace);
             params.push(Param::Workspace("wk".into()));
@@ -37,6 +42,12 @@ impl FnGen<'_> {
             if let Some(v) = self.vars.last_mut() {
                 v.arr_len = Some(3);
             }
+        }
+        if self.inout_scalar {
+            // Read and written through the reference: `(*is)` is an ordinary place in Rust.
+            let base: f64 = self.pick(&[1.0, 2.0, 4.0]);
+            let room: f64 = self.pick(&[2.0, 8.0]);
+            self.declare("(*is)".to_string(), Ty::Float, true, base, room);
         }
         let Some(name) = self.inout else { return };
         let base: f64 = self.pick(&[1.0, 2.0, 4.0]);
@@ -84,21 +95,25 @@ pub(super) struct InOutAdapter {
     pub init: String,
     /// ... before the jvp call (tangent of the initial contents).
     pub init_tangent: String,
-    /// ... before the vjp call (the seed of the final contents: `c` after the other outputs).
+    /// ... before the vjp call (the seed of the final contents, from `c`).
     pub init_adjoint: String,
     /// After the vjp call: the initial contents' adjoint added to the scalar or slice buffers.
     pub add_adjoint: String,
-    /// The name holding the final contents, and that of their tangent.
-    pub name: String,
-    pub tname: String,
-    /// The final contents have the slice's length.
+    /// After the calls: the final contents appended to the outputs `y`, their tangent to `t`.
+    pub extend: String,
+    pub extend_t: String,
+    /// Scalar slots of `s` its initial contents take, and outputs of fixed number it adds (the
+    /// slice's `n` outputs come after all others).
+    pub slots: usize,
+    pub fixed: usize,
     pub slice: bool,
 }
 
 impl InOutAdapter {
-    /// For parameter `p` at scalar slot `k`, with `outs` outputs before its contents.
-    pub(super) fn new(p: &Param, k: usize, outs: usize) -> Option<InOutAdapter> {
+    /// For parameter `p` at scalar slot `k`, its final contents at `c[at..]`.
+    pub(super) fn new(p: &Param, k: usize, at: usize) -> Option<InOutAdapter> {
         let ind = "                ";
+        let ext = |y: &str, n: &str| format!("{ind}{y}.extend_from_slice(&{n}[..]);\n");
         match p {
             Param::InOut(n) => Some(InOutAdapter {
                 arg: format!("&mut {n}"),
@@ -106,12 +121,14 @@ impl InOutAdapter {
                 adjoint: format!("&mut b{n}"),
                 init: format!("{ind}let mut {n} = v.to_vec();\n"),
                 init_tangent: format!("{ind}let mut t{n} = tv.to_vec();\n"),
-                init_adjoint: format!("{ind}let mut b{n} = c[{outs}..].to_vec();\n"),
+                init_adjoint: format!("{ind}let mut b{n} = c[{at}..].to_vec();\n"),
                 add_adjoint: format!(
                     "{ind}for (g, b) in gv.iter_mut().zip(&b{n}) {{\n{ind}    *g += b;\n{ind}}}\n"
                 ),
-                name: n.clone(),
-                tname: format!("t{n}"),
+                extend: ext("y", n),
+                extend_t: ext("t", &format!("t{n}")),
+                slots: 0,
+                fixed: 0,
                 slice: true,
             }),
             Param::InOutArray(n) => {
@@ -122,15 +139,31 @@ impl InOutAdapter {
                     adjoint: format!("&mut b{n}"),
                     init: format!("{ind}let mut {n} = {};\n", slots("s", k)),
                     init_tangent: format!("{ind}let mut t{n} = {};\n", slots("ts", k)),
-                    init_adjoint: format!("{ind}let mut b{n} = {};\n", slots("c", outs)),
+                    init_adjoint: format!("{ind}let mut b{n} = {};\n", slots("c", at)),
                     add_adjoint: format!(
                         "{ind}for j in 0..3 {{\n{ind}    gs[{k} + j] += b{n}[j];\n{ind}}}\n"
                     ),
-                    name: n.clone(),
-                    tname: format!("t{n}"),
+                    extend: ext("y", n),
+                    extend_t: ext("t", &format!("t{n}")),
+                    slots: 3,
+                    fixed: 3,
                     slice: false,
                 })
             }
+            Param::InOutScalar(n) => Some(InOutAdapter {
+                arg: format!("&mut {n}"),
+                tangent: format!("&mut t{n}"),
+                adjoint: format!("&mut b{n}"),
+                init: format!("{ind}let mut {n} = s[{k}];\n"),
+                init_tangent: format!("{ind}let mut t{n} = ts[{k}];\n"),
+                init_adjoint: format!("{ind}let mut b{n} = c[{at}];\n"),
+                add_adjoint: format!("{ind}gs[{k}] += b{n};\n"),
+                extend: format!("{ind}y.push({n});\n"),
+                extend_t: format!("{ind}t.push(t{n});\n"),
+                slots: 1,
+                fixed: 1,
+                slice: false,
+            }),
             _ => None,
         }
     }

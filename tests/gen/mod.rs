@@ -211,6 +211,7 @@ constructs! {
     UnitOut => "unit_out",
     InOutBareArg => "inout_bare_arg",
     Workspace => "workspace",
+    InOutScalar => "inout_scalar",
     InOutCall => "inout_call",
     SliceMethods => "slice_methods",
     IterMut => "iter_mut",
@@ -425,6 +426,8 @@ enum Param {
     InOutArray(String),
     /// `&mut [f64; 3]` left out of `wrt(...)`: a workspace (the test passes constants).
     Workspace(String),
+    /// `&mut f64`, in-out (one scalar slot; read and written as `(*is)`).
+    InOutScalar(String),
 }
 
 /// Output type of a generated function.
@@ -714,6 +717,8 @@ struct FnGen<'a> {
     inout: Option<&'static str>,
     /// Takes the workspace `wk: &mut [f64; 3]`.
     workspace: bool,
+    /// Takes the in-out float `is: &mut f64`.
+    inout_scalar: bool,
     /// An in-out helper: ends by squashing its `io` into [-1, 1].
     squash_inout: bool,
 }
@@ -754,6 +759,7 @@ impl<'a> FnGen<'a> {
             wrt_no_slice: false,
             inout: None,
             workspace: false,
+            inout_scalar: false,
             squash_inout: false,
         }
     }
@@ -886,6 +892,7 @@ impl<'a> FnGen<'a> {
                 Param::Array(n) => format!("{n}: [f64; 3]"),
                 Param::InOut(n) => format!("{n}: &mut [f64]"),
                 Param::InOutArray(n) | Param::Workspace(n) => format!("{n}: &mut [f64; 3]"),
+                Param::InOutScalar(n) => format!("{n}: &mut f64"),
             })
             .collect();
         let mut source = String::new();
@@ -898,7 +905,8 @@ impl<'a> FnGen<'a> {
                         Param::Scalar(_)
                         | Param::Array(_)
                         | Param::InOut(_)
-                        | Param::InOutArray(_) => true,
+                        | Param::InOutArray(_)
+                        | Param::InOutScalar(_) => true,
                         Param::Slice(_) => !self.wrt_no_slice,
                         Param::Len(_) | Param::Workspace(_) => false,
                     })
@@ -1003,6 +1011,11 @@ impl<'a> FnGen<'a> {
 
     fn floats(&self) -> Vec<usize> {
         self.visible(|v| v.ty == Ty::Float)
+    }
+
+    /// Floats whose name a `let` or a closure parameter may shadow (not `(*is)`).
+    fn shadowable(&self) -> Vec<usize> {
+        self.visible(|v| v.ty == Ty::Float && !v.name.starts_with('('))
     }
 
     fn index_vars(&self) -> Vec<usize> {
@@ -1740,7 +1753,11 @@ impl<'a> FnGen<'a> {
                     let len = self.len().unwrap_or("3");
                     args.push(len.to_string())
                 }
-                Param::Array(_) | Param::InOut(_) | Param::InOutArray(_) | Param::Workspace(_) => {
+                Param::Array(_)
+                | Param::InOut(_)
+                | Param::InOutArray(_)
+                | Param::Workspace(_)
+                | Param::InOutScalar(_) => {
                     unreachable!("helpers take no arrays or in-out arguments")
                 }
             }
@@ -2043,7 +2060,7 @@ impl<'a> FnGen<'a> {
     }
 
     fn s_let(&mut self, mutable: bool) {
-        let floats = self.floats();
+        let floats = self.shadowable();
         let shadow = self.on(Construct::Shadowing) && self.chance(0.3);
         let (name, e) = if shadow {
             self.count(Construct::Shadowing);
@@ -3011,7 +3028,8 @@ fn param_name(p: &Param) -> String {
         | Param::Array(n)
         | Param::InOut(n)
         | Param::InOutArray(n)
-        | Param::Workspace(n) => n.clone(),
+        | Param::Workspace(n)
+        | Param::InOutScalar(n) => n.clone(),
     }
 }
 
@@ -3083,20 +3101,35 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
     let mut loads = String::new();
     let mut stores = String::new();
     let mut extra_slices: Vec<String> = Vec::new();
-    let mut inout = None;
-    // Outputs returned (the final contents of an in-out parameter follow them).
+    let mut inouts: Vec<inout::InOutAdapter> = Vec::new();
+    // Outputs returned (the final contents of in-out parameters follow them: those of fixed
+    // size in parameter order, then the slice's).
     let outs = if f.out == OutKind::Unit { 0 } else { f.out.arity() };
+    let total_fixed: usize = f
+        .params
+        .iter()
+        .filter_map(|p| inout::InOutAdapter::new(p, 0, 0))
+        .map(|a| a.fixed)
+        .sum();
+    let mut at = outs;
     // Scalar slots of the adapters: one per float parameter, three per array parameter.
     let mut k = 0;
     for p in &f.params {
-        if let Some(a) = inout::InOutAdapter::new(p, k, outs) {
+        let slice_at = outs + total_fixed;
+        if let Some(a) = inout::InOutAdapter::new(p, k, at).filter(|a| !a.slice) {
+            at += a.fixed;
+            k += a.slots;
             args.push(a.arg.clone());
             tangents.push(a.tangent.clone());
             adjoints.push(a.adjoint.clone());
-            if !a.slice {
-                k += 3;
-            }
-            inout = Some(a);
+            inouts.push(a);
+            continue;
+        }
+        if let Some(a) = inout::InOutAdapter::new(p, k, slice_at) {
+            args.push(a.arg.clone());
+            tangents.push(a.tangent.clone());
+            adjoints.push(a.adjoint.clone());
+            inouts.push(a);
             continue;
         }
         match p {
@@ -3146,7 +3179,9 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
                 args.push(format!("&mut [0.5, -0.25, 1.0]"));
                 let _ = n;
             }
-            Param::InOut(_) | Param::InOutArray(_) => unreachable!("adapted above"),
+            Param::InOut(_) | Param::InOutArray(_) | Param::InOutScalar(_) => {
+                unreachable!("adapted above")
+            }
         }
     }
     let scalars = k;
@@ -3172,7 +3207,7 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
             format!("Out::flat({x})")
         }
     };
-    let seed = if inout.is_some() {
+    let seed = if !inouts.is_empty() {
         if vec_out {
             format!("&c[..{outs}]")
         } else {
@@ -3185,17 +3220,20 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
     };
     let ind = "                ";
     // The final contents of the in-out parameter (and of its tangent) follow the outputs.
-    let (init, init_t, init_b, add_b, extend, extend_t) = match &inout {
-        Some(a) => (
-            a.init.clone(),
-            a.init_tangent.clone(),
-            a.init_adjoint.clone(),
-            a.add_adjoint.clone(),
-            format!("{ind}y.extend_from_slice(&{}[..]);\n", a.name),
-            format!("{ind}t.extend_from_slice(&{}[..]);\n", a.tname),
-        ),
-        None => Default::default(),
+    // Fixed-size contents first, then the slice's.
+    inouts.sort_by_key(|a| a.slice);
+    let cat = |f: fn(&inout::InOutAdapter) -> &String| -> String {
+        inouts.iter().map(|a| f(a).as_str()).collect()
     };
+    let (init, init_t, init_b, add_b, extend, extend_t) = (
+        cat(|a| &a.init),
+        cat(|a| &a.init_tangent),
+        cat(|a| &a.init_adjoint),
+        cat(|a| &a.add_adjoint),
+        cat(|a| &a.extend),
+        cat(|a| &a.extend_t),
+    );
+    let _ = ind;
     let bind = |call: String, pair: bool| -> String {
         match (unit, pair) {
             (true, false) => format!("{ind}{call};\n{ind}let mut y = {};\n", flat("")),
@@ -3227,11 +3265,11 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
         "            slice_active: {},\n",
         f.has_slice() && !f.wrt_no_slice
     ));
-    let fixed = outs + if matches!(&inout, Some(a) if !a.slice) { 3 } else { 0 };
+    let fixed = outs + total_fixed;
     s.push_str(&format!("            outputs: {fixed},\n"));
     s.push_str(&format!(
         "            inout_slice: {},\n",
-        matches!(&inout, Some(a) if a.slice)
+        inouts.iter().any(|a| a.slice)
     ));
     s.push_str(&format!(
         "            primal: |s, v, n| {{\n{init}{}{extend}{ind}y\n            }},\n",

@@ -218,9 +218,27 @@ impl Lowerer<'_> {
                     }
                     let mut args: Vec<Expr> = c.args.iter().map(|a| self.expr(a, out)).collect();
                     let mut recv = args.remove(0);
-                    // `f64::min(0.5, x)`: as a receiver, the literal needs the path's type.
+                    // `f64::min(0.5, x)`: as a receiver, the literal needs the path's type; so does
+                    // a local bound to an unsuffixed literal (`let k = 0.5; f64::atan(k)`), whose
+                    // type only the path fixes: `(k as f64).atan()`.
                     if prefix == "f64" || prefix == "f32" {
                         suffix_literal(&mut recv, &prefix);
+                        let untyped_local = matches!(recv.kind, ExprKind::Var(v)
+                            if self.vars[v].ty.is_none() && self.vars[v].origin == VarOrigin::Local);
+                        if untyped_local {
+                            let rspan = recv.span;
+                            let ty: syn::Type = syn::parse_str(&prefix).unwrap_or_else(|_| {
+                                syn::Type::Verbatim(quote!(f64))
+                            });
+                            recv = Expr::new(
+                                ExprKind::Cast {
+                                    expr: Box::new(recv),
+                                    ty: Box::new(ty),
+                                    form: CastForm::As,
+                                },
+                                rspan,
+                            );
+                        }
                     }
                     let method = crate::names::existing(
                         &last,
