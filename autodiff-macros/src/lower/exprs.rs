@@ -275,6 +275,16 @@ impl Lowerer<'_> {
                             return m;
                         }
                     }
+                    if let syn::Expr::Index(ix) = inner {
+                        if matches!(&*ix.index, syn::Expr::Range(_)) {
+                            return self.poison(
+                                &e,
+                                "`&mut` borrows of sub-slices (yet)",
+                                "pass the whole sequence (`&mut v`), or split it with \
+                                 `split_at_mut`/`chunks_mut` and write through the parts",
+                            );
+                        }
+                    }
                     return self.poison(
                         &e,
                         "`&mut` borrows of this expression",

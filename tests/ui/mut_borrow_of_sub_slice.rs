@@ -1,0 +1,16 @@
+use autodiff_runtime::differentiate;
+
+#[differentiate]
+fn fill(x: f64, out: &mut [f64]) {
+    out[0] = x;
+}
+
+#[differentiate]
+fn f(x: f64) -> f64 {
+    let mut v = vec![0.0; 4];
+    // A `&mut` sub-slice passed on: not supported yet.
+    fill(x, &mut v[1..3]);
+    v[1] * x
+}
+
+fn main() {}
