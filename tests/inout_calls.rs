@@ -237,6 +237,21 @@ fn fft(re: &mut [f64], im: &mut [f64]) {
     }
 }
 
+/// `chunks_exact_mut` (the remainder untouched) and `chunks_exact` reading pairs.
+#[differentiate]
+fn pairs_in_place(v: &mut [f64], s: f64) -> f64 {
+    for c in v.chunks_exact_mut(2) {
+        let a = c[0];
+        c[0] = a * c[1] * s;
+        c[1] = (a - c[1]).sin();
+    }
+    let mut e = 0.0;
+    for c in v.chunks_exact(2) {
+        e += c[0] * c[1];
+    }
+    e
+}
+
 #[test]
 fn euler_steps_through_a_right_hand_side() {
     for steps in [0usize, 1, 4] {
@@ -524,4 +539,41 @@ fn radix_2_fft_in_place_over_chunks_mut() {
             re
         })
         .random(3, -1.0, 1.0);
+}
+
+#[test]
+fn chunks_exact_leave_the_remainder() {
+    for n in [4usize, 5] {
+        Harness::new(n + 1)
+            .primal(|p| {
+                let mut v = p[0..n].to_vec();
+                let e = pairs_in_place(&mut v, p[n]);
+                v.push(e);
+                v
+            })
+            .jvp(|p, d| {
+                let mut v = p[0..n].to_vec();
+                let mut dv = d[0..n].to_vec();
+                let (e, de) = pairs_in_place_jvp(&mut v, p[n], &mut dv, d[n]);
+                v.push(e);
+                dv.push(de);
+                (v, dv)
+            })
+            .vjp(|p, c, g| {
+                let mut v = p[0..n].to_vec();
+                let mut bv = c[0..n].to_vec();
+                let (gv, gs) = g.split_at_mut(n);
+                let e = pairs_in_place_vjp(&mut v, p[n], &mut bv, &mut gs[0], c[n]);
+                for k in 0..n {
+                    gv[k] += bv[k];
+                }
+                v.push(e);
+                v
+            })
+            .random(3, -1.0, 1.0);
+    }
+    // The odd element is left as it was.
+    let mut v = [1.0, 2.0, 3.0, 4.0, 5.0];
+    pairs_in_place(&mut v, 1.0);
+    assert_eq!(v[4], 5.0);
 }

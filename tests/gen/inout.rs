@@ -493,7 +493,8 @@ impl FnGen<'_> {
             self.line("}");
         } else {
             let size = self.pick(&[2usize, 3]);
-            self.line(format!("for ch in {recv}.chunks_mut({size}) {{"));
+            let method = self.pick(&["chunks_mut", "chunks_exact_mut"]);
+            self.line(format!("for ch in {recv}.{method}({size}) {{"));
             self.line("    let m = ch.len() - 1;");
             self.line("    ch.swap(0, m);");
             self.line(format!("    ch[0] = ({k} * ch[0] * ({k} * ch[m]) + {t}).tanh();"));

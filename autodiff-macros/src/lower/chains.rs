@@ -34,12 +34,14 @@ pub(super) enum ISeq {
         len: Option<Expr>,
         width: Expr,
     },
-    /// Chunks of `size` over the slice `var[offset .. offset + len]` (as in `Slice`).
+    /// Chunks of `size` over the slice `var[offset .. offset + len]` (as in `Slice`); `exact`
+    /// (`chunks_exact`): only the full ones.
     Chunks {
         var: VarId,
         offset: Option<Expr>,
         len: Option<Expr>,
         size: Expr,
+        exact: bool,
     },
     Map(Box<ISeq>, Closure),
     Filter(Box<ISeq>, Closure),
@@ -105,6 +107,8 @@ pub(super) const ADAPTORS: &[&str] = &[
     "windows",
     "chunks",
     "chunks_mut",
+    "chunks_exact",
+    "chunks_exact_mut",
     "iter_mut",
     "zip",
     "chain",
@@ -337,7 +341,9 @@ impl Lowerer<'_> {
                     "to_vec" | "to_owned" | "clone" if m.args.is_empty() => {
                         self.parse_seq(&m.receiver, out)
                     }
-                    "windows" | "chunks" | "chunks_mut" if m.args.len() == 1 => {
+                    "windows" | "chunks" | "chunks_mut" | "chunks_exact" | "chunks_exact_mut"
+                        if m.args.len() == 1 =>
+                    {
                         // Of a sequence, a window or chunk of one, or a sub-slice `v[a..b]`.
                         let src = match &*m.receiver {
                             syn::Expr::Path(_) | syn::Expr::Index(_) | syn::Expr::Paren(_) => {
@@ -354,7 +360,7 @@ impl Lowerer<'_> {
                             return None;
                         };
                         let n = arg(self, out, 0)?;
-                        if name == "chunks_mut" {
+                        if name.ends_with("_mut") {
                             // Chunks written through (`c[0] = ..`, `c.swap(0, 1)`).
                             self.vars[var].mutable = true;
                         }
@@ -371,6 +377,7 @@ impl Lowerer<'_> {
                                 offset,
                                 len,
                                 size: n,
+                                exact: name.starts_with("chunks_exact"),
                             }
                         })
                     }
@@ -519,6 +526,13 @@ impl Lowerer<'_> {
                 "saturating_sub",
                 vec![width.clone()],
             ),
+            ISeq::Chunks {
+                var,
+                len,
+                size,
+                exact: true,
+                ..
+            } => bin(BinOp::Div, src_len(*var, len, span), size.clone()),
             ISeq::Chunks { var, len, size, .. } => {
                 let up = bin(
                     BinOp::Sub,
@@ -631,6 +645,7 @@ impl Lowerer<'_> {
                 offset,
                 len,
                 size,
+                ..
             } => {
                 let start = bin(BinOp::Mul, k, size.clone());
                 let rest = bin(BinOp::Sub, src_len(*var, len, span), start.clone());
