@@ -497,6 +497,50 @@ mod tests {
     use syn::parse_quote;
 
     #[test]
+    fn in_place_code_lowers_to_element_writes() {
+        let f = lowered(parse_quote! {
+            fn f(r: &mut [f64], s: f64) {
+                for y in r.iter_mut() {
+                    *y *= s;
+                }
+                let (a, b) = r.split_at_mut(1);
+                b[0] = a[0];
+                r.swap(0, 1);
+            }
+        });
+        let text = print::function(&f);
+        // `*y` is `r[k]`; `b[0]` is `r[1 + 0]`; the swap goes through a temporary.
+        assert!(text.contains("r#0[__ad_k_"), "{text}");
+        assert!(text.contains("r#0[((0usize + 1) + 0)] = r#0[(0usize + 0)];"), "{text}");
+        assert!(text.contains("= r#0[0];\n    r#0[0] = r#0[1];\n    r#0[1] = __ad_swap_"), "{text}");
+        assert!(f.params[0].active_inout() && f.output.is_unit());
+    }
+
+    #[test]
+    fn mut_borrows_are_call_arguments_of_call_statements() {
+        let ok = errors(parse_quote! {
+            fn f(x: f64, r: &mut [f64]) -> f64 {
+                let mut v = vec![x; 2];
+                g(x, &mut v);
+                let e = g(x, r);
+                h(&mut *r);
+                e + v[0]
+            }
+        });
+        assert!(ok.is_empty(), "{ok:?}");
+        let bad = errors(parse_quote! {
+            fn f(x: f64) -> f64 {
+                let mut v = vec![x; 2];
+                g(x, &mut v) + 1.0
+            }
+        });
+        assert!(
+            bad.iter().any(|e| e.contains("`&mut` borrows outside a call statement")),
+            "{bad:?}"
+        );
+    }
+
+    #[test]
     fn loops_and_chains_lower_to_index_loops() {
         let f = lowered(parse_quote! {
             fn f(w: f64, xs: &[f64], n: usize) -> f64 {
