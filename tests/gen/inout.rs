@@ -272,7 +272,7 @@ impl FnGen<'_> {
                     let e = self.expr(d);
                     let e = self.scale(e, HELPER_ARG_BOUND);
                     let t = self.fresh("t");
-                    self.line(format!("let {t} = {};", e.s));
+                    self.bind_temp(&t, &e);
                     args.push(t.clone());
                     self.declare(t, Ty::Float, false, e.b, 0.0);
                 }
@@ -367,7 +367,7 @@ impl FnGen<'_> {
             let e = self.squash(e, base);
             let t = self.fresh("t");
             // Bound first: `w.fill(w[0])` borrows `w` twice.
-            self.line(format!("let {t} = {};", e.s));
+            self.bind_temp(&t, &e);
             self.declare(t.clone(), Ty::Float, false, e.b, 0.0);
             if common && self.chance(0.3) {
                 self.line(format!("{name}[2..].fill({t});"));
@@ -411,7 +411,7 @@ impl FnGen<'_> {
         let e = self.expr_nc(d);
         let e = self.scale(e, 1.0);
         let t = self.fresh("t");
-        self.line(format!("let {t} = {};", e.s));
+        self.bind_temp(&t, &e);
         self.declare(t.clone(), Ty::Float, false, e.b, 0.0);
         let me = Ex::atom("*y".to_string(), bound);
         let me = self.scale(me, 1.0);
@@ -473,7 +473,7 @@ impl FnGen<'_> {
         let e = self.expr_nc(d);
         let e = self.scale(e, 1.0);
         let t = self.fresh("t");
-        self.line(format!("let {t} = {};", e.s));
+        self.bind_temp(&t, &e);
         self.declare(t.clone(), Ty::Float, false, e.b, 0.0);
         // A factor bringing an element under 1 (a product of two under 1 as well).
         let k = SCALES
@@ -501,5 +501,16 @@ impl FnGen<'_> {
             self.line("}");
         }
         self.vars[w].dirty = true;
+    }
+}
+
+impl FnGen<'_> {
+    /// `let t = e;`, typed when `e` is made of literals only (else `t.cosh()` would not compile).
+    fn bind_temp(&mut self, t: &str, e: &Ex) {
+        if e.konst {
+            self.line(format!("let {t}: f64 = {};", e.s));
+        } else {
+            self.line(format!("let {t} = {};", e.s));
+        }
     }
 }
