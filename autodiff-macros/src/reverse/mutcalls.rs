@@ -17,8 +17,8 @@ pub(super) fn call_live(vars: &[Var], acc: &BTreeSet<VarId>, bound: &[VarId], e:
 }
 
 impl Emitter<'_> {
-    /// `pat` is the `let` pattern binding the call's result, `None` for a call statement (whose
-    /// callee then gives `()`: its `_vjp` takes no seed).
+    /// `pat` is the `let` pattern binding the call's result, `None` for a call statement (which
+    /// drops the value, if the callee gives one: its `_vjp_dropped` is called, with no seed).
     pub(super) fn mut_call_stmt(
         &mut self,
         pat: Option<&Pat>,
