@@ -2447,7 +2447,7 @@ impl<'a> FnGen<'a> {
         let c = self.cond();
         self.line(format!("if {c} {{"));
         let k = self.child_len(4);
-        let tail = if self.on(Construct::EarlyReturn) && self.chance(0.1) {
+        let tail = if self.on(Construct::EarlyReturn) && !self.no_early_return && self.chance(0.1) {
             self.count(Construct::EarlyReturn);
             Tail::Return
         } else {
@@ -3009,7 +3009,8 @@ impl<'a> FnGen<'a> {
             self.line(b);
             self.indent -= 1;
             self.line("}");
-        } else if self.chance(0.1) {
+        } else if !self.no_early_return && self.chance(0.1) {
+            // (`no_early_return`: an in-out helper's squash loop may follow the tail.)
             let (v, _) = self.ret_value(true);
             let r = self.ret_stmt(&v);
             self.line(r);
