@@ -316,6 +316,27 @@ impl Lowerer<'_> {
         if any_float {
             self.check_unseen_args(c, &args);
         }
+        // A float by reference (`g(&y)`, or `g(x)` with `x: &f64`) for a differentiated callee:
+        // its companions would take the tangent and adjoint by reference as well.
+        for (a, e) in c.args.iter().zip(&args) {
+            let by_ref = match &e.kind {
+                // `&y` of a float lowers to `y` itself.
+                _ if matches!(a, syn::Expr::Reference(_)) => self.shape_of(e) == Shape::Scalar,
+                ExprKind::Var(v) => {
+                    self.vars[*v].shape == Shape::Scalar
+                        && matches!(self.vars[*v].ty, Some(syn::Type::Reference(_)))
+                        && matches!(self.vars[*v].origin, VarOrigin::Param(_))
+                }
+                _ => false,
+            };
+            if by_ref {
+                self.diag.unsupported_at(
+                    a,
+                    "passing a float by reference to a differentiated function (yet)",
+                    "take the float by value in the called function and pass `*x`",
+                );
+            }
+        }
         if !any_float {
             // Re-examined once every variable's shape is known (`reclassify_calls`).
             let shape = self.path_shape(&path);
