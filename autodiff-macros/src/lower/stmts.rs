@@ -54,9 +54,10 @@ impl Lowerer<'_> {
             },
             _ => None,
         };
-        self.stmt_call = call.map(|c| c as *const syn::ExprCall);
+        // Statements nested in the call's arguments (`f({ g(); x }, r)`) restore it.
+        let outer = std::mem::replace(&mut self.stmt_call, call.map(|c| c as *const syn::ExprCall));
         self.stmt_inner(s, out);
-        self.stmt_call = None;
+        self.stmt_call = outer;
     }
 
     fn stmt_inner(&mut self, s: &syn::Stmt, out: &mut Vec<Stmt>) {
