@@ -243,7 +243,10 @@ fn in_place_state_update_reads_what_it_overwrites() {
             let mut s = [p[0] as f32, p[1] as f32, p[2] as f32];
             let mut ds = [d[0] as f32, d[1] as f32, d[2] as f32];
             let (v, dv) = step32_jvp(&mut s, p[3] as f32, &mut ds, d[3] as f32);
-            (to64(&[s[0], s[1], s[2], v]), to64(&[ds[0], ds[1], ds[2], dv]))
+            (
+                to64(&[s[0], s[1], s[2], v]),
+                to64(&[ds[0], ds[1], ds[2], dv]),
+            )
         })
         .vjp(|p, c, g| {
             let mut s = [p[0] as f32, p[1] as f32, p[2] as f32];
@@ -287,7 +290,11 @@ fn in_out_buffers_follow_the_convention() {
     let mut s4 = x;
     let mut ds = [0.0, 0.0, 0.0];
     step_jvp(&mut s4, 0.1, &mut ds, 1.0);
-    assert!((gdt - ds[1]).abs() < 1e-14, "d state[1] / d dt: {gdt} vs {}", ds[1]);
+    assert!(
+        (gdt - ds[1]).abs() < 1e-14,
+        "d state[1] / d dt: {gdt} vs {}",
+        ds[1]
+    );
 }
 
 #[test]
@@ -417,7 +424,13 @@ fn workspaces_carry_active_values_without_buffers_of_their_own() {
         .jvp(|p, d| {
             let mut ws = [9.0; 2];
             let (v, dv) = mixture_loglik_jvp(
-                &p[0..3], &p[3..5], &p[5..7], &mut ws, &d[0..3], &d[3..5], &d[5..7],
+                &p[0..3],
+                &p[3..5],
+                &p[5..7],
+                &mut ws,
+                &d[0..3],
+                &d[3..5],
+                &d[5..7],
             );
             (vec![v], vec![dv])
         })
@@ -425,7 +438,16 @@ fn workspaces_carry_active_values_without_buffers_of_their_own() {
             let mut ws = [9.0; 2];
             let (gx, rest) = g.split_at_mut(3);
             let (gm, gw) = rest.split_at_mut(2);
-            vec![mixture_loglik_vjp(&p[0..3], &p[3..5], &p[5..7], &mut ws, gx, gm, gw, c[0])]
+            vec![mixture_loglik_vjp(
+                &p[0..3],
+                &p[3..5],
+                &p[5..7],
+                &mut ws,
+                gx,
+                gm,
+                gw,
+                c[0],
+            )]
         })
         .random(4, -1.0, 1.0);
     // `_grad` exists (no active `&mut` argument), and the workspace ends as the primal leaves it.
@@ -434,7 +456,10 @@ fn workspaces_carry_active_values_without_buffers_of_their_own() {
     let (vg, g) = mixture_loglik_grad(&x, &[0.1, 0.5], &[-0.7, -0.7], &mut b);
     assert_eq!((v, a), (vg, b));
     assert_eq!(g.means.len(), 2);
-    assert_eq!(with_workspace_grad(1.5, &mut [0.0; 2]).1, WithWorkspaceGrad { x: 6.0 });
+    assert_eq!(
+        with_workspace_grad(1.5, &mut [0.0; 2]).1,
+        WithWorkspaceGrad { x: 6.0 }
+    );
     let mut ws = [0.0; 2];
     assert_eq!(with_workspace_jvp(1.5, &mut ws, 1.0), (7.5, 6.0));
     assert_eq!(ws, [3.0, 3.0]);
@@ -453,7 +478,13 @@ fn floats_by_reference() {
             vec![by_ref_vjp(&p[0], p[1], &mut g0[0], &mut g1[0], c[0])]
         })
         .random(4, -1.0, 1.0);
-    assert_eq!(by_ref_grad(&2.0, 0.0).1, ByRefGrad { x: 4.0, y: 2.0f64.sin() });
+    assert_eq!(
+        by_ref_grad(&2.0, 0.0).1,
+        ByRefGrad {
+            x: 4.0,
+            y: 2.0f64.sin()
+        }
+    );
     // In-out float: (total, x) -> (total, value); both exits taken at these points.
     for start in [0.5, 2.9] {
         Harness::new(3)

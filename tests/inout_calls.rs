@@ -314,7 +314,13 @@ fn mixture_likelihood_fills_workspaces_through_three_helpers() {
     Harness::new(n + 4)
         .primal(|p| {
             let (mut lw, mut terms) = ([7.0; 2], [7.0; 2]);
-            vec![mixture(&p[0..n], &p[n..n + 2], &p[n + 2..], &mut lw, &mut terms)]
+            vec![mixture(
+                &p[0..n],
+                &p[n..n + 2],
+                &p[n + 2..],
+                &mut lw,
+                &mut terms,
+            )]
         })
         .jvp(|p, d| {
             let (mut lw, mut terms) = ([7.0; 2], [7.0; 2]);
@@ -500,7 +506,9 @@ fn radix_2_fft_in_place_over_chunks_mut() {
     fft(&mut re, &mut im);
     assert!(re.iter().all(|&x| (x - 1.0).abs() < 1e-12) && im.iter().all(|&x| x.abs() < 1e-12));
     // Against the O(n^2) transform.
-    let x: Vec<f64> = (0..n).map(|k| (k as f64 * 0.7).sin() + 0.1 * k as f64).collect();
+    let x: Vec<f64> = (0..n)
+        .map(|k| (k as f64 * 0.7).sin() + 0.1 * k as f64)
+        .collect();
     let (mut re, mut im) = (x.clone(), vec![0.0; n]);
     fft(&mut re, &mut im);
     for f in 0..n {
@@ -510,7 +518,10 @@ fn radix_2_fft_in_place_over_chunks_mut() {
             sr += xk * a.cos();
             si += xk * a.sin();
         }
-        assert!((re[f] - sr).abs() < 1e-12 && (im[f] - si).abs() < 1e-12, "bin {f}");
+        assert!(
+            (re[f] - sr).abs() < 1e-12 && (im[f] - si).abs() < 1e-12,
+            "bin {f}"
+        );
     }
     Harness::new(2 * n)
         .primal(|p| {

@@ -85,7 +85,12 @@ pub fn shadow_param(arg: &Ident, taken: &[String]) -> Ident {
 /// under the argument's own name: `__ad_ref_<arg>`, and `__ad_tref_<arg>` for its tangent.
 pub fn param_ref(arg: &Ident, tangent: bool) -> Ident {
     let what = if tangent { "tref" } else { "ref" };
-    format_ident!("__ad_{}_{}", what, strip_raw(arg), span = Span::mixed_site())
+    format_ident!(
+        "__ad_{}_{}",
+        what,
+        strip_raw(arg),
+        span = Span::mixed_site()
+    )
 }
 
 pub fn seed(taken: &[String]) -> Ident {

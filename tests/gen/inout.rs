@@ -132,7 +132,8 @@ impl InOutAdapter {
                 slice: true,
             }),
             Param::InOutArray(n) => {
-                let slots = |x: &str, o: usize| format!("[{x}[{o}], {x}[{}], {x}[{}]]", o + 1, o + 2);
+                let slots =
+                    |x: &str, o: usize| format!("[{x}[{o}], {x}[{}], {x}[{}]]", o + 1, o + 2);
                 Some(InOutAdapter {
                     arg: format!("&mut {n}"),
                     tangent: format!("&mut t{n}"),
@@ -487,7 +488,9 @@ impl FnGen<'_> {
         if self.chance(0.5) {
             self.line("{");
             self.line(format!("    let (lo, hi) = {split};"));
-            self.line(format!("    lo[1] = ({k} * lo[1] + {k} * hi[0] + {t}).sin();"));
+            self.line(format!(
+                "    lo[1] = ({k} * lo[1] + {k} * hi[0] + {t}).sin();"
+            ));
             self.line(format!("    hi[1] = ({k} * hi[1] * ({k} * lo[0])).tanh();"));
             self.line("    lo.swap(0, 1);");
             self.line("}");
@@ -497,7 +500,9 @@ impl FnGen<'_> {
             self.line(format!("for ch in {recv}.{method}({size}) {{"));
             self.line("    let m = ch.len() - 1;");
             self.line("    ch.swap(0, m);");
-            self.line(format!("    ch[0] = ({k} * ch[0] * ({k} * ch[m]) + {t}).tanh();"));
+            self.line(format!(
+                "    ch[0] = ({k} * ch[0] * ({k} * ch[m]) + {t}).tanh();"
+            ));
             self.line("}");
         }
         self.vars[w].dirty = true;

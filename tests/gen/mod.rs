@@ -3105,7 +3105,11 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
     let mut inouts: Vec<inout::InOutAdapter> = Vec::new();
     // Outputs returned (the final contents of in-out parameters follow them: those of fixed
     // size in parameter order, then the slice's).
-    let outs = if f.out == OutKind::Unit { 0 } else { f.out.arity() };
+    let outs = if f.out == OutKind::Unit {
+        0
+    } else {
+        f.out.arity()
+    };
     let total_fixed: usize = f
         .params
         .iter()
@@ -3291,7 +3295,11 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
                 "                for (g, z) in gv.iter_mut().zip(&{z}) {{\n                    *g += z;\n                }}\n"
             ));
         }
-        let seed_arg = if unit { String::new() } else { format!(", {seed}") };
+        let seed_arg = if unit {
+            String::new()
+        } else {
+            format!(", {seed}")
+        };
         s.push_str(&format!(
             "            vjp: Some(|s, v, n, gs, gv, c| {{\n{init}{init_b}{loads}{}{stores}{add_b}{extend}{ind}y\n            }}),\n",
             bind(format!("{name}_vjp({args}, {}{seed_arg})", adjoints.join(", ")), false),

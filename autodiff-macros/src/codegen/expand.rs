@@ -255,8 +255,8 @@ impl<'a> Signatures<'a> {
         };
 
         // `_grad` needs one float output and inputs it does not overwrite.
-        let has_grad = self.f.output.shape == Shape::Scalar
-            && !self.f.params.iter().any(Param::active_inout);
+        let has_grad =
+            self.f.output.shape == Shape::Scalar && !self.f.params.iter().any(Param::active_inout);
         let grad_h = has_grad.then(|| {
             let g = names::companion(name, "grad");
             let st = names::grad_struct(name);
@@ -430,7 +430,12 @@ impl<'a> Signatures<'a> {
             #vis fn #dropped #generics (#(#inputs,)* #(#adjs),*) #where_c
         };
         let taken = self.taken();
-        let mut args: Vec<TokenStream> = self.f.params.iter().map(|p| p.name.to_token_stream()).collect();
+        let mut args: Vec<TokenStream> = self
+            .f
+            .params
+            .iter()
+            .map(|p| p.name.to_token_stream())
+            .collect();
         args.extend(
             self.f
                 .params

@@ -89,7 +89,6 @@ fn forward_program(f: &Function) -> Vec<Op> {
     out
 }
 
-
 /// `let pat = tangent;`: a tangent declared without a primal.
 fn tangent_let(pat: TokenStream, tangent: Tan) -> Op {
     Op::Let {
@@ -117,7 +116,12 @@ impl<'a> Forward<'a> {
     /// reference it arrived as.
     fn write_back(&self) -> Vec<Op> {
         let mut ops = Vec::new();
-        for p in self.f.params.iter().filter(|p| p.scalar_ref() == Some(true)) {
+        for p in self
+            .f
+            .params
+            .iter()
+            .filter(|p| p.scalar_ref() == Some(true))
+        {
             let n = &p.name;
             let r = names::param_ref(n, false);
             ops.push(Op::Code(quote!(*#r = #n;)));

@@ -227,9 +227,8 @@ impl Lowerer<'_> {
                             if self.vars[v].ty.is_none() && self.vars[v].origin == VarOrigin::Local);
                         if untyped_local {
                             let rspan = recv.span;
-                            let ty: syn::Type = syn::parse_str(&prefix).unwrap_or_else(|_| {
-                                syn::Type::Verbatim(quote!(f64))
-                            });
+                            let ty: syn::Type = syn::parse_str(&prefix)
+                                .unwrap_or_else(|_| syn::Type::Verbatim(quote!(f64)));
                             recv = Expr::new(
                                 ExprKind::Cast {
                                     expr: Box::new(recv),
@@ -432,7 +431,8 @@ impl Lowerer<'_> {
         let mut bad: Vec<(Span, ExprId)> = Vec::new();
         let mut look = |e: &Expr| {
             e.visit(&mut |n| {
-                if matches!(n.kind, ExprKind::MutRef(..)) && !allowed.contains(&(n as *const Expr)) {
+                if matches!(n.kind, ExprKind::MutRef(..)) && !allowed.contains(&(n as *const Expr))
+                {
                     bad.push((n.span, n.id));
                 }
             })
@@ -445,7 +445,9 @@ impl Lowerer<'_> {
             let what = "`&mut` borrows outside a call statement";
             let instead = "call the function that writes through `&mut` in a statement of its \
                            own: `f(.., &mut v);` or `let y = f(.., &mut v);`";
-            let tokens = (id.0 as usize).checked_sub(1).and_then(|k| self.mut_ref_tokens.get(k));
+            let tokens = (id.0 as usize)
+                .checked_sub(1)
+                .and_then(|k| self.mut_ref_tokens.get(k));
             match tokens.cloned() {
                 Some(tokens) => self.diag.unsupported_at(&tokens, what, instead),
                 None => self.diag.unsupported(span, what, instead),

@@ -63,7 +63,10 @@ pub(super) enum Item {
     Tuple(Vec<Item>),
     View(View),
     /// The element `base[index]` as a place (an item of `iter_mut`).
-    Elem { base: VarId, index: Expr },
+    Elem {
+        base: VarId,
+        index: Expr,
+    },
 }
 
 /// A loop body under construction; `filter` opens a guarded level.

@@ -58,7 +58,9 @@ impl Lowerer<'_> {
                                         "using `{id}`, an element borrowed by `iter_mut`, as a \
                                          value"
                                     ),
-                                    &format!("write `*{id}` (or call a method on it: `{id}.sin()`)"),
+                                    &format!(
+                                        "write `*{id}` (or call a method on it: `{id}.sin()`)"
+                                    ),
                                 );
                             }
                             return Expr::new(

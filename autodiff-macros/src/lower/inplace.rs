@@ -18,7 +18,12 @@ impl Lowerer<'_> {
             return false;
         }
         // The receiver: a sequence variable or a window `v[a..b]` of one.
-        let Some(ISeq::Slice { var: v, offset, len }) = self.parse_seq(&m.receiver, out) else {
+        let Some(ISeq::Slice {
+            var: v,
+            offset,
+            len,
+        }) = self.parse_seq(&m.receiver, out)
+        else {
             return false;
         };
         if !matches!(self.vars[v].shape, Shape::Seq(_)) {
@@ -62,7 +67,14 @@ impl Lowerer<'_> {
             "fill" => {
                 let x = self.expr(&m.args[0], out);
                 let x = self.once(x, out);
-                let n = self.seq_len(&ISeq::Slice { var: v, offset: offset.clone(), len }, span);
+                let n = self.seq_len(
+                    &ISeq::Slice {
+                        var: v,
+                        offset: offset.clone(),
+                        len,
+                    },
+                    span,
+                );
                 let n = self.once(n, out);
                 let k = self.loop_index(span);
                 let body = vec![Stmt::Assign {
@@ -90,7 +102,14 @@ impl Lowerer<'_> {
                     );
                     return true;
                 };
-                let n = self.seq_len(&ISeq::Slice { var: v, offset: offset.clone(), len }, span);
+                let n = self.seq_len(
+                    &ISeq::Slice {
+                        var: v,
+                        offset: offset.clone(),
+                        len,
+                    },
+                    span,
+                );
                 let n = self.once(n, out);
                 let sn = self.seq_len(
                     &ISeq::Slice {
@@ -101,7 +120,10 @@ impl Lowerer<'_> {
                     span,
                 );
                 let sn = self.once(sn, out);
-                let (rt, r) = (crate::names::rt(), crate::names::runtime_item("check_same_len"));
+                let (rt, r) = (
+                    crate::names::rt(),
+                    crate::names::runtime_item("check_same_len"),
+                );
                 out.push(Stmt::Eval(Expr::new(
                     ExprKind::PlainCall {
                         func: quote!(#rt::#r),

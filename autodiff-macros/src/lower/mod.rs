@@ -511,8 +511,14 @@ mod tests {
         let text = print::function(&f);
         // `*y` is `r[k]`; `b[0]` is `r[1 + 0]`; the swap goes through a temporary.
         assert!(text.contains("r#0[__ad_k_"), "{text}");
-        assert!(text.contains("r#0[((0usize + 1) + 0)] = r#0[(0usize + 0)];"), "{text}");
-        assert!(text.contains("= r#0[0];\n    r#0[0] = r#0[1];\n    r#0[1] = __ad_swap_"), "{text}");
+        assert!(
+            text.contains("r#0[((0usize + 1) + 0)] = r#0[(0usize + 0)];"),
+            "{text}"
+        );
+        assert!(
+            text.contains("= r#0[0];\n    r#0[0] = r#0[1];\n    r#0[1] = __ad_swap_"),
+            "{text}"
+        );
         assert!(f.params[0].active_inout() && f.output.is_unit());
     }
 
@@ -535,7 +541,8 @@ mod tests {
             }
         });
         assert!(
-            bad.iter().any(|e| e.contains("`&mut` borrows outside a call statement")),
+            bad.iter()
+                .any(|e| e.contains("`&mut` borrows outside a call statement")),
             "{bad:?}"
         );
     }

@@ -325,7 +325,8 @@ impl Lowerer<'_> {
                     ),
                     None => String::new(),
                 };
-                self.diag.error_at(&sig.ident,
+                self.diag.error_at(
+                    &sig.ident,
                     format!(
                         "`{}` returns nothing: a differentiated function must return a float \
                          value (f32, f64, a float type parameter, or a tuple, array or Vec of \
