@@ -329,63 +329,42 @@ fn generic_function_writing_through_a_vec() {
     assert!((dv[0] - (2.0 + 0.5f32.cos())).abs() < 1e-6 && dv[1] == 0.0);
 }
 
-#[test]
-fn time_steps_in_place_with_exits_and_calls() {
-    for steps in [0usize, 1, 3] {
-        Harness::new(5)
-            .primal(|p| {
-                let mut s = p[0..4].to_vec();
-                let v = diffuse(&mut s, p[4], steps);
-                s.push(v);
-                s
-            })
-            .jvp(|p, d| {
-                let mut s = p[0..4].to_vec();
-                let mut ds = d[0..4].to_vec();
-                let (v, dv) = diffuse_jvp(&mut s, p[4], steps, &mut ds, d[4]);
-                s.push(v);
-                ds.push(dv);
-                (s, ds)
-            })
-            .vjp(|p, c, g| {
-                let mut s = p[0..4].to_vec();
-                let mut bs = c[0..4].to_vec();
-                let v = diffuse_vjp(&mut s, p[4], steps, &mut bs, &mut g[4], c[4]);
-                for k in 0..4 {
-                    g[k] += bs[k];
-                }
-                s.push(v);
-                s
-            })
-            .random(6, -1.0, 1.0);
-    }
-    // The early exit taken.
+/// `diffuse` over `steps` steps, flattened as (state, k) -> (state, value).
+fn diffuse_harness(steps: usize) -> Harness<'static> {
     Harness::new(5)
-        .primal(|p| {
+        .primal(move |p| {
             let mut s = p[0..4].to_vec();
-            let v = diffuse(&mut s, p[4], 3);
+            let v = diffuse(&mut s, p[4], steps);
             s.push(v);
             s
         })
-        .jvp(|p, d| {
+        .jvp(move |p, d| {
             let mut s = p[0..4].to_vec();
             let mut ds = d[0..4].to_vec();
-            let (v, dv) = diffuse_jvp(&mut s, p[4], 3, &mut ds, d[4]);
+            let (v, dv) = diffuse_jvp(&mut s, p[4], steps, &mut ds, d[4]);
             s.push(v);
             ds.push(dv);
             (s, ds)
         })
-        .vjp(|p, c, g| {
+        .vjp(move |p, c, g| {
             let mut s = p[0..4].to_vec();
             let mut bs = c[0..4].to_vec();
-            let v = diffuse_vjp(&mut s, p[4], 3, &mut bs, &mut g[4], c[4]);
+            let v = diffuse_vjp(&mut s, p[4], steps, &mut bs, &mut g[4], c[4]);
             for k in 0..4 {
                 g[k] += bs[k];
             }
             s.push(v);
             s
         })
-        .at(&[&[12.0, 1.0, 0.5, -0.5, 0.2]]);
+}
+
+#[test]
+fn time_steps_in_place_with_exits_and_calls() {
+    for steps in [0usize, 1, 3] {
+        diffuse_harness(steps).random(6, -1.0, 1.0);
+    }
+    // The early exit taken.
+    diffuse_harness(3).at(&[&[12.0, 1.0, 0.5, -0.5, 0.2]]);
 }
 
 #[test]
@@ -461,6 +440,7 @@ fn workspaces_carry_active_values_without_buffers_of_their_own() {
         WithWorkspaceGrad { x: 6.0 }
     );
     let mut ws = [0.0; 2];
+    assert_eq!(with_workspace(1.5, &mut ws), 7.5);
     assert_eq!(with_workspace_jvp(1.5, &mut ws, 1.0), (7.5, 6.0));
     assert_eq!(ws, [3.0, 3.0]);
 }

@@ -355,29 +355,37 @@ fn mixture_likelihood_fills_workspaces_through_three_helpers() {
         .random(4, -1.0, 1.0);
 }
 
-#[test]
-fn in_place_steps_composed_through_bare_mut_arguments() {
+type SliceStep = fn(&mut [f64], f64) -> f64;
+type SliceStepJvp = fn(&mut [f64], f64, &mut [f64], f64) -> (f64, f64);
+type SliceStepVjp = fn(&mut [f64], f64, &mut [f64], &mut f64, f64) -> f64;
+
+/// A function of a two-element in-out slice and a float, flattened as (s, x) -> (s, value).
+fn slice_step_harness(f: SliceStep, jvp: SliceStepJvp, vjp: SliceStepVjp) -> Harness<'static> {
     Harness::new(3)
-        .primal(|p| {
+        .primal(move |p| {
             let mut s = p[0..2].to_vec();
-            let v = two_steps(&mut s, p[2]);
+            let v = f(&mut s, p[2]);
             vec![s[0], s[1], v]
         })
-        .jvp(|p, d| {
+        .jvp(move |p, d| {
             let mut s = p[0..2].to_vec();
             let mut ds = d[0..2].to_vec();
-            let (v, dv) = two_steps_jvp(&mut s, p[2], &mut ds, d[2]);
+            let (v, dv) = jvp(&mut s, p[2], &mut ds, d[2]);
             (vec![s[0], s[1], v], vec![ds[0], ds[1], dv])
         })
-        .vjp(|p, c, g| {
+        .vjp(move |p, c, g| {
             let mut s = p[0..2].to_vec();
             let mut bs = c[0..2].to_vec();
-            let v = two_steps_vjp(&mut s, p[2], &mut bs, &mut g[2], c[2]);
+            let v = vjp(&mut s, p[2], &mut bs, &mut g[2], c[2]);
             g[0] += bs[0];
             g[1] += bs[1];
             vec![s[0], s[1], v]
         })
-        .random(6, -1.0, 1.0);
+}
+
+#[test]
+fn in_place_steps_composed_through_bare_mut_arguments() {
+    slice_step_harness(two_steps, two_steps_jvp, two_steps_vjp).random(6, -1.0, 1.0);
 }
 
 #[test]
@@ -418,27 +426,7 @@ fn copy_from_slice_keeps_its_length_check() {
 
 #[test]
 fn mut_argument_passed_bare_next_to_a_shared_reborrow() {
-    Harness::new(3)
-        .primal(|p| {
-            let mut r = p[0..2].to_vec();
-            let d = reads_twice(&mut r, p[2]);
-            vec![r[0], r[1], d]
-        })
-        .jvp(|p, t| {
-            let mut r = p[0..2].to_vec();
-            let mut dr = t[0..2].to_vec();
-            let (d, dd) = reads_twice_jvp(&mut r, p[2], &mut dr, t[2]);
-            (vec![r[0], r[1], d], vec![dr[0], dr[1], dd])
-        })
-        .vjp(|p, c, g| {
-            let mut r = p[0..2].to_vec();
-            let mut br = c[0..2].to_vec();
-            let d = reads_twice_vjp(&mut r, p[2], &mut br, &mut g[2], c[2]);
-            g[0] += br[0];
-            g[1] += br[1];
-            vec![r[0], r[1], d]
-        })
-        .random(4, -1.0, 1.0);
+    slice_step_harness(reads_twice, reads_twice_jvp, reads_twice_vjp).random(4, -1.0, 1.0);
 }
 
 #[test]

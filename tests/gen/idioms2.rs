@@ -127,7 +127,7 @@ impl FnGen<'_> {
     }
 
     /// Marks the variable `name` as read.
-    fn mark_read(&mut self, name: &str) {
+    pub(super) fn mark_read(&mut self, name: &str) {
         for v in &mut self.vars {
             if v.name == name {
                 v.dirty = false;

@@ -205,7 +205,7 @@ impl FnGen<'_> {
             OutKind::F64
         };
         self.budget = self.rng.gen_range(1..=5);
-        self.finish(format!("hm{k}"), 700 + k as u64, params, out)
+        self.finish(format!("hm{k}"), 800 + k as u64, params, out)
     }
 
     /// The last loop of an in-out helper: `io[j] = (c * io[j]).tanh();` for every element.
@@ -272,10 +272,8 @@ impl FnGen<'_> {
                     let d = self.rng.gen_range(0..=2);
                     let e = self.expr(d);
                     let e = self.scale(e, HELPER_ARG_BOUND);
-                    let t = self.fresh("t");
-                    self.bind_temp(&t, &e);
-                    args.push(t.clone());
-                    self.declare(t, Ty::Float, false, e.b, 0.0);
+                    let t = self.bind_temp(&e);
+                    args.push(t);
                 }
                 Param::Slice(_) => {
                     // Anything but `w` itself (it is borrowed mutably by the same call).
@@ -366,10 +364,8 @@ impl FnGen<'_> {
             let d = self.rng.gen_range(0..=2);
             let e = self.expr(d);
             let e = self.squash(e, base);
-            let t = self.fresh("t");
             // Bound first: `w.fill(w[0])` borrows `w` twice.
-            self.bind_temp(&t, &e);
-            self.declare(t.clone(), Ty::Float, false, e.b, 0.0);
+            let t = self.bind_temp(&e);
             if common && self.chance(0.3) {
                 self.line(format!("{name}[2..].fill({t});"));
             } else {
@@ -387,17 +383,9 @@ impl FnGen<'_> {
             } else {
                 self.line(format!("{name}.copy_from_slice({src_ref});"));
             }
-            self.mark_read_of(&src);
+            self.mark_read(&src);
         }
         self.vars[w].dirty = true;
-    }
-
-    fn mark_read_of(&mut self, name: &str) {
-        for v in &mut self.vars {
-            if v.name == name {
-                v.dirty = false;
-            }
-        }
     }
 }
 
@@ -408,12 +396,7 @@ impl FnGen<'_> {
         let w = self.pick(&self.slice_method_targets());
         let name = self.vars[w].name.clone();
         let bound = self.vars[w].bound;
-        let d = self.rng.gen_range(0..=1);
-        let e = self.expr_nc(d);
-        let e = self.scale(e, 1.0);
-        let t = self.fresh("t");
-        self.bind_temp(&t, &e);
-        self.declare(t.clone(), Ty::Float, false, e.b, 0.0);
+        let t = self.unit_temp();
         let me = Ex::atom("*y".to_string(), bound);
         let me = self.scale(me, 1.0);
         let src = if self.vars[w].arr_len.is_none() {
@@ -438,7 +421,7 @@ impl FnGen<'_> {
                 let s_it = format!("{s}.iter()");
                 self.line(format!("for (y, &x) in {it}.zip({s_it}) {{"));
                 self.line(format!("    *y = ({} + 0.05 * x + {t}).{f}();", me.s));
-                self.mark_read_of(&s);
+                self.mark_read(&s);
             }
             None => {
                 self.line(format!("for y in {it} {{"));
@@ -470,12 +453,7 @@ impl FnGen<'_> {
         let w = self.pick(&ws);
         let name = self.vars[w].name.clone();
         let bound = self.vars[w].bound;
-        let d = self.rng.gen_range(0..=1);
-        let e = self.expr_nc(d);
-        let e = self.scale(e, 1.0);
-        let t = self.fresh("t");
-        self.bind_temp(&t, &e);
-        self.declare(t.clone(), Ty::Float, false, e.b, 0.0);
+        let t = self.unit_temp();
         // A factor bringing an element under 1 (a product of two under 1 as well).
         let k = SCALES
             .iter()
@@ -510,12 +488,25 @@ impl FnGen<'_> {
 }
 
 impl FnGen<'_> {
-    /// `let t = e;`, typed when `e` is made of literals only (else `t.cosh()` would not compile).
-    fn bind_temp(&mut self, t: &str, e: &Ex) {
+    /// `let t = e;` for a fresh float `t`, typed when `e` is made of literals only (else
+    /// `t.cosh()` would not compile); gives `t`.
+    fn bind_temp(&mut self, e: &Ex) -> String {
+        let t = self.fresh("t");
         if e.konst {
             self.line(format!("let {t}: f64 = {};", e.s));
         } else {
             self.line(format!("let {t} = {};", e.s));
         }
+        self.declare(t.clone(), Ty::Float, false, e.b, 0.0);
+        t
+    }
+
+    /// A fresh float bound to a small random expression within 1 (read inside a loop that
+    /// borrows a vector, where the expression could not read it).
+    fn unit_temp(&mut self) -> String {
+        let d = self.rng.gen_range(0..=1);
+        let e = self.expr_nc(d);
+        let e = self.scale(e, 1.0);
+        self.bind_temp(&e)
     }
 }

@@ -198,17 +198,22 @@ impl<'a> Signatures<'a> {
         quote!(where #preds #(#extra)*)
     }
 
+    /// The function's generic parameters as written after a name (`<T: Float>`, or nothing).
+    fn generics(&self) -> TokenStream {
+        let gparams = &self.f.item.sig.generics.params;
+        if gparams.is_empty() {
+            quote!()
+        } else {
+            quote!(<#gparams>)
+        }
+    }
+
     fn headers(&self) -> (TokenStream, TokenStream, Option<TokenStream>) {
         let sig = &self.f.item.sig;
         let vis = &self.f.item.vis;
         let name = &sig.ident;
         let where_c = self.where_clause();
-        let gparams = &sig.generics.params;
-        let generics = if gparams.is_empty() {
-            quote!()
-        } else {
-            quote!(<#gparams>)
-        };
+        let generics = self.generics();
         let inputs = self.inputs();
         let out = &self.f.output.ty;
         let allow = quote!(#[allow(unused_mut, unused_variables, unused_assignments, unused_parens, unused_braces, unreachable_code, non_snake_case, clippy::all)]);
@@ -408,16 +413,10 @@ impl<'a> Signatures<'a> {
     /// `f` gives a value): `f_vjp` with a zero seed, or without one when `f` gives `()`.
     fn dropped(&self) -> (TokenStream, TokenStream) {
         let rt = names::rt();
-        let sig = &self.f.item.sig;
         let vis = &self.f.item.vis;
-        let name = &sig.ident;
+        let name = &self.f.item.sig.ident;
         let where_c = self.where_clause();
-        let gparams = &sig.generics.params;
-        let generics = if gparams.is_empty() {
-            quote!()
-        } else {
-            quote!(<#gparams>)
-        };
+        let generics = self.generics();
         let inputs = self.inputs();
         let adjs = self.shadow_args(Self::adjoint_ty);
         let dropped = names::companion(name, "vjp_dropped");

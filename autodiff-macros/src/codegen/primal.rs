@@ -233,6 +233,17 @@ pub fn scalar_ref_rebind(p: &Param) -> Option<TokenStream> {
     })
 }
 
+/// `*__ad_ref_x = x;`: a `&mut` float argument's value written back through its reference.
+pub fn scalar_ref_write_back(p: &Param) -> Option<TokenStream> {
+    if p.scalar_ref()? {
+        let n = &p.name;
+        let r = names::param_ref(n, false);
+        Some(quote!(*#r = #n;))
+    } else {
+        None
+    }
+}
+
 /// The type annotation of a pattern, rebuilt from its names' annotations (`_` where a name has
 /// none; `(f64, _)` for a tuple), or `None` when no name has one.
 pub fn pat_type(vars: &[Var], pat: &Pat) -> Option<TokenStream> {

@@ -14,6 +14,7 @@ use crate::names;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 
+mod calls;
 mod program;
 #[cfg(test)]
 mod tests;
@@ -112,28 +113,6 @@ fn let_pair(pat: TokenStream, value: TokenStream, tangent: Option<(TokenStream, 
 }
 
 impl<'a> Forward<'a> {
-    /// Before every exit: each `&mut` float argument (and its tangent) written back through the
-    /// reference it arrived as.
-    fn write_back(&self) -> Vec<Op> {
-        let mut ops = Vec::new();
-        for p in self
-            .f
-            .params
-            .iter()
-            .filter(|p| p.scalar_ref() == Some(true))
-        {
-            let n = &p.name;
-            let r = names::param_ref(n, false);
-            ops.push(Op::Code(quote!(*#r = #n;)));
-            if p.active {
-                let t = names::tangent(&self.f.vars[p.var], p.var);
-                let tr = names::param_ref(n, true);
-                ops.push(Op::Code(quote!(*#tr = #t;)));
-            }
-        }
-        ops
-    }
-
     pub fn param_tangent_name(&self, p: &Param) -> syn::Ident {
         let taken: Vec<String> = self.f.params.iter().map(|p| p.name.to_string()).collect();
         names::shadow_param(&p.name, &taken)
@@ -453,119 +432,6 @@ impl<'a> Forward<'a> {
         let v = self.primal(e);
         pre.push(let_pair(quote!(#n), v, None));
         quote!(#n)
-    }
-
-    /// A call of a function with companions: `g_jvp(primals..., tangents...)`.
-    fn call(
-        &mut self,
-        func: &syn::Path,
-        args: &[Expr],
-        span: Span,
-        pre: &mut Vec<Op>,
-    ) -> (TokenStream, TokenStream) {
-        let (primals, tangents) = self.call_args(args, pre);
-        let out = self.fresh("r");
-        let tout = self.fresh("dr");
-        pre.push(Op::CallJvp {
-            outs: Some((out.clone(), tout.clone())),
-            path: companion_path(func, "jvp"),
-            primals,
-            tangents,
-            span,
-        });
-        (quote!(#out), quote!(#tout))
-    }
-
-    /// The primal and tangent arguments of a call's `_jvp`.
-    fn call_args(
-        &mut self,
-        args: &[Expr],
-        pre: &mut Vec<Op>,
-    ) -> (Vec<TokenStream>, Vec<TokenStream>) {
-        let mut primals = Vec::new();
-        let mut tangents = Vec::new();
-        for a in args {
-            let shape = self.shape(a);
-            if !shape.is_float() {
-                primals.push(self.primal(a));
-                continue;
-            }
-            // `&mut w`: `w`'s tangent is updated in place with it (a `&mut` argument's tangent
-            // is itself a `&mut` reference).
-            if let ExprKind::MutRef(w, reborrow) = a.kind {
-                primals.push(self.primal(a));
-                let tw = self.tangent(w);
-                if self.var_active(w) {
-                    tangents.push(if reborrow {
-                        quote!(&mut *#tw)
-                    } else {
-                        quote!(&mut #tw)
-                    });
-                } else {
-                    // An inactive buffer: its tangent is zero before the call, and what the
-                    // call leaves in it is not read.
-                    let tmp = self.fresh("z");
-                    let p = self.primal(&Expr::new(ExprKind::Var(w), a.span));
-                    let zeros = Tan::Zeros {
-                        shape,
-                        like: if reborrow { quote!(*#p) } else { p },
-                    };
-                    pre.push(tangent_let(quote!(mut #tmp), zeros));
-                    tangents.push(quote!(&mut #tmp));
-                }
-                continue;
-            }
-            let v = self.expr(a, pre);
-            let (p, t) = match v {
-                // A constant sequence passed by reference (`&w`, `&w[1..]`, or `v` of type
-                // `&[f64]`): a borrowed buffer of zeros shaped like it.
-                Val::Plain(p) if self.is_borrow(a) => {
-                    let tmp = self.fresh("z");
-                    let zeros = Tan::Zeros {
-                        shape,
-                        like: quote!(*#p),
-                    };
-                    pre.push(tangent_let(quote!(#tmp), zeros));
-                    (p, quote!(&#tmp))
-                }
-                v => self.pair_of(v, &shape, pre),
-            };
-            primals.push(p);
-            tangents.push(t);
-        }
-        (primals, tangents)
-    }
-
-    /// A call statement writing through `&mut` (`f(.., &mut v);`): its `_jvp`, for what it
-    /// writes into `v` and `v`'s tangent (the callee gives `()`).
-    fn call_stmt(&mut self, e: &Expr) -> Vec<Op> {
-        let ExprKind::Call { func, args, .. } = &e.kind else {
-            return vec![let_pair(quote!(_), self.primal(e), None)];
-        };
-        let mut pre = Vec::new();
-        let (primals, tangents) = self.call_args(args, &mut pre);
-        pre.push(Op::CallJvp {
-            outs: None,
-            path: companion_path(func, "jvp"),
-            primals,
-            tangents,
-            span: e.span,
-        });
-        pre
-    }
-
-    /// Whether an argument expression is a borrow: `&w`, `&w[a..b]`, or a variable whose type
-    /// is a reference (a slice argument, `&[f64; 3]`).
-    fn is_borrow(&self, a: &Expr) -> bool {
-        match &a.kind {
-            ExprKind::Ref(_) | ExprKind::SubSlice { .. } => true,
-            ExprKind::Var(v) => {
-                let var = &self.f.vars[*v];
-                var.shape == Shape::Seq(SeqKind::Slice)
-                    || matches!(var.ty, Some(syn::Type::Reference(_)))
-            }
-            _ => false,
-        }
     }
 
     // ------------------------------------------------------------------ statements

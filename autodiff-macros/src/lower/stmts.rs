@@ -457,6 +457,13 @@ impl Lowerer<'_> {
             syn::Expr::MethodCall(m) if self.inplace_method(m, out) => {}
             syn::Expr::MethodCall(m) if m.method == "push" && m.args.len() == 1 => {
                 match self.var_of_path(&m.receiver) {
+                    // Its tangent and adjoint are the caller's slices, of a fixed length.
+                    Some(v) if self.vars[v].by_mut_ref() => self.diag.unsupported_at(
+                        &m,
+                        "`push` onto a `&mut Vec` argument",
+                        "fill a `&mut [T]` of the final length, or build a local `Vec` and \
+                         return it",
+                    ),
                     Some(v) => {
                         let value = self.expr(&m.args[0], out);
                         self.vars[v].mutable = true;

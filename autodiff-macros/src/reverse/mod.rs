@@ -425,15 +425,24 @@ impl Emitter<'_> {
             index: Some(&view),
         };
         match &e.kind {
-            ExprKind::Var(v) if matches!(self.vars[*v].shape, Shape::Seq(SeqKind::Vec)) => {
-                let n = self.uname(*v);
-                quote!(::core::clone::Clone::clone(&#n))
-            }
-            ExprKind::Var(v) if self.vars[*v].by_mut_ref() => {
-                let n = self.uname(*v);
-                quote!(::std::borrow::ToOwned::to_owned(&*#n))
+            ExprKind::Var(v)
+                if matches!(self.vars[*v].shape, Shape::Seq(SeqKind::Vec))
+                    || self.vars[*v].by_mut_ref() =>
+            {
+                self.owned_copy(*v)
             }
             _ => p.expr(e),
+        }
+    }
+
+    /// A copy of sequence `v`'s contents with `v`'s own type (`Vec`, array; a `Vec` for a
+    /// `&mut [T]` argument), for a value saved where `v` itself would be moved or changed.
+    fn owned_copy(&self, v: VarId) -> TokenStream {
+        let n = self.uname(v);
+        if self.vars[v].by_mut_ref() {
+            quote!(::std::borrow::ToOwned::to_owned(&*#n))
+        } else {
+            quote!(::core::clone::Clone::clone(&#n))
         }
     }
 
@@ -569,12 +578,8 @@ impl Emitter<'_> {
         let write_back: Vec<Op> = f
             .params
             .iter()
-            .filter(|p| p.scalar_ref() == Some(true))
-            .map(|p| {
-                let n = &p.name;
-                let r = names::param_ref(n, false);
-                Op::Code(quote!(*#r = #n;))
-            })
+            .filter_map(crate::codegen::primal::scalar_ref_write_back)
+            .map(Op::Code)
             .collect();
         let mut program: Vec<Op> = rebind.map(Op::Code).collect();
         program.push(Op::Code(quote!(#(#items)*)));

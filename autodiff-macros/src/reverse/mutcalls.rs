@@ -94,17 +94,6 @@ impl Emitter<'_> {
         out.rev.push(Op::Block(rev));
     }
 
-    /// A copy of sequence `v`'s contents with `v`'s own type (`Vec`, array; a `Vec` for a
-    /// `&mut [T]` argument).
-    fn owned_copy(&self, v: VarId) -> TokenStream {
-        let n = self.uname(v);
-        if self.vars[v].by_mut_ref() {
-            quote!(::std::borrow::ToOwned::to_owned(&*#n))
-        } else {
-            quote!(::core::clone::Clone::clone(&#n))
-        }
-    }
-
     /// The primal and adjoint arguments of the callee's `_vjp` for an argument `&mut w`.
     pub(super) fn lend_mut(
         &mut self,

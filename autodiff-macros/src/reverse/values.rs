@@ -80,14 +80,8 @@ impl Emitter<'_> {
                 SnapSite::OwnedVar { read, var } => {
                     // The copy has the variable's own type (an array stays an array); `val`
                     // then borrows it.
-                    let n = self.uname(var);
                     self.count_read(var);
-                    let copy = if self.vars[var].by_mut_ref() {
-                        quote!(::std::borrow::ToOwned::to_owned(&*#n))
-                    } else {
-                        quote!(::core::clone::Clone::clone(&#n))
-                    };
-                    snaps.push(Snap::new(read, true, copy));
+                    snaps.push(Snap::new(read, true, self.owned_copy(var)));
                 }
                 SnapSite::OwnedSlice(read) => {
                     let t = self.fwd_expr(read);
