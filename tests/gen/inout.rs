@@ -293,7 +293,18 @@ impl FnGen<'_> {
                     args.push(a);
                 }
                 Param::InOut(_) => {
-                    let a = if self.inout == Some(wname.as_str()) {
+                    let a = if self.on(Construct::InOutSubSlice) && self.chance(0.3) {
+                        // A sub-slice of the whole length (helpers index by the common length).
+                        self.count(Construct::InOutSubSlice);
+                        let len = self.lens[0];
+                        let forms = [
+                            format!("&mut {wname}[..]"),
+                            format!("&mut {wname}[..{len}]"),
+                            format!("&mut {wname}[0..{len}]"),
+                            format!("&mut {wname}[0..={len} - 1]"),
+                        ];
+                        self.pick(&forms)
+                    } else if self.inout == Some(wname.as_str()) {
                         let mut forms = vec![format!("&mut *{wname}")];
                         if self.on(Construct::InOutBareArg) {
                             forms.push(wname.clone());

@@ -216,6 +216,7 @@ constructs! {
     SliceMethods => "slice_methods",
     IterMut => "iter_mut",
     SplitBorrow => "split_borrow",
+    InOutSubSlice => "inout_subslice",
 }
 
 /// What to generate.

@@ -60,7 +60,7 @@ pub fn expr_active(vars: &[Var], e: &Expr) -> bool {
         | ExprKind::PlainMethod { .. }
         | ExprKind::VecNew { .. }
         | ExprKind::Poison => false,
-        ExprKind::Var(v) | ExprKind::CopySeq(v, _) | ExprKind::MutRef(v, _) => vars[*v].active,
+        ExprKind::Var(v) | ExprKind::CopySeq(v, _) | ExprKind::MutRef(v, ..) => vars[*v].active,
         ExprKind::Index { base, .. } | ExprKind::SubSlice { base, .. } => vars[*base].active,
         ExprKind::Binary { op, lhs, rhs } => {
             op.is_arith() && (expr_active(vars, lhs) || expr_active(vars, rhs))

@@ -68,13 +68,23 @@ impl Printer<'_> {
             }
             ExprKind::CopySeq(v, to) => copy_seq(&(self.name)(*v), *to),
             // `&mut *r` for an argument that is itself a `&mut` reference.
-            ExprKind::MutRef(v, true) => {
+            ExprKind::MutRef(v, true, None) => {
                 let b = (self.name)(*v);
                 quote_spanned!(span=> &mut *#b)
             }
-            ExprKind::MutRef(v, false) => {
+            ExprKind::MutRef(v, false, None) => {
                 let b = (self.name)(*v);
                 quote_spanned!(span=> &mut #b)
+            }
+            ExprKind::MutRef(v, _, Some(r)) => {
+                let b = (self.name)(*v);
+                let s = r.start.as_ref().map(|s| self.expr(s));
+                let e = r.end.as_ref().map(|e| self.expr(e));
+                if r.inclusive {
+                    quote_spanned!(span=> &mut #b[#s..=#e])
+                } else {
+                    quote_spanned!(span=> &mut #b[#s..#e])
+                }
             }
             ExprKind::SubSlice {
                 base,

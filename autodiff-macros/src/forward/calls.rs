@@ -62,9 +62,29 @@ impl Forward<'_> {
             }
             // `&mut w`: `w`'s tangent is updated in place with it (a `&mut` argument's tangent
             // is itself a `&mut` reference).
-            if let ExprKind::MutRef(w, reborrow) = a.kind {
+            if let ExprKind::MutRef(w, reborrow, range) = &a.kind {
+                let (w, reborrow) = (*w, *reborrow);
                 primals.push(self.primal(a));
                 let tw = self.tangent(w);
+                if let Some(r) = range {
+                    // `&mut w[a..b]`: the same range of `w`'s tangent (or of zeros).
+                    let s = r.start.as_ref().map(|s| self.primal(s));
+                    let x = r.end.as_ref().map(|x| self.primal(x));
+                    let dots = if r.inclusive { quote!(..=) } else { quote!(..) };
+                    if self.var_active(w) {
+                        tangents.push(quote!(&mut #tw[#s #dots #x]));
+                    } else {
+                        let tmp = self.fresh("z");
+                        let p = self.primal(&Expr::new(ExprKind::Var(w), a.span));
+                        let zeros = Tan::Zeros {
+                            shape,
+                            like: quote!(#p[#s #dots #x]),
+                        };
+                        pre.push(tangent_let(quote!(mut #tmp), zeros));
+                        tangents.push(quote!(&mut #tmp[..]));
+                    }
+                    continue;
+                }
                 if self.var_active(w) {
                     tangents.push(if reborrow {
                         quote!(&mut *#tw)

@@ -402,8 +402,9 @@ pub enum ExprKind {
     /// `&mut v`, `v` a mutable sequence variable: only as an argument of a call to a
     /// differentiated function that is a statement of its own (`f(.., &mut v);`,
     /// `let y = f(.., &mut v);`), which reads and overwrites `v` (the convention of in-out
-    /// arguments). `true` when `v` is itself a `&mut` argument (printed `&mut *v`).
-    MutRef(VarId, bool),
+    /// arguments). `true` when `v` is itself a `&mut` argument (printed `&mut *v`). With a range,
+    /// `&mut v[a..b]`: the call reads and overwrites that sub-slice only.
+    MutRef(VarId, bool, Option<Box<SubRange>>),
     /// `&v[a..b]`: a sub-slice argument.
     SubSlice {
         base: VarId,
@@ -430,6 +431,14 @@ pub enum CastForm {
     /// `expr.method() suffix`, the method and suffix in `tokens`: `.into()`,
     /// `.to_f64().unwrap()`.
     Method(TokenStream),
+}
+
+/// The range of a sub-slice borrowed `&mut v[start..end]` (`..=` when `inclusive`).
+#[derive(Clone, Debug)]
+pub struct SubRange {
+    pub start: Option<Box<Expr>>,
+    pub end: Option<Box<Expr>>,
+    pub inclusive: bool,
 }
 
 /// What a copy of a sequence gives.

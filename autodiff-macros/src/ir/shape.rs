@@ -18,7 +18,11 @@ pub fn shape_of(vars: &[Var], e: &Expr) -> Shape {
             syn::Lit::Bool(_) => Shape::Bool,
             _ => Shape::Other,
         },
-        ExprKind::Var(v) | ExprKind::MutRef(v, _) => vars[*v].shape.clone(),
+        ExprKind::Var(v) | ExprKind::MutRef(v, _, None) => vars[*v].shape.clone(),
+        ExprKind::MutRef(v, _, Some(_)) => match vars[*v].shape {
+            Shape::Seq(_) => Shape::Seq(SeqKind::Slice),
+            _ => Shape::Other,
+        },
         ExprKind::Opaque { shape, .. } => shape.clone(),
         ExprKind::Index { base, .. } => match vars[*base].shape {
             Shape::Seq(_) => Shape::Scalar,

@@ -75,8 +75,16 @@ macro_rules! children_of {
             | ExprKind::Len(_)
             | ExprKind::ElemConst { .. }
             | ExprKind::CopySeq(..)
-            | ExprKind::MutRef(..)
+            | ExprKind::MutRef(_, _, None)
             | ExprKind::Poison => {}
+            ExprKind::MutRef(_, _, Some(r)) => {
+                if let Some(s) = r.start.$iter().next() {
+                    $out.push(s)
+                }
+                if let Some(x) = r.end.$iter().next() {
+                    $out.push(x)
+                }
+            }
             ExprKind::Index { index, .. } => $out.push(index),
             ExprKind::Binary { lhs, rhs, .. } => {
                 $out.push(lhs);
@@ -167,7 +175,7 @@ impl Expr {
             | ExprKind::Index { base: v, .. }
             | ExprKind::Len(v)
             | ExprKind::CopySeq(v, _)
-            | ExprKind::MutRef(v, _)
+            | ExprKind::MutRef(v, ..)
             | ExprKind::SubSlice { base: v, .. } => out.push(*v),
             _ => {}
         });
@@ -180,7 +188,7 @@ impl Expr {
             ExprKind::Call { args, .. } => args
                 .iter()
                 .filter_map(|a| match a.kind {
-                    ExprKind::MutRef(v, _) => Some(v),
+                    ExprKind::MutRef(v, ..) => Some(v),
                     _ => None,
                 })
                 .collect(),
@@ -402,7 +410,18 @@ impl Expr {
                 },
             ) => index == i2 && base.same(b2),
             (K::Ref(a), K::Ref(b)) => a.same(b),
-            (K::MutRef(a, _), K::MutRef(b, _)) => a == b,
+            (K::MutRef(a, _, r), K::MutRef(b, _, r2)) => {
+                a == b
+                    && match (r, r2) {
+                        (None, None) => true,
+                        (Some(r), Some(r2)) => {
+                            r.inclusive == r2.inclusive
+                                && opt(&r.start, &r2.start)
+                                && opt(&r.end, &r2.end)
+                        }
+                        _ => false,
+                    }
+            }
             (
                 K::SubSlice {
                     base,

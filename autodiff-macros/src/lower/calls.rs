@@ -298,7 +298,7 @@ impl Lowerer<'_> {
                     let span = a.span;
                     let inner = std::mem::replace(a, Expr::new(ExprKind::Poison, span));
                     *a = if whole_stmt {
-                        Expr::new(ExprKind::MutRef(v, true), span)
+                        Expr::new(ExprKind::MutRef(v, true, None), span)
                     } else {
                         Expr::new(ExprKind::Ref(Box::new(inner)), span)
                     };

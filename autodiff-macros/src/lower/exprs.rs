@@ -269,7 +269,7 @@ impl Lowerer<'_> {
                         if matches!(self.vars[v].shape, Shape::Seq(_)) {
                             let reborrow = self.vars[v].by_mut_ref();
                             self.mut_ref_tokens.push(e.to_token_stream());
-                            let mut m = Expr::new(ExprKind::MutRef(v, reborrow), span);
+                            let mut m = Expr::new(ExprKind::MutRef(v, reborrow, None), span);
                             // Until normalisation numbers the nodes, the id says which tokens
                             // are this `&mut v` (1-based: 0 is `NONE`), for an error that
                             // underlines all of it.
@@ -278,12 +278,30 @@ impl Lowerer<'_> {
                         }
                     }
                     if let syn::Expr::Index(ix) = inner {
-                        if matches!(&*ix.index, syn::Expr::Range(_)) {
+                        if let syn::Expr::Range(rg) = &*ix.index {
+                            // `&mut v[a..b]`: the call reads and overwrites that sub-slice.
+                            if let Some(v) = self.var_of_path(&ix.expr) {
+                                if matches!(self.vars[v].shape, Shape::Seq(_)) {
+                                    let reborrow = self.vars[v].by_mut_ref();
+                                    let range = SubRange {
+                                        start: rg
+                                            .start
+                                            .as_ref()
+                                            .map(|s| Box::new(self.expr(s, out))),
+                                        end: rg.end.as_ref().map(|s| Box::new(self.expr(s, out))),
+                                        inclusive: matches!(rg.limits, syn::RangeLimits::Closed(_)),
+                                    };
+                                    self.mut_ref_tokens.push(e.to_token_stream());
+                                    let kind = ExprKind::MutRef(v, reborrow, Some(Box::new(range)));
+                                    let mut m = Expr::new(kind, span);
+                                    m.id = ExprId(self.mut_ref_tokens.len() as u32);
+                                    return m;
+                                }
+                            }
                             return self.poison(
                                 &e,
-                                "`&mut` borrows of sub-slices (yet)",
-                                "pass the whole sequence (`&mut v`), or split it with \
-                                 `split_at_mut`/`chunks_mut` and write through the parts",
+                                "`&mut` borrows of sub-slices of this expression",
+                                "borrow a sub-slice of a sequence variable: `&mut v[a..b]`",
                             );
                         }
                     }

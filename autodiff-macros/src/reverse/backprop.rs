@@ -358,8 +358,17 @@ impl Emitter<'_> {
             }
         }
         for a in args {
-            if let ExprKind::MutRef(w, _) = a.kind {
-                self.lend_mut(w, copies, &mut prims, &mut adjs, code);
+            if let ExprKind::MutRef(w, _, range) = &a.kind {
+                self.lend_mut(
+                    *w,
+                    range.as_deref(),
+                    copies,
+                    cx,
+                    &mut dummy,
+                    &mut prims,
+                    &mut adjs,
+                    code,
+                );
                 continue;
             }
             let v = self.val(a, cx, &mut dummy, code);

@@ -44,8 +44,18 @@ impl Emitter<'_> {
         let mut copies = HashMap::new();
         if live {
             self.prepare(e, &mut cx, out);
-            for v in &borrows {
-                let copy = self.owned_copy(*v);
+            for a in args {
+                let ExprKind::MutRef(v, _, range) = &a.kind else {
+                    continue;
+                };
+                let copy = match range {
+                    None => self.owned_copy(*v),
+                    // `&mut v[a..b]`: a copy of the sub-slice only.
+                    Some(_) => {
+                        let slice = self.fwd_expr(a);
+                        quote!(::std::borrow::ToOwned::to_owned(&*#slice))
+                    }
+                };
                 let s = self.save(copy, level, out, None);
                 copies.insert(*v, s);
             }
@@ -94,11 +104,16 @@ impl Emitter<'_> {
         out.rev.push(Op::Block(rev));
     }
 
-    /// The primal and adjoint arguments of the callee's `_vjp` for an argument `&mut w`.
+    /// The primal and adjoint arguments of the callee's `_vjp` for an argument `&mut w` (or
+    /// `&mut w[range]`).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn lend_mut(
         &mut self,
         w: VarId,
+        range: Option<&SubRange>,
         copies: &HashMap<VarId, syn::Ident>,
+        cx: &mut StmtCx,
+        dummy: &mut BlockOut,
         prims: &mut Vec<TokenStream>,
         adjs: &mut Vec<TokenStream>,
         code: &mut Vec<Op>,
@@ -113,6 +128,28 @@ impl Emitter<'_> {
             pat: quote!(mut #t),
             value: quote!(#copy),
         });
+        if let Some(r) = range {
+            // The copy of the sub-slice is a `Vec`; the adjoint, the same range of `w`'s.
+            prims.push(quote!(&mut #t[..]));
+            if self.vars[w].active && self.acc.contains(&w) {
+                let s = r.start.as_ref().map(|s| self.val(s, cx, dummy, code));
+                let x = r.end.as_ref().map(|x| self.val(x, cx, dummy, code));
+                let b = self.adj_used(w);
+                adjs.push(if r.inclusive {
+                    quote!(&mut #b[#s..=#x])
+                } else {
+                    quote!(&mut #b[#s..#x])
+                });
+            } else {
+                let z = self.fresh("a");
+                code.push(Op::Let {
+                    pat: quote!(mut #z),
+                    value: quote!(#rt::zero_tangent(&#t[..])),
+                });
+                adjs.push(quote!(&mut #z[..]));
+            }
+            return;
+        }
         prims.push(quote!(&mut #t));
         let array = matches!(self.vars[w].shape, Shape::Seq(SeqKind::Array(_)));
         if self.vars[w].active && self.acc.contains(&w) {

@@ -165,7 +165,7 @@ impl WindowPlan<'_> {
             }
             ExprKind::Var(v)
             | ExprKind::CopySeq(v, _)
-            | ExprKind::MutRef(v, _)
+            | ExprKind::MutRef(v, ..)
             | ExprKind::SubSlice { base: v, .. }
                 if vars[*v].active && matches!(vars[*v].shape, Shape::Seq(_)) =>
             {
@@ -278,7 +278,7 @@ impl ViewPlan<'_, '_> {
             ExprKind::Index { base, index } => found.push((*base, Some((**index).clone()))),
             ExprKind::Var(v)
             | ExprKind::CopySeq(v, _)
-            | ExprKind::MutRef(v, _)
+            | ExprKind::MutRef(v, ..)
             | ExprKind::SubSlice { base: v, .. }
             | ExprKind::Len(v) => found.push((*v, None)),
             _ => {}
