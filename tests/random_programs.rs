@@ -80,6 +80,15 @@ impl Out for (f64, f64) {
     }
 }
 
+impl Out for ([f64; 2], f64) {
+    fn flat(self) -> Vec<f64> {
+        vec![self.0[0], self.0[1], self.1]
+    }
+    fn unflat(c: &[f64]) -> ([f64; 2], f64) {
+        ([c[0], c[1]], c[2])
+    }
+}
+
 impl Out for [f64; 2] {
     fn flat(self) -> Vec<f64> {
         self.to_vec()

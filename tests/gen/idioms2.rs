@@ -221,9 +221,11 @@ impl FnGen<'_> {
         }
     }
 
-    /// Helpers returning `[f64; 2]` this function may call now.
+    /// Helpers returning `[f64; 2]` or `([f64; 2], f64)` this function may call now.
     fn array_callable(&self) -> Vec<usize> {
-        self.callable_returning(OutKind::Array)
+        let mut hs = self.callable_returning(OutKind::Array);
+        hs.extend(self.callable_returning(OutKind::TupleArray));
+        hs
     }
 
     /// `let [t1, t2] = ha0(..);`, `let [t1, .., t2]: [f64; 2] = ha1(..);`: a call returning an
@@ -233,6 +235,27 @@ impl FnGen<'_> {
         let h = self.pick(&hs);
         let d = self.rng.gen_range(0..=2);
         let call = self.call_of(h, d, None, None);
+        if self.helpers[h].out == OutKind::TupleArray {
+            // `let (w, c): ([f64; 2], f64) = ha(..);`, either part possibly `_`.
+            let (w, c) = (self.fresh("w"), self.fresh("t"));
+            let (pw, pc) = match self.rng.gen_range(0..4) {
+                0 => ("_".to_string(), c.clone()),
+                1 => (w.clone(), "_".to_string()),
+                _ => (w.clone(), c.clone()),
+            };
+            self.line(format!("let ({pw}, {pc}): ([f64; 2], f64) = {};", call.s));
+            if pc != "_" {
+                self.declare(c, Ty::Float, false, call.b, 0.0);
+            }
+            if pw != "_" {
+                self.declare(w.clone(), Ty::Vector, false, call.b, 0.0);
+                let last = self.vars.last_mut().expect("just declared");
+                last.arr_len = Some(2);
+                last.dirty = true;
+                self.arrays.push(w);
+            }
+            return;
+        }
         let (parts, names, rest) = self.slice_pattern(2, 0.5);
         let annot = if rest || self.chance(0.2) {
             ": [f64; 2]"
@@ -353,7 +376,13 @@ impl FnGen<'_> {
             self.push_input(n, HELPER_ARG_BOUND);
         }
         self.budget = self.rng.gen_range(1..=5);
-        self.finish(format!("ha{k}"), 600 + k as u64, params, OutKind::Array)
+        let out = if self.on(Construct::TupleArrayOut) && self.chance(0.4) {
+            self.count(Construct::TupleArrayOut);
+            OutKind::TupleArray
+        } else {
+            OutKind::Array
+        };
+        self.finish(format!("ha{k}"), 600 + k as u64, params, out)
     }
 
     /// `hc{k}<T: Float + Into<f64> + FromPrimitive>(p: T, [r: T,] [w: &[T]]) -> T`: converts its

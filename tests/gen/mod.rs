@@ -217,6 +217,7 @@ constructs! {
     IterMut => "iter_mut",
     SplitBorrow => "split_borrow",
     InOutSubSlice => "inout_subslice",
+    TupleArrayOut => "tuple_array_out",
 }
 
 /// What to generate.
@@ -437,6 +438,8 @@ enum OutKind {
     F64,
     Tuple,
     Array,
+    /// `([f64; 2], f64)`.
+    TupleArray,
     /// `Vec<f64>` of length [`VEC_OUT_LEN`].
     Vec,
     /// `()`: the results are the final contents of the in-out argument (the value the other
@@ -453,6 +456,7 @@ impl OutKind {
             OutKind::F64 => "f64",
             OutKind::Tuple => "(f64, f64)",
             OutKind::Array => "[f64; 2]",
+            OutKind::TupleArray => "([f64; 2], f64)",
             OutKind::Vec => "Vec<f64>",
             OutKind::Unit => "()",
         }
@@ -462,6 +466,7 @@ impl OutKind {
         match self {
             OutKind::F64 | OutKind::Unit => 1,
             OutKind::Tuple | OutKind::Array => 2,
+            OutKind::TupleArray => 3,
             OutKind::Vec => VEC_OUT_LEN,
         }
     }
@@ -835,6 +840,9 @@ impl<'a> FnGen<'a> {
         } else if r < 0.42 && self.on(Construct::VecOut) {
             self.count(Construct::VecOut);
             OutKind::Vec
+        } else if r < 0.50 && self.on(Construct::TupleArrayOut) {
+            self.count(Construct::TupleArrayOut);
+            OutKind::TupleArray
         } else {
             OutKind::F64
         };
@@ -2984,6 +2992,7 @@ impl<'a> FnGen<'a> {
             OutKind::F64 => printed.remove(0),
             OutKind::Tuple => format!("({})", printed.join(", ")),
             OutKind::Array => format!("[{}]", printed.join(", ")),
+            OutKind::TupleArray => format!("([{}, {}], {})", printed[0], printed[1], printed[2]),
             OutKind::Vec if splat => format!("vec![{}; {VEC_OUT_LEN}]", printed[0]),
             OutKind::Vec => format!("vec![{}]", printed.join(", ")),
             OutKind::Unit => {

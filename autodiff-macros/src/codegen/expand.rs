@@ -412,7 +412,6 @@ impl<'a> Signatures<'a> {
     /// `f(.., &mut v);` in another differentiated function, where the caller cannot see whether
     /// `f` gives a value): `f_vjp` with a zero seed, or without one when `f` gives `()`.
     fn dropped(&self) -> (TokenStream, TokenStream) {
-        let rt = names::rt();
         let vis = &self.f.item.vis;
         let name = &self.f.item.sig.ident;
         let where_c = self.where_clause();
@@ -447,15 +446,7 @@ impl<'a> Signatures<'a> {
             _ if o.is_unit() => None,
             // A shorter seed is padded with zeros.
             Shape::Seq(SeqKind::Vec) => Some(quote!(&[])),
-            Shape::Seq(SeqKind::Array(n)) => {
-                let n = n.tokens();
-                Some(quote!([#rt::zero(); #n]))
-            }
-            Shape::Tuple(items) => {
-                let z = items.iter().map(|_| quote!(#rt::zero()));
-                Some(quote!((#(#z,)*)))
-            }
-            _ => Some(quote!(#rt::zero())),
+            s => Some(crate::reverse::zero_adjoint(s)),
         };
         let body = quote!(let _ = #vjp(#(#args,)* #seed););
         (header, body)

@@ -328,7 +328,17 @@ impl Lowerer<'_> {
                 }
                 _ => false,
             };
-            if by_ref {
+            let untyped = match e.kind {
+                ExprKind::Var(v) => self.call_lets.iter().find(|(c, _)| *c == v).cloned(),
+                _ => None,
+            };
+            if let (true, Some((v, pat))) = (by_ref, untyped) {
+                // More likely a sequence whose type the macro cannot see.
+                let name = self.vars[v].name.to_string();
+                let examples = super::shapes::untyped_examples(&name, &pat);
+                let msg = super::shapes::call_result_untyped(&name, &examples);
+                self.diag.error_at(a, msg);
+            } else if by_ref {
                 self.diag.unsupported_at(
                     a,
                     "passing a float by reference to a differentiated function (yet)",

@@ -356,6 +356,10 @@ impl Lowerer<'_> {
                     {
                         Expr::new(ExprKind::Ref(Box::new(inner)), span)
                     }
+                    // A borrowed sequence value: `&[a, b, c]`, `&vec![..]`, `&v.to_vec()`.
+                    _ if matches!(self.shape_of(&inner), Shape::Seq(_)) => {
+                        Expr::new(ExprKind::Ref(Box::new(inner)), span)
+                    }
                     _ => inner,
                 }
             }

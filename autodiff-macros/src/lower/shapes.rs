@@ -62,13 +62,7 @@ impl Lowerer<'_> {
         for (v, tokens) in self.call_lets.clone() {
             if misused.contains(&v) {
                 let name = self.vars[v].name.to_string();
-                let msg = call_result_untyped(
-                    &name,
-                    &format!(
-                        "`let {name}: [f64; 2] = ...`, `let {name}: Vec<f64> = ...` or \
-                         `let {name}: (f64, f64) = ...` (or destructure it: `let (a, b) = ...`)"
-                    ),
-                );
+                let msg = call_result_untyped(&name, &untyped_examples(&name, &tokens));
                 self.diag.error_at(&tokens, msg);
             }
         }
@@ -210,6 +204,34 @@ mod tests {
         });
         assert_eq!(errs.len(), 1, "{errs:?}");
         assert!(errs[0].contains("`t` keeps nesting deeper"), "{errs:?}");
+    }
+}
+
+/// Annotations to suggest for `name`, bound by the `let` pattern `pat` to a call's result.
+pub(super) fn untyped_examples(name: &str, pat: &TokenStream) -> String {
+    use proc_macro2::{Delimiter, TokenTree};
+    match pat.clone().into_iter().next() {
+        // Destructured: the type goes on the whole pattern.
+        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis => {
+            let commas = g
+                .stream()
+                .into_iter()
+                .filter(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+                .count();
+            let items: Vec<&str> = (0..=commas)
+                .map(|i| if i == 0 { "[f64; 2]" } else { "f64" })
+                .collect();
+            let pat = pat
+                .to_string()
+                .replace(" ,", ",")
+                .replace("( ", "(")
+                .replace(" )", ")");
+            format!("`let {pat}: ({}) = ...`", items.join(", "))
+        }
+        _ => format!(
+            "`let {name}: [f64; 2] = ...`, `let {name}: Vec<f64> = ...` or \
+             `let {name}: (f64, f64) = ...` (or destructure it: `let (a, b) = ...`)"
+        ),
     }
 }
 

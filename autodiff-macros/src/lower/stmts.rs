@@ -231,17 +231,21 @@ impl Lowerer<'_> {
             (None, None) => Shape::Other,
         };
         let pat_ir = self.pattern(pat, &shape, ty.clone());
-        // The result of a call is assumed to be one float unless the `let` says otherwise.
+        // The result of a call is assumed to be one float (or a tuple of floats, destructured)
+        // unless the `let` says otherwise.
         if let (
-            Pat::Bind(v),
             None,
             Some(Expr {
                 kind: ExprKind::Call { .. },
                 ..
             }),
-        ) = (&pat_ir, &ty, &init_ir)
+        ) = (&ty, &init_ir)
         {
-            self.call_lets.push((*v, pat.to_token_stream()));
+            let mut vs = Vec::new();
+            pat_ir.vars(&mut vs);
+            for v in vs {
+                self.call_lets.push((v, pat.to_token_stream()));
+            }
         }
         if init_ir.is_none() {
             let mut vs = Vec::new();

@@ -347,7 +347,8 @@ impl Lowerer<'_> {
             me.diag.error_at(
                 &ty,
                 "the output of a differentiated function must be float-valued: f32, f64, a \
-                 float type parameter, or a tuple, array or Vec of them",
+                 float type parameter, an array or `Vec` of them, or a tuple of floats and \
+                 arrays of floats",
             );
             None
         };
@@ -367,16 +368,26 @@ impl Lowerer<'_> {
             }
             _ => {
                 if let syn::Type::Tuple(t) = &ty {
+                    // A tuple of floats and arrays of floats (a `Vec` component would need a
+                    // seed convention of its own).
                     let mut elem = None;
+                    let mut shapes = Vec::new();
                     for e in &t.elems {
-                        if !matches!(self.classify(e), TypeClass::Float) {
-                            return bad(self);
+                        match self.classify(e) {
+                            TypeClass::Float => {
+                                shapes.push(Shape::Scalar);
+                                elem = Some(e.clone());
+                            }
+                            TypeClass::Seq(kind @ SeqKind::Array(_)) => {
+                                shapes.push(Shape::Seq(kind));
+                                elem = Some(seq_elem(e)?);
+                            }
+                            _ => return bad(self),
                         }
-                        elem = Some(e.clone());
                     }
                     if let Some(elem_ty) = elem {
                         return Some(Output {
-                            shape: Shape::Tuple(vec![Shape::Scalar; t.elems.len()]),
+                            shape: Shape::Tuple(shapes),
                             elem_ty,
                             ty,
                         });

@@ -35,11 +35,7 @@ impl Emitter<'_> {
                     let s = self.save(z, level, &mut out, None);
                     quote!(#s)
                 }
-                Shape::Tuple(items) => {
-                    let z = items.iter().map(tuple_zero_item);
-                    quote!((#(#z,)*))
-                }
-                _ => quote!(#rt::zero()),
+                s => zero_adjoint(s),
             };
             zeros.push(Op::Let {
                 pat: quote!(mut #b),

@@ -556,15 +556,7 @@ impl Emitter<'_> {
                 quote!(::std::vec::Vec::new()),
                 quote!(#rt::seed_vec(#seed, #ret.len())),
             ),
-            Shape::Seq(SeqKind::Array(n)) => {
-                let n = n.tokens();
-                (quote!([#rt::zero(); #n]), quote!(#seed))
-            }
-            Shape::Tuple(items) => {
-                let z = items.iter().map(tuple_zero_item);
-                (quote!((#(#z,)*)), quote!(#seed))
-            }
-            _ => (quote!(#rt::zero()), quote!(#seed)),
+            s => (zero_adjoint(s), quote!(#seed)),
         };
         let mut out = self.block(body, Level::Top);
         let items = &f.items;
@@ -609,13 +601,23 @@ impl Emitter<'_> {
     }
 }
 
-/// The zero adjoint of one tuple component: `()` for components that are not floats.
-fn tuple_zero_item(s: &Shape) -> TokenStream {
+/// The zero adjoint of a value of shape `s` whose size the shape tells (floats, arrays, tuples
+/// of them): the one place that spells zero adjoints by shape. `()` stands in for values that
+/// are not floats; a `Vec`'s length is not in its shape: an empty `Vec` (the runtime pads).
+pub(crate) fn zero_adjoint(s: &Shape) -> TokenStream {
     let rt = names::rt();
-    if s.is_float() {
-        quote!(#rt::zero())
-    } else {
-        quote!(())
+    match s {
+        s if !s.is_float() => quote!(()),
+        Shape::Seq(SeqKind::Array(n)) => {
+            let n = n.tokens();
+            quote!([#rt::zero(); #n])
+        }
+        Shape::Seq(_) => quote!(::std::vec::Vec::new()),
+        Shape::Tuple(items) => {
+            let z = items.iter().map(zero_adjoint);
+            quote!((#(#z,)*))
+        }
+        _ => quote!(#rt::zero()),
     }
 }
 

@@ -90,7 +90,7 @@ impl Emitter<'_> {
         let mut rev = Vec::new();
         let g = match pat {
             Some(p) => {
-                let g = self.pattern_adjoint(p);
+                let g = self.pattern_adjoint(p, shape);
                 let name = self.fresh("g");
                 rev.push(Op::Let {
                     pat: quote!(#name),

@@ -102,7 +102,7 @@ impl Emitter<'_> {
             if !useful || !self.active(e) {
                 continue;
             }
-            let g = self.pattern_adjoint(p);
+            let g = self.pattern_adjoint(p, &self.shape(e));
             let gname = self.fresh("g");
             rev.push(Op::Let {
                 pat: quote!(#gname),
@@ -113,11 +113,11 @@ impl Emitter<'_> {
         out.rev.push(Op::Block(rev));
     }
 
-    /// The adjoint of a pattern, as an expression (zero for `_` and inactive names).
-    pub(super) fn pattern_adjoint(&mut self, pat: &Pat) -> TokenStream {
-        let rt = names::rt();
+    /// The adjoint of a pattern matching a value of shape `shape`, as an expression (zero for
+    /// `_` and inactive names).
+    pub(super) fn pattern_adjoint(&mut self, pat: &Pat, shape: &Shape) -> TokenStream {
         match pat {
-            Pat::Wild => quote!(#rt::zero()),
+            Pat::Wild => zero_adjoint(shape),
             Pat::Bind(v) => {
                 if self.vars[*v].active && self.acc.contains(v) {
                     let b = self.adj(*v);
@@ -125,16 +125,22 @@ impl Emitter<'_> {
                 } else {
                     match &self.vars[*v].shape {
                         s if !s.is_float() => quote!(()),
-                        Shape::Tuple(items) => {
-                            let z = items.iter().map(tuple_zero_item);
-                            quote!((#(#z,)*))
-                        }
-                        _ => quote!(#rt::zero()),
+                        s => zero_adjoint(s),
                     }
                 }
             }
             Pat::Tuple(ps) => {
-                let items: Vec<TokenStream> = ps.iter().map(|p| self.pattern_adjoint(p)).collect();
+                let items: Vec<TokenStream> = ps
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| {
+                        let s = match shape {
+                            Shape::Tuple(items) => items.get(i).cloned().unwrap_or(Shape::Scalar),
+                            _ => Shape::Scalar,
+                        };
+                        self.pattern_adjoint(p, &s)
+                    })
+                    .collect();
                 quote!((#(#items,)*))
             }
         }
@@ -254,9 +260,8 @@ impl Emitter<'_> {
                     value: quote!(::core::mem::replace(&mut #b, #g)),
                 });
             }
-            (Place::Var(_), Shape::Tuple(items)) => {
-                let z = items.iter().map(tuple_zero_item);
-                rev.push(take(Adj::Var(b), quote!((#(#z,)*))));
+            (Place::Var(_), s @ Shape::Tuple(_)) => {
+                rev.push(take(Adj::Var(b), zero_adjoint(s)));
             }
             _ => {
                 rev.push(take(Adj::Var(b.clone()), zero));

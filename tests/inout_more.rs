@@ -1,0 +1,383 @@
+//! More of issue 9: sub-slices borrowed `&mut v[a..b]` and passed to differentiated functions
+//! that write through them (blocks of a state updated by a helper in a loop, open and inclusive
+//! ranges, local `Vec`s and arrays, a result used, an inactive buffer made active by the call);
+//! tuples of arrays as outputs, returned and destructured by callers. Both modes against
+//! central differences and by the dot-product test.
+
+mod common;
+use autodiff_runtime::differentiate;
+use common::*;
+
+/// A plane rotation of the first two elements of `p`, in place.
+#[differentiate]
+fn rotate(p: &mut [f64], c: f64) {
+    let a = p[0];
+    p[0] = c.cos() * a - c.sin() * p[1];
+    p[1] = c.sin() * a + c.cos() * p[1];
+}
+
+/// Scales every element in place and gives the sum of squares before scaling.
+#[differentiate]
+fn scale(v: &mut [f64], s: f64) -> f64 {
+    let mut q = 0.0;
+    for y in v.iter_mut() {
+        q += *y * *y;
+        *y *= s;
+    }
+    q
+}
+
+/// Rotations of consecutive blocks of an in-out state, then of an overlapping inclusive range.
+#[differentiate]
+fn rotate_blocks(v: &mut [f64], c: &[f64]) -> f64 {
+    let n = v.len() / 2;
+    let mut e = 0.0;
+    for k in 0..n {
+        rotate(&mut v[2 * k..2 * k + 2], c[k]);
+        e += v[2 * k] * v[2 * k + 1];
+    }
+    rotate(&mut v[1..=2], 0.5 * c[0]);
+    e
+}
+
+/// Open ranges of a local `Vec` and of a local array; a call whose result is used.
+#[differentiate]
+fn tails(x: &[f64], s: f64) -> Vec<f64> {
+    let mut w = x.to_vec();
+    scale(&mut w[1..], s);
+    scale(&mut w[..2], s * s);
+    let m = w.len() - 1;
+    let q = scale(&mut w[..m], x[0]);
+    w[0] += q;
+    let mut a = [x[0], x[1], x[2]];
+    rotate(&mut a[1..], s);
+    w[1] += a[1] * a[2];
+    w
+}
+
+/// A buffer of constants made active by the call writing into it; a range bound read from a
+/// variable reassigned later (its value at the call is the one the reverse sweep uses).
+#[differentiate]
+fn fills_constants(x: &[f64]) -> f64 {
+    let mut w = vec![1.0; 4];
+    let mut lo = 1;
+    scale(&mut w[lo..], x[0]);
+    lo = 2;
+    scale(&mut w[lo..], x[1]);
+    rotate(&mut w[..lo], x[2]);
+    w[0] * w[1] + w[2] * w[3]
+}
+
+#[test]
+fn blocks_of_an_in_out_state_through_sub_slices() {
+    let c = [0.3, -0.7, 1.1];
+    Harness::new(6)
+        .primal(move |p| {
+            let mut v = p.to_vec();
+            let e = rotate_blocks(&mut v, &c);
+            v.push(e);
+            v
+        })
+        .jvp(move |p, d| {
+            let mut v = p.to_vec();
+            let mut dv = d.to_vec();
+            let (e, de) = rotate_blocks_jvp(&mut v, &c, &mut dv, &[0.0; 3]);
+            v.push(e);
+            dv.push(de);
+            (v, dv)
+        })
+        .vjp(move |p, w, g| {
+            let mut v = p.to_vec();
+            let mut bv = w[..6].to_vec();
+            let mut bc = [0.0; 3];
+            let e = rotate_blocks_vjp(&mut v, &c, &mut bv, &mut bc, w[6]);
+            for k in 0..6 {
+                g[k] += bv[k];
+            }
+            v.push(e);
+            v
+        })
+        .random(4, -1.0, 1.0);
+}
+
+#[test]
+fn rotation_angles_through_sub_slice_calls() {
+    // The gradient with respect to the angles, against central differences.
+    let v0 = [0.4, -0.2, 0.9, 0.5, -1.0, 0.3];
+    Harness::new(3)
+        .primal(move |c| {
+            let mut v = v0.to_vec();
+            let e = rotate_blocks(&mut v, c);
+            v.push(e);
+            v
+        })
+        .jvp(move |c, dc| {
+            let mut v = v0.to_vec();
+            let mut dv = vec![0.0; 6];
+            let (e, de) = rotate_blocks_jvp(&mut v, c, &mut dv, dc);
+            v.push(e);
+            dv.push(de);
+            (v, dv)
+        })
+        .vjp(move |c, w, g| {
+            let mut v = v0.to_vec();
+            let mut bv = w[..6].to_vec();
+            let e = rotate_blocks_vjp(&mut v, c, &mut bv, g, w[6]);
+            v.push(e);
+            v
+        })
+        .random(4, -2.0, 2.0);
+}
+
+#[test]
+fn open_ranges_of_local_vecs_and_arrays() {
+    Harness::new(5)
+        .primal(|p| tails(&p[..4], p[4]))
+        .jvp(|p, d| tails_jvp(&p[..4], p[4], &d[..4], d[4]))
+        .vjp(|p, c, g| {
+            let (gx, gs) = g.split_at_mut(4);
+            tails_vjp(&p[..4], p[4], gx, &mut gs[0], c)
+        })
+        .random(6, -1.0, 1.0);
+}
+
+#[test]
+fn constants_made_active_by_a_sub_slice_call() {
+    Harness::new(3)
+        .primal(|p| vec![fills_constants(p)])
+        .jvp(|p, d| {
+            let (v, dv) = fills_constants_jvp(p, d);
+            (vec![v], vec![dv])
+        })
+        .vjp(|p, c, g| vec![fills_constants_vjp(p, g, c[0])])
+        .random(6, -1.5, 1.5);
+}
+
+#[test]
+fn sub_slice_calls_in_f32() {
+    let grad = tails_grad_f32();
+    assert!(grad.iter().all(|g| g.is_finite()));
+}
+
+#[differentiate]
+fn rotate32(p: &mut [f32], c: f32) {
+    let a = p[0];
+    p[0] = c.cos() * a - c.sin() * p[1];
+    p[1] = c.sin() * a + c.cos() * p[1];
+}
+
+#[differentiate]
+fn blocks32(x: &[f32], c: f32) -> f32 {
+    let mut v = x.to_vec();
+    rotate32(&mut v[1..3], c);
+    rotate32(&mut v[2..], c * c);
+    v[0] * v[1] + v[2] * v[3]
+}
+
+fn tails_grad_f32() -> Vec<f64> {
+    let x = [0.3f32, -0.4, 0.8, 0.1];
+    let c = 0.7f32;
+    Harness::new(5)
+        .f32()
+        .primal(|p| {
+            let x = to32(&p[..4]);
+            vec![blocks32(&x, p[4] as f32) as f64]
+        })
+        .jvp(|p, d| {
+            let (x, dx) = (to32(&p[..4]), to32(&d[..4]));
+            let (v, dv) = blocks32_jvp(&x, p[4] as f32, &dx, d[4] as f32);
+            (vec![v as f64], vec![dv as f64])
+        })
+        .vjp(|p, c, g| {
+            let x = to32(&p[..4]);
+            let mut gx = vec![0.0f32; 4];
+            let mut gc = 0.0f32;
+            let v = blocks32_vjp(&x, p[4] as f32, &mut gx, &mut gc, c[0] as f32);
+            for k in 0..4 {
+                g[k] += gx[k] as f64;
+            }
+            g[4] += gc as f64;
+            vec![v as f64]
+        })
+        .random(4, -1.0, 1.0);
+    let (_, g) = blocks32_grad(&x, c);
+    let mut all = to64(&g.x);
+    all.push(g.c as f64);
+    all
+}
+
+/// Position and velocity after a step of a 2-d particle in a field: a tuple of arrays.
+#[differentiate]
+fn step2(x: &[f64; 2], v: &[f64; 2], h: f64) -> ([f64; 2], [f64; 2]) {
+    let mut x1 = [0.0; 2];
+    let mut v1 = [0.0; 2];
+    for i in 0..2 {
+        v1[i] = v[i] - h * x[i].sin();
+        x1[i] = x[i] + h * v1[i];
+    }
+    (x1, v1)
+}
+
+/// A float and an array in one tuple, the tuple built in two branches.
+#[differentiate]
+fn energy_and_force(x: &[f64; 3], k: f64) -> (f64, [f64; 3]) {
+    let e = 0.5 * k * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+    if e > 10.0 {
+        return (e, [0.0; 3]);
+    }
+    (e, [-k * x[0], -k * x[1], -k * x[2]])
+}
+
+/// Callers destructuring tuples of arrays (typed: the macro cannot see the callee's output
+/// type), ignoring a component, and reading a typed local's fields.
+#[differentiate]
+fn steps_and_energy(x: &[f64; 2], v: &[f64; 2], h: f64) -> f64 {
+    let (x1, v1): ([f64; 2], [f64; 2]) = step2(x, v, h);
+    let (x2, _): ([f64; 2], [f64; 2]) = step2(&x1, &v1, h);
+    let (_, v3): ([f64; 2], [f64; 2]) = step2(&x2, &v1, 0.5 * h);
+    let p: (f64, [f64; 3]) = energy_and_force(&[x2[0], v3[1], x1[1]], h);
+    let (e, f) = p;
+    p.0 + f[2] * v3[0] + e
+}
+
+#[test]
+fn tuple_of_arrays_output() {
+    Harness::new(5)
+        .primal(|p| {
+            let (a, b) = step2(&[p[0], p[1]], &[p[2], p[3]], p[4]);
+            vec![a[0], a[1], b[0], b[1]]
+        })
+        .jvp(|p, d| {
+            let ((a, b), (da, db)) = step2_jvp(
+                &[p[0], p[1]],
+                &[p[2], p[3]],
+                p[4],
+                &[d[0], d[1]],
+                &[d[2], d[3]],
+                d[4],
+            );
+            (
+                vec![a[0], a[1], b[0], b[1]],
+                vec![da[0], da[1], db[0], db[1]],
+            )
+        })
+        .vjp(|p, c, g| {
+            let (mut gx, mut gv, mut gh) = ([0.0; 2], [0.0; 2], 0.0);
+            let seed = ([c[0], c[1]], [c[2], c[3]]);
+            let (a, b) = step2_vjp(
+                &[p[0], p[1]],
+                &[p[2], p[3]],
+                p[4],
+                &mut gx,
+                &mut gv,
+                &mut gh,
+                seed,
+            );
+            for k in 0..2 {
+                g[k] += gx[k];
+                g[2 + k] += gv[k];
+            }
+            g[4] += gh;
+            vec![a[0], a[1], b[0], b[1]]
+        })
+        .random(5, -1.0, 1.0);
+}
+
+#[test]
+fn float_and_array_tuple_output_with_early_return() {
+    let flat = |(e, f): (f64, [f64; 3])| vec![e, f[0], f[1], f[2]];
+    Harness::new(4)
+        .primal(move |p| flat(energy_and_force(&[p[0], p[1], p[2]], p[3])))
+        .jvp(move |p, d| {
+            let (v, t) = energy_and_force_jvp(&[p[0], p[1], p[2]], p[3], &[d[0], d[1], d[2]], d[3]);
+            (flat(v), flat(t))
+        })
+        .vjp(move |p, c, g| {
+            let (mut gx, mut gk) = ([0.0; 3], 0.0);
+            let seed = (c[0], [c[1], c[2], c[3]]);
+            let v = energy_and_force_vjp(&[p[0], p[1], p[2]], p[3], &mut gx, &mut gk, seed);
+            for k in 0..3 {
+                g[k] += gx[k];
+            }
+            g[3] += gk;
+            flat(v)
+        })
+        // Both branches: energies below and above 10.
+        .at(&[
+            &[0.5, -0.3, 0.8, 2.0],
+            &[2.0, 1.5, -2.5, 3.0],
+            &[-0.1, 0.2, 0.3, 0.7],
+        ]);
+}
+
+#[test]
+fn callers_destructure_tuples_of_arrays() {
+    Harness::new(5)
+        .primal(|p| vec![steps_and_energy(&[p[0], p[1]], &[p[2], p[3]], p[4])])
+        .jvp(|p, d| {
+            let (v, t) = steps_and_energy_jvp(
+                &[p[0], p[1]],
+                &[p[2], p[3]],
+                p[4],
+                &[d[0], d[1]],
+                &[d[2], d[3]],
+                d[4],
+            );
+            (vec![v], vec![t])
+        })
+        .vjp(|p, c, g| {
+            let (mut gx, mut gv, mut gh) = ([0.0; 2], [0.0; 2], 0.0);
+            let v = steps_and_energy_vjp(
+                &[p[0], p[1]],
+                &[p[2], p[3]],
+                p[4],
+                &mut gx,
+                &mut gv,
+                &mut gh,
+                c[0],
+            );
+            for k in 0..2 {
+                g[k] += gx[k];
+                g[2 + k] += gv[k];
+            }
+            g[4] += gh;
+            vec![v]
+        })
+        .random(5, -1.0, 1.0);
+}
+
+/// A generic tuple-of-arrays output, used in f32.
+#[differentiate]
+fn polar_parts<T: num_traits::Float>(z: &[T; 2]) -> ([T; 2], [T; 1]) {
+    let r = (z[0] * z[0] + z[1] * z[1]).sqrt();
+    ([z[0] / r, z[1] / r], [r])
+}
+
+#[test]
+fn generic_tuple_of_arrays_output_in_f32() {
+    Harness::new(2)
+        .f32()
+        .primal(|p| {
+            let (u, r) = polar_parts(&[p[0] as f32, p[1] as f32]);
+            vec![u[0] as f64, u[1] as f64, r[0] as f64]
+        })
+        .jvp(|p, d| {
+            let z = [p[0] as f32, p[1] as f32];
+            let dz = [d[0] as f32, d[1] as f32];
+            let ((u, r), (du, dr)) = polar_parts_jvp(&z, &dz);
+            (
+                vec![u[0] as f64, u[1] as f64, r[0] as f64],
+                vec![du[0] as f64, du[1] as f64, dr[0] as f64],
+            )
+        })
+        .vjp(|p, c, g| {
+            let z = [p[0] as f32, p[1] as f32];
+            let mut gz = [0.0f32; 2];
+            let seed = ([c[0] as f32, c[1] as f32], [c[2] as f32]);
+            let (u, r) = polar_parts_vjp(&z, &mut gz, seed);
+            g[0] += gz[0] as f64;
+            g[1] += gz[1] as f64;
+            vec![u[0] as f64, u[1] as f64, r[0] as f64]
+        })
+        .random(4, 0.5, 1.5);
+}
