@@ -381,3 +381,99 @@ fn generic_tuple_of_arrays_output_in_f32() {
         })
         .random(4, 0.5, 1.5);
 }
+
+/// Adds `w * x^2` into an accumulator through `&mut`.
+#[differentiate]
+fn add_sq(t: &mut f64, x: f64, w: f64) {
+    *t += w * x * x;
+}
+
+/// One damped step of a scalar state in place, giving the energy before it.
+#[differentiate]
+fn damp(s: &mut f64, k: f64) -> f64 {
+    let e = 0.5 * *s * *s;
+    *s *= (-k).exp();
+    e
+}
+
+/// Floats borrowed `&mut` by calls: a local accumulator in a loop, a constant made active by the
+/// call, an in-out float argument passed on bare and as `&mut *s`, a call whose result is used.
+#[differentiate]
+fn float_borrows(x: &[f64], k: f64, s: &mut f64) -> f64 {
+    let mut total = 0.0;
+    for i in 0..x.len() {
+        add_sq(&mut total, x[i], k);
+        if total > 2.0 {
+            damp(&mut total, 0.1);
+        }
+    }
+    let mut c = 1.0;
+    add_sq(&mut c, *s, 0.5);
+    let e = damp(s, k);
+    damp(&mut *s, 0.5 * k);
+    total * c + e
+}
+
+#[test]
+fn floats_borrowed_mutably_by_calls() {
+    Harness::new(5)
+        .primal(|p| {
+            let mut s = p[4];
+            let v = float_borrows(&p[..3], p[3], &mut s);
+            vec![v, s]
+        })
+        .jvp(|p, d| {
+            let (mut s, mut ds) = (p[4], d[4]);
+            let (v, dv) = float_borrows_jvp(&p[..3], p[3], &mut s, &d[..3], d[3], &mut ds);
+            (vec![v, s], vec![dv, ds])
+        })
+        .vjp(|p, c, g| {
+            let mut s = p[4];
+            let mut bs = c[1];
+            let (gx, rest) = g.split_at_mut(3);
+            let v = float_borrows_vjp(&p[..3], p[3], &mut s, gx, &mut rest[0], &mut bs, c[0]);
+            rest[1] += bs;
+            vec![v, s]
+        })
+        // Totals below and above the damping threshold.
+        .at(&[
+            &[0.3, -0.2, 0.5, 0.7, 0.4],
+            &[1.2, -0.9, 1.1, 1.3, -0.6],
+            &[0.8, 1.5, -1.4, 0.9, 1.1],
+        ]);
+}
+
+#[differentiate]
+fn add_sq32(t: &mut f32, x: f32) {
+    *t += x * x;
+}
+
+#[differentiate]
+fn float_borrows32(x: &[f32]) -> f32 {
+    let mut total = 0.0f32;
+    for i in 0..x.len() {
+        add_sq32(&mut total, x[i]);
+        total = total.sin();
+    }
+    total
+}
+
+#[test]
+fn floats_borrowed_mutably_by_calls_in_f32() {
+    Harness::new(3)
+        .f32()
+        .primal(|p| vec![float_borrows32(&to32(p)) as f64])
+        .jvp(|p, d| {
+            let (v, dv) = float_borrows32_jvp(&to32(p), &to32(d));
+            (vec![v as f64], vec![dv as f64])
+        })
+        .vjp(|p, c, g| {
+            let mut gx = vec![0.0f32; 3];
+            let v = float_borrows32_vjp(&to32(p), &mut gx, c[0] as f32);
+            for k in 0..3 {
+                g[k] += gx[k] as f64;
+            }
+            vec![v as f64]
+        })
+        .random(4, -1.0, 1.0);
+}

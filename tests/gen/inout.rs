@@ -186,6 +186,13 @@ impl FnGen<'_> {
         let scalars = params.len();
         params.push(Param::Slice("u".into()));
         params.push(Param::InOut("io".into()));
+        if self.on(Construct::InOutFloatArg) && self.chance(0.5) {
+            // `is: &mut f64` as well: callers pass `&mut t` of a float local, or their own.
+            self.count(Construct::InOutFloatArg);
+            params.push(Param::InOutScalar("is".into()));
+            self.inout_scalar = true;
+            self.declare("(*is)".to_string(), Ty::Float, true, HELPER_ARG_BOUND, 8.0);
+        }
         self.slices.push("u");
         self.lens.push("u.len()");
         self.slice_bound = HELPER_SLICE_BOUND;
@@ -221,6 +228,11 @@ impl FnGen<'_> {
         self.line("for j in 0..io.len() {");
         self.line(format!("    io[j] = ({}).tanh();", e.s));
         self.line("}");
+        if let Some(i) = self.visible(|v| v.name == "(*is)").last().copied() {
+            let e = Ex::atom("(*is)".to_string(), self.vars[i].bound);
+            let e = self.scale(e, ARG_CAP);
+            self.line(format!("*is = ({}).tanh();", e.s));
+        }
     }
 
     /// Helpers that write through `&mut` this function may call now.
@@ -290,6 +302,42 @@ impl FnGen<'_> {
                         false => self.pick(&opts),
                     };
                     self.count(Construct::HelperSliceArg);
+                    args.push(a);
+                }
+                Param::InOutScalar(_) => {
+                    // The caller's own `&mut f64` (bare or re-borrowed), a mutable float local,
+                    // or a fresh one; afterwards it lies in [-1, 1].
+                    let mut forms = Vec::new();
+                    if self.inout_scalar && !self.is_helper {
+                        forms.push("is".to_string());
+                        forms.push("&mut *is".to_string());
+                    }
+                    for i in
+                        self.visible(|v| v.ty == Ty::Float && v.mutable && !v.name.starts_with('('))
+                    {
+                        let v = &self.vars[i];
+                        if v.bound <= HELPER_ARG_BOUND && v.base >= 1.0 {
+                            forms.push(format!("&mut {}", v.name));
+                        }
+                    }
+                    let a = if forms.is_empty() || self.chance(0.3) {
+                        let d = self.rng.gen_range(0..=1);
+                        let e = self.expr(d);
+                        let e = self.scale(e, HELPER_ARG_BOUND);
+                        let t = self.fresh("t");
+                        self.line(format!("let mut {t} = {};", e.s));
+                        self.declare(t.clone(), Ty::Float, true, HELPER_ARG_BOUND, 0.0);
+                        format!("&mut {t}")
+                    } else {
+                        self.pick(&forms)
+                    };
+                    let name = match a.as_str() {
+                        "is" | "&mut *is" => "(*is)".to_string(),
+                        a => a.trim_start_matches("&mut ").to_string(),
+                    };
+                    if let Some(v) = self.vars.iter_mut().rev().find(|v| v.name == name) {
+                        v.dirty = true;
+                    }
                     args.push(a);
                 }
                 Param::InOut(_) => {

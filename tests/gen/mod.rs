@@ -218,6 +218,7 @@ constructs! {
     SplitBorrow => "split_borrow",
     InOutSubSlice => "inout_subslice",
     TupleArrayOut => "tuple_array_out",
+    InOutFloatArg => "inout_float_arg",
 }
 
 /// What to generate.
@@ -505,6 +506,12 @@ impl FnOut {
     /// Writes through a `&mut` argument (called only by `s_inout_call`).
     fn takes_inout(&self) -> bool {
         self.params.iter().any(|p| matches!(p, Param::InOut(_)))
+    }
+
+    fn takes_inout_float(&self) -> bool {
+        self.params
+            .iter()
+            .any(|p| matches!(p, Param::InOutScalar(_)))
     }
 }
 

@@ -291,14 +291,17 @@ impl Lowerer<'_> {
         for a in &args {
             a.reads(&mut reads);
         }
-        for a in &mut args {
+        for (a, syn_arg) in args.iter_mut().zip(&c.args) {
             if let ExprKind::Var(v) = a.kind {
                 let whole_stmt = whole_stmt && reads.iter().filter(|r| **r == v).count() == 1;
-                if self.vars[v].by_mut_ref() {
+                // `g(x)` with `x: &mut f64` (not `g(*x)`, its value).
+                let float = self.is_float_mut_ref_param(v) && matches!(syn_arg, syn::Expr::Path(_));
+                if self.vars[v].by_mut_ref() || float {
                     let span = a.span;
                     let inner = std::mem::replace(a, Expr::new(ExprKind::Poison, span));
                     *a = if whole_stmt {
-                        Expr::new(ExprKind::MutRef(v, true, None), span)
+                        // A `&mut f64` argument is held by value in the companions: `&mut x`.
+                        Expr::new(ExprKind::MutRef(v, !float, None), span)
                     } else {
                         Expr::new(ExprKind::Ref(Box::new(inner)), span)
                     };
@@ -319,9 +322,12 @@ impl Lowerer<'_> {
         // its companions would take the tangent and adjoint by reference as well.
         for (a, e) in c.args.iter().zip(&args) {
             let by_ref = match &e.kind {
+                // `&mut s`: the callee writes through it (the in-out convention).
+                ExprKind::MutRef(..) => false,
                 // `&y` of a float lowers to `y` itself.
                 _ if matches!(a, syn::Expr::Reference(_)) => self.shape_of(e) == Shape::Scalar,
-                ExprKind::Var(v) => {
+                // `*x` is the value.
+                ExprKind::Var(v) if !matches!(a, syn::Expr::Unary(_)) => {
                     self.vars[*v].shape == Shape::Scalar
                         && matches!(self.vars[*v].ty, Some(syn::Type::Reference(_)))
                         && matches!(self.vars[*v].origin, VarOrigin::Param(_))

@@ -218,6 +218,14 @@ impl Lowerer<'_> {
         }
     }
 
+    /// Whether `v` is an argument `x: &mut f64` (a float by mutable reference).
+    pub(super) fn is_float_mut_ref_param(&self, v: VarId) -> bool {
+        let var = &self.vars[v];
+        var.shape == Shape::Scalar
+            && matches!(var.origin, VarOrigin::Param(_))
+            && matches!(&var.ty, Some(syn::Type::Reference(r)) if r.mutability.is_some())
+    }
+
     pub(super) fn var_of_path(&self, e: &syn::Expr) -> Option<VarId> {
         match e {
             syn::Expr::Path(p) if p.qself.is_none() => p

@@ -266,7 +266,11 @@ impl Lowerer<'_> {
                         x => x,
                     };
                     if let Some(v) = self.var_of_path(inner) {
-                        if matches!(self.vars[v].shape, Shape::Seq(_)) {
+                        // `&mut s` of a float: a `let mut` local or a `&mut f64` argument
+                        // (which the companions hold by value).
+                        let float = self.vars[v].shape == Shape::Scalar
+                            && (self.vars[v].mutable || self.is_float_mut_ref_param(v));
+                        if float || matches!(self.vars[v].shape, Shape::Seq(_)) {
                             let reborrow = self.vars[v].by_mut_ref();
                             self.mut_ref_tokens.push(e.to_token_stream());
                             let mut m = Expr::new(ExprKind::MutRef(v, reborrow, None), span);

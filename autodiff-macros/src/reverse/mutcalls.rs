@@ -151,6 +151,21 @@ impl Emitter<'_> {
             return;
         }
         prims.push(quote!(&mut #t));
+        if self.vars[w].shape == Shape::Scalar {
+            // `&mut s` of a float: its adjoint is a local.
+            if self.vars[w].active && self.acc.contains(&w) {
+                let b = self.adj_used(w);
+                adjs.push(quote!(&mut #b));
+            } else {
+                let z = self.fresh("a");
+                code.push(Op::Let {
+                    pat: quote!(mut #z),
+                    value: quote!(#rt::zero_tangent(&#t)),
+                });
+                adjs.push(quote!(&mut #z));
+            }
+            return;
+        }
         let array = matches!(self.vars[w].shape, Shape::Seq(SeqKind::Array(_)));
         if self.vars[w].active && self.acc.contains(&w) {
             let b = self.adj_used(w);
