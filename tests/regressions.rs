@@ -698,3 +698,48 @@ fn ufcs_call_on_a_local_bound_to_a_literal() {
     chk!(ufcs_on_untyped_local, ufcs_on_untyped_local_jvp, ufcs_on_untyped_local_vjp; 0)
         .random(4, -2.0, 2.0);
 }
+
+#[differentiate]
+fn pair_of(p: f64, u: &[f64]) -> [f64; 2] {
+    [p * u[0], p.sin() + u[1]]
+}
+
+/// An in-out slice passed bare to a call whose array result is destructured with `..` and read
+/// only in a condition: the reverse sweep runs the call's `_vjp` for the slice, seeding the
+/// inactive result with a zero array (was `zero()`: E0277 in generated code; found by the random
+/// programs, seed 10001).
+#[differentiate]
+fn destructured_call_on_inout(a: f64, io: &mut [f64]) -> f64 {
+    io[0] *= a;
+    let [t, ..]: [f64; 2] = pair_of(a, io);
+    let [.., s]: [f64; 2] = pair_of(a, io);
+    io[1] += a * s;
+    if t > 0.0 {
+        a * io[0]
+    } else {
+        s
+    }
+}
+
+#[test]
+fn array_pattern_with_rest_over_a_call_on_an_inout_argument() {
+    Harness::new(3)
+        .primal(|p| {
+            let mut io = [p[1], p[2]];
+            let v = destructured_call_on_inout(p[0], &mut io);
+            vec![v, io[0], io[1]]
+        })
+        .jvp(|p, t| {
+            let (mut io, mut dio) = ([p[1], p[2]], [t[1], t[2]]);
+            let (v, dv) = destructured_call_on_inout_jvp(p[0], &mut io, t[0], &mut dio);
+            (vec![v, io[0], io[1]], vec![dv, dio[0], dio[1]])
+        })
+        .vjp(|p, c, g| {
+            let (mut io, mut bio) = ([p[1], p[2]], [c[1], c[2]]);
+            let v = destructured_call_on_inout_vjp(p[0], &mut io, &mut g[0], &mut bio, c[0]);
+            g[1] += bio[0];
+            g[2] += bio[1];
+            vec![v, io[0], io[1]]
+        })
+        .random(4, -1.0, 1.0);
+}
