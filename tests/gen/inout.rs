@@ -350,6 +350,7 @@ impl FnGen<'_> {
                             format!("&mut {wname}[..{len}]"),
                             format!("&mut {wname}[0..{len}]"),
                             format!("&mut {wname}[0..={len} - 1]"),
+                            format!("&mut {wname}[..][..{len}]"),
                         ];
                         self.pick(&forms)
                     } else if self.inout == Some(wname.as_str()) {

@@ -1632,6 +1632,8 @@ impl<'a> FnGen<'a> {
             for s in &self.slices {
                 out.push(format!("&{s}[..]"));
                 out.push(format!("&{s}[..{}]", self.lens[0]));
+                // Nested: composed into one range by the macro.
+                out.push(format!("&{s}[0..][..{}]", self.lens[0]));
             }
         }
         if !self.on(Construct::HelperVecArg) {

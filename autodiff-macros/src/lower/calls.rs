@@ -438,10 +438,8 @@ impl Lowerer<'_> {
         };
         visit_stmts(&blk, &mut |s| match s {
             Stmt::Eval(e) => allow(e),
-            Stmt::Let {
-                pat: Pat::Bind(_) | Pat::Wild,
-                init: Some(e),
-            } => allow(e),
+            // Any pattern: `let (p, q) = f(.., &mut v);` too.
+            Stmt::Let { init: Some(e), .. } => allow(e),
             _ => {}
         });
         let mut bad: Vec<(Span, ExprId)> = Vec::new();

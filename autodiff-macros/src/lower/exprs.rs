@@ -282,6 +282,22 @@ impl Lowerer<'_> {
                         }
                     }
                     if let syn::Expr::Index(ix) = inner {
+                        if let Some(nested) = self.nested_sub_slice(ix, out) {
+                            let Some((v, start, end)) = nested else {
+                                return Expr::new(ExprKind::Poison, span);
+                            };
+                            let reborrow = self.vars[v].by_mut_ref();
+                            let range = SubRange {
+                                start: start.map(Box::new),
+                                end: end.map(Box::new),
+                                inclusive: false,
+                            };
+                            self.mut_ref_tokens.push(e.to_token_stream());
+                            let kind = ExprKind::MutRef(v, reborrow, Some(Box::new(range)));
+                            let mut m = Expr::new(kind, span);
+                            m.id = ExprId(self.mut_ref_tokens.len() as u32);
+                            return m;
+                        }
                         if let syn::Expr::Range(rg) = &*ix.index {
                             // `&mut v[a..b]`: the call reads and overwrites that sub-slice.
                             if let Some(v) = self.var_of_path(&ix.expr) {
@@ -317,6 +333,18 @@ impl Lowerer<'_> {
                     );
                 }
                 if let syn::Expr::Index(ix) = &*r.expr {
+                    if let Some(nested) = self.nested_sub_slice(ix, out) {
+                        let Some((base, start, end)) = nested else {
+                            return Expr::new(ExprKind::Poison, span);
+                        };
+                        let kind = ExprKind::SubSlice {
+                            base,
+                            start: start.map(Box::new),
+                            end: end.map(Box::new),
+                            inclusive: false,
+                        };
+                        return Expr::new(kind, span);
+                    }
                     if let syn::Expr::Range(rg) = &*ix.index {
                         return match self.var_of_path(&ix.expr) {
                             Some(base) => {
@@ -514,5 +542,93 @@ impl Lowerer<'_> {
                 Expr::new(ExprKind::Poison, span)
             }
         }
+    }
+}
+
+impl Lowerer<'_> {
+    /// `v[r1][r2]..` (at least two ranges) as one range of `v`: `Some(Some((v, start, end)))`
+    /// with an exclusive end, `Some(None)` after reporting an error, `None` if `ix` is not a
+    /// nested range. The ranges compose as rustc would check them, without a check of its own:
+    /// `v[a..][b..c]` is `v[a + b..a + c]` and `v[a..b][c..]` is `v[a + c..b]` (each panics
+    /// exactly when the original does); an inner end under an outer one (`v[a..b][..d]`) would
+    /// need `a + d <= b` checked, and is reported.
+    pub(super) fn nested_sub_slice(
+        &mut self,
+        ix: &syn::ExprIndex,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Option<(VarId, Option<Expr>, Option<Expr>)>> {
+        let syn::Expr::Range(inner) = &*ix.index else {
+            return None;
+        };
+        let syn::Expr::Index(outer_ix) = &*ix.expr else {
+            return None;
+        };
+        let syn::Expr::Range(_) = &*outer_ix.index else {
+            return None;
+        };
+        let (v, s1, e1) = match self.nested_sub_slice(outer_ix, out) {
+            Some(Some(parts)) => parts,
+            Some(None) => return Some(None),
+            None => {
+                let syn::Expr::Range(rg) = &*outer_ix.index else {
+                    return None;
+                };
+                let Some(v) = self.var_of_path(&outer_ix.expr) else {
+                    self.poison(
+                        &outer_ix.expr,
+                        "sub-slices of this expression",
+                        "slice a sequence variable: `&v[a..b]`",
+                    );
+                    return Some(None);
+                };
+                if !matches!(self.vars[v].shape, Shape::Seq(_)) {
+                    return None;
+                }
+                let (s, e) = self.exclusive_range(rg, out);
+                (v, s, e)
+            }
+        };
+        let (s2, e2) = self.exclusive_range(inner, out);
+        if e1.is_some() && e2.is_some() {
+            self.poison(
+                ix,
+                "a sub-slice with an end taken of a sub-slice with an end",
+                "slice once: `&v[a + c..a + d]` for `&v[a..b][c..d]` (and check `a + d <= b` if \
+                 it matters)",
+            );
+            return Some(None);
+        }
+        let add = |a: Option<Expr>, b: Option<Expr>| match (a, b) {
+            (Some(a), Some(b)) => Some(super::chains::bin(BinOp::Add, a, b)),
+            (a, None) => a,
+            (None, b) => b,
+        };
+        let start = add(s1.clone(), s2);
+        let end = match e2 {
+            Some(e2) => add(s1, Some(e2)),
+            None => e1,
+        };
+        Some(Some((v, start, end)))
+    }
+
+    /// The bounds of a range with an exclusive end (`..=e` gives `e + 1`).
+    fn exclusive_range(
+        &mut self,
+        rg: &syn::ExprRange,
+        out: &mut Vec<Stmt>,
+    ) -> (Option<Expr>, Option<Expr>) {
+        let s = rg.start.as_ref().map(|s| self.expr(s, out));
+        let e = rg.end.as_ref().map(|e| self.expr(e, out));
+        let e = match (e, &rg.limits) {
+            (Some(e), syn::RangeLimits::Closed(_)) => {
+                let one = Expr::new(
+                    ExprKind::Lit(syn::parse_quote!(1)),
+                    proc_macro2::Span::call_site(),
+                );
+                Some(super::chains::bin(BinOp::Add, e, one))
+            }
+            (e, _) => e,
+        };
+        (s, e)
     }
 }
