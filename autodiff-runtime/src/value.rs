@@ -34,7 +34,8 @@
 //! assert_eq!(dv, [1.5, 2.5]);
 //! ```
 //!
-//! `Scalar = Float + Differentiable<Tangent = Self> + Tangent + Scale<Self>`, implemented by a
+//! `Scalar = Float + Differentiable<Tangent = Self> + Tangent + Scale<Self> + Flat<Self>` (`Flat`:
+//! read as one scalar, for `<f>_jacobian`, see [`crate::jacobian`]), implemented by a
 //! blanket impl for every type with those four (so for `f32`, `f64` and `Dual<T>` at any nesting
 //! depth, and for any user float type that implements the three value traits). Reasons:
 //!
@@ -219,9 +220,15 @@ pub trait Scale<S>: Tangent {
     label = "`{Self}` is not an `autodiff_runtime::Scalar`",
     note = "in generic code, bound the float type parameter by `autodiff_runtime::Scalar` instead of (or next to) `num_traits::Float`"
 )]
-pub trait Scalar: Float + Differentiable<Tangent = Self> + Tangent + Scale<Self> {}
+pub trait Scalar:
+    Float + Differentiable<Tangent = Self> + Tangent + Scale<Self> + crate::jacobian::Flat<Self>
+{
+}
 
-impl<T> Scalar for T where T: Float + Differentiable<Tangent = T> + Tangent + Scale<T> {}
+impl<T> Scalar for T where
+    T: Float + Differentiable<Tangent = T> + Tangent + Scale<T> + crate::jacobian::Flat<T>
+{
+}
 
 // ---------------------------------------------------------------------------------------------
 // The functions emitters call

@@ -1,0 +1,164 @@
+//! `<f>_jacobian` (issue 13, dense part): columns by `_jvp` when the inputs are fewer, rows by
+//! `_vjp` otherwise, against central differences of the function itself, for array, `Vec` and
+//! tuple outputs, scalar, array, slice and `&Vec` arguments, inactive arguments, f32 and generic
+//! code.
+
+use autodiff_runtime::differentiate;
+use autodiff_runtime::jacobian::Jacobian;
+
+/// Central differences of `f` (inputs and outputs flattened) at `x`, one column per input.
+fn fd_jacobian(f: impl Fn(&[f64]) -> Vec<f64>, x: &[f64]) -> Vec<Vec<f64>> {
+    let h = 1e-6;
+    let rows = f(x).len();
+    let mut j = vec![vec![0.0; x.len()]; rows];
+    for c in 0..x.len() {
+        let (mut xp, mut xm) = (x.to_vec(), x.to_vec());
+        xp[c] += h;
+        xm[c] -= h;
+        let (fp, fm) = (f(&xp), f(&xm));
+        for r in 0..rows {
+            j[r][c] = (fp[r] - fm[r]) / (2.0 * h);
+        }
+    }
+    j
+}
+
+fn assert_jacobian(j: &Jacobian<f64>, fd: &[Vec<f64>], tol: f64) {
+    assert_eq!(j.rows(), fd.len(), "rows");
+    for (r, row) in fd.iter().enumerate() {
+        assert_eq!(j.cols(), row.len(), "columns");
+        for (c, want) in row.iter().enumerate() {
+            let got = j[(r, c)];
+            assert!(
+                (got - want).abs() <= tol * (1.0 + want.abs()),
+                "J[{r}, {c}] = {got}, central differences give {want}"
+            );
+        }
+    }
+}
+
+#[differentiate]
+fn polar(p: &[f64; 2]) -> [f64; 2] {
+    [(p[0] * p[0] + p[1] * p[1]).sqrt(), p[1].atan2(p[0])]
+}
+
+/// Five outputs from three inputs: columns by `_jvp`.
+#[differentiate]
+fn spread(x: f64, v: &[f64]) -> Vec<f64> {
+    let mut out = vec![0.0; 5];
+    for i in 0..5 {
+        let k = i as f64;
+        out[i] = (x * k).sin() + v[i % v.len()] * v[(i + 1) % v.len()] * x;
+    }
+    out
+}
+
+/// Three outputs from seven inputs: rows by `_vjp`.
+#[differentiate]
+fn summaries(v: &[f64], s: f64, n: usize) -> (f64, [f64; 2]) {
+    let mut sum = 0.0;
+    let mut sq = 0.0;
+    for i in 0..n {
+        sum += v[i] * s;
+        sq += (v[i] - s).powi(2);
+    }
+    let m = sum / n as f64;
+    (m, [sq.sqrt(), (m * s).exp()])
+}
+
+/// A `&Vec` argument, an inactive scale, an array by value.
+#[differentiate(wrt(a, w))]
+fn mixed(a: [f64; 3], w: &Vec<f64>, scale: f64) -> [f64; 4] {
+    [
+        a[0] * w[0] * scale,
+        a[1].tanh() + w[1],
+        a[2] * a[0] - w[2] * w[0],
+        (a[0] + a[1] + a[2]).cos() * scale,
+    ]
+}
+
+#[test]
+fn columns_by_jvp_for_a_square_map() {
+    for p in [[3.0, 4.0], [-1.0, 0.5], [0.2, -2.0]] {
+        let (v, j) = polar_jacobian(&p);
+        assert_eq!(v, polar(&p));
+        let fd = fd_jacobian(|x| polar(&[x[0], x[1]]).to_vec(), &p);
+        assert_jacobian(&j, &fd, 1e-7);
+    }
+}
+
+#[test]
+fn columns_by_jvp_for_a_tall_map() {
+    let (x, v) = (0.7, [0.3, -1.2]);
+    let (value, j) = spread_jacobian(x, &v);
+    assert_eq!(value, spread(x, &v));
+    let fd = fd_jacobian(|p| spread(p[0], &p[1..]), &[x, v[0], v[1]]);
+    assert_jacobian(&j, &fd, 1e-7);
+}
+
+#[test]
+fn rows_by_vjp_for_a_wide_map() {
+    let v = [0.3, -0.8, 1.1, 0.4, -0.2, 0.9];
+    let (s, n) = (0.6, 5);
+    let (value, j) = summaries_jacobian(&v, s, n);
+    assert_eq!(value, summaries(&v, s, n));
+    let flat = |p: &[f64]| {
+        let (m, [a, b]) = summaries(&p[..6], p[6], n);
+        vec![m, a, b]
+    };
+    let mut x = v.to_vec();
+    x.push(s);
+    assert_jacobian(&j, &fd_jacobian(flat, &x), 1e-7);
+    // Each row is the `_vjp` of a unit seed.
+    for r in 0..3 {
+        let mut seed = (0.0, [0.0, 0.0]);
+        match r {
+            0 => seed.0 = 1.0,
+            k => seed.1[k - 1] = 1.0,
+        }
+        let (mut gv, mut gs) = (vec![0.0; 6], 0.0);
+        summaries_vjp(&v, s, n, &mut gv, &mut gs, seed);
+        gv.push(gs);
+        assert_eq!(j.row(r), &gv[..]);
+    }
+}
+
+#[test]
+fn vec_reference_array_by_value_and_an_inactive_argument() {
+    let (a, w, scale) = ([0.4, -0.3, 1.2], vec![0.5, 2.0, -0.7], 1.5);
+    let (value, j) = mixed_jacobian(a, &w, scale);
+    assert_eq!(value, mixed(a, &w, scale));
+    assert_eq!((j.rows(), j.cols()), (4, 6));
+    let fd = fd_jacobian(
+        |p| mixed([p[0], p[1], p[2]], &p[3..].to_vec(), scale).to_vec(),
+        &[a[0], a[1], a[2], w[0], w[1], w[2]],
+    );
+    assert_jacobian(&j, &fd, 1e-7);
+    assert_eq!(j.column(3), vec![a[0] * scale, 0.0, -w[2], 0.0]);
+}
+
+#[differentiate]
+fn rotate<T: num_traits::Float>(p: &[T], c: T) -> [T; 2] {
+    [
+        c.cos() * p[0] - c.sin() * p[1],
+        c.sin() * p[0] + c.cos() * p[1],
+    ]
+}
+
+#[test]
+fn generic_function_in_f32() {
+    let (p, c) = ([0.5f32, -1.5], 0.3f32);
+    let (value, j) = rotate_jacobian(&p, c);
+    assert_eq!(value, rotate(&p, c));
+    // Columns p[0], p[1], c: rows by `_vjp` (3 > 2).
+    let (s, co) = (c.sin(), c.cos());
+    let want = [
+        [co, -s, -s * p[0] - co * p[1]],
+        [s, co, co * p[0] - s * p[1]],
+    ];
+    for r in 0..2 {
+        for k in 0..3 {
+            assert!((j[(r, k)] - want[r][k]).abs() < 1e-6, "J[{r}, {k}]");
+        }
+    }
+}
