@@ -4,6 +4,14 @@
 //! differences and by the dot-product test, through closures that flatten (inputs, initial
 //! contents) to (final contents, value).
 
+// The functions are written as people write them (index loops, `&Vec` arguments).
+#![allow(
+    clippy::needless_range_loop,
+    clippy::ptr_arg,
+    clippy::useless_vec,
+    clippy::redundant_slicing
+)]
+
 mod common;
 use autodiff_runtime::differentiate;
 use common::*;

@@ -3,6 +3,14 @@
 //! buffers through helpers, in-place steps composed. Both modes against central differences and
 //! by the dot-product test.
 
+// The functions are written as people write them (index loops, `&Vec` arguments).
+#![allow(
+    clippy::needless_range_loop,
+    clippy::ptr_arg,
+    clippy::useless_vec,
+    clippy::redundant_slicing
+)]
+
 mod common;
 use autodiff_runtime::differentiate;
 use common::*;

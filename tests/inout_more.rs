@@ -4,6 +4,14 @@
 //! tuples of arrays as outputs, returned and destructured by callers. Both modes against
 //! central differences and by the dot-product test.
 
+// The functions are written as people write them (index loops, `&Vec` arguments).
+#![allow(
+    clippy::needless_range_loop,
+    clippy::ptr_arg,
+    clippy::useless_vec,
+    clippy::redundant_slicing
+)]
+
 mod common;
 use autodiff_runtime::differentiate;
 use common::*;

@@ -3,6 +3,14 @@
 //! tuple outputs, scalar, array, slice and `&Vec` arguments, inactive arguments, f32 and generic
 //! code.
 
+// The functions are written as people write them (index loops, `&Vec` arguments).
+#![allow(
+    clippy::needless_range_loop,
+    clippy::ptr_arg,
+    clippy::useless_vec,
+    clippy::redundant_slicing
+)]
+
 use autodiff_runtime::differentiate;
 use autodiff_runtime::jacobian::Jacobian;
 

@@ -3200,7 +3200,7 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
             Param::Len(_) => args.push("n".to_string()),
             Param::Workspace(n) => {
                 // Constants in, whatever the function leaves in it out (not an output).
-                args.push(format!("&mut [0.5, -0.25, 1.0]"));
+                args.push("&mut [0.5, -0.25, 1.0]".to_string());
                 let _ = n;
             }
             Param::InOut(_) | Param::InOutArray(_) | Param::InOutScalar(_) => {
@@ -3266,7 +3266,7 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
                 flat(""),
                 flat("")
             ),
-            (false, false) => format!("{ind}let mut y = {};\n", flat(&format!("{call}"))),
+            (false, false) => format!("{ind}let mut y = {};\n", flat(&call)),
             (false, true) => format!(
                 "{ind}let (y, t) = {call};\n{ind}let (mut y, mut t) = ({}, {});\n",
                 flat("y"),

@@ -545,6 +545,9 @@ impl Lowerer<'_> {
     }
 }
 
+/// A sequence variable and the bounds of a range of it (exclusive end).
+pub(super) type SubRangeOf = (VarId, Option<Expr>, Option<Expr>);
+
 impl Lowerer<'_> {
     /// `v[r1][r2]..` (at least two ranges) as one range of `v`: `Some(Some((v, start, end)))`
     /// with an exclusive end, `Some(None)` after reporting an error, `None` if `ix` is not a
@@ -556,7 +559,7 @@ impl Lowerer<'_> {
         &mut self,
         ix: &syn::ExprIndex,
         out: &mut Vec<Stmt>,
-    ) -> Option<Option<(VarId, Option<Expr>, Option<Expr>)>> {
+    ) -> Option<Option<SubRangeOf>> {
         let syn::Expr::Range(inner) = &*ix.index else {
             return None;
         };
