@@ -280,3 +280,210 @@ pub fn set_unit_in<T: Float, F: Flat<T> + ?Sized>(v: &mut F, at: usize, k: usize
         v.flat_set(k - at, T::one());
     }
 }
+
+/// The scalars of `v`, in order.
+#[doc(hidden)]
+pub fn to_flat_vec<T, F: Flat<T> + ?Sized>(v: &F) -> Vec<T> {
+    (0..v.flat_len()).map(|k| v.flat_get(k)).collect()
+}
+
+// -------------------------------------------------------------------------------------- sparse
+
+/// Where a Jacobian may be nonzero: a `rows` x `cols` pattern in compressed sparse row form
+/// (the column indices of row `i` are `col_idx[row_ptr[i]..row_ptr[i + 1]]`, ascending).
+///
+/// Every entry of the Jacobian outside the pattern must be zero: `<f>_jacobian_sparse` computes
+/// the entries inside it from compressed directional derivatives, and a nonzero outside it would
+/// be added into an entry of the same row. Build it from what the function's structure says
+/// (which outputs read which inputs), for example [`Sparsity::banded`] for stencils.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sparsity {
+    rows: usize,
+    cols: usize,
+    row_ptr: Vec<usize>,
+    col_idx: Vec<usize>,
+}
+
+impl Sparsity {
+    /// The pattern holding the given `(row, column)` entries (in any order, duplicates allowed).
+    ///
+    /// # Panics
+    ///
+    /// If an entry lies outside `rows` x `cols`.
+    pub fn from_entries(rows: usize, cols: usize, entries: &[(usize, usize)]) -> Self {
+        let mut by_row: Vec<Vec<usize>> = vec![Vec::new(); rows];
+        for &(i, j) in entries {
+            assert!(
+                i < rows && j < cols,
+                "entry ({i}, {j}) outside a {rows}x{cols} sparsity pattern"
+            );
+            by_row[i].push(j);
+        }
+        let mut row_ptr = vec![0];
+        let mut col_idx = Vec::new();
+        for mut r in by_row {
+            r.sort_unstable();
+            r.dedup();
+            col_idx.extend(r);
+            row_ptr.push(col_idx.len());
+        }
+        Sparsity {
+            rows,
+            cols,
+            row_ptr,
+            col_idx,
+        }
+    }
+
+    /// A band: row `i` may depend on columns `i - lower ..= i + upper` (clipped to the matrix).
+    pub fn banded(rows: usize, cols: usize, lower: usize, upper: usize) -> Self {
+        let mut entries = Vec::new();
+        for i in 0..rows {
+            for j in i.saturating_sub(lower)..=(i + upper).min(cols.saturating_sub(1)) {
+                if j < cols {
+                    entries.push((i, j));
+                }
+            }
+        }
+        Sparsity::from_entries(rows, cols, &entries)
+    }
+
+    /// The number of rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The number of columns.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// The number of entries.
+    pub fn nnz(&self) -> usize {
+        self.col_idx.len()
+    }
+
+    /// The columns of row `i`, ascending.
+    pub fn row(&self, i: usize) -> &[usize] {
+        &self.col_idx[self.row_ptr[i]..self.row_ptr[i + 1]]
+    }
+
+    /// A greedy distance-1 coloring of the columns: two columns that share a row get different
+    /// colors, so one directional derivative per color (the sum of that color's unit columns)
+    /// gives every entry of the pattern. Returns the number of colors and each column's color.
+    /// Columns are taken in order; a band of width `w` needs `w` colors.
+    pub fn color_columns(&self) -> (usize, Vec<usize>) {
+        // Rows of each column, to find the columns sharing a row with it.
+        let mut col_rows: Vec<Vec<usize>> = vec![Vec::new(); self.cols];
+        for i in 0..self.rows {
+            for &j in self.row(i) {
+                col_rows[j].push(i);
+            }
+        }
+        let mut color = vec![usize::MAX; self.cols];
+        let mut used = Vec::new();
+        let mut ncolors = 0;
+        for j in 0..self.cols {
+            used.clear();
+            for &i in &col_rows[j] {
+                for &k in self.row(i) {
+                    if color[k] != usize::MAX {
+                        used.push(color[k]);
+                    }
+                }
+            }
+            used.sort_unstable();
+            used.dedup();
+            let c = used
+                .iter()
+                .enumerate()
+                .find(|(want, &have)| *want != have)
+                .map_or(used.len(), |(want, _)| want);
+            color[j] = c;
+            ncolors = ncolors.max(c + 1);
+        }
+        (ncolors, color)
+    }
+}
+
+/// A sparse Jacobian: the values of the entries of a [`Sparsity`] pattern, row by row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SparseJacobian<T> {
+    pattern: Sparsity,
+    values: Vec<T>,
+}
+
+impl<T: Float> SparseJacobian<T> {
+    /// The entries from compressed directional derivatives: `compressed[c]` is the Jacobian
+    /// times the sum of the unit columns of color `c` (see [`Sparsity::color_columns`]).
+    #[doc(hidden)]
+    #[allow(clippy::needless_range_loop)] // `i` is a row of the pattern and of each column
+    pub fn from_compressed(pattern: &Sparsity, color: &[usize], compressed: &[Vec<T>]) -> Self {
+        let mut values = Vec::with_capacity(pattern.nnz());
+        for i in 0..pattern.rows {
+            for &j in pattern.row(i) {
+                values.push(compressed[color[j]][i]);
+            }
+        }
+        SparseJacobian {
+            pattern: pattern.clone(),
+            values,
+        }
+    }
+
+    /// The pattern.
+    pub fn pattern(&self) -> &Sparsity {
+        &self.pattern
+    }
+
+    /// Entry `(i, j)` (zero outside the pattern).
+    pub fn get(&self, i: usize, j: usize) -> T {
+        let row = self.pattern.row(i);
+        match row.binary_search(&j) {
+            Ok(k) => self.values[self.pattern.row_ptr[i] + k],
+            Err(_) => T::zero(),
+        }
+    }
+
+    /// Row `i`: its columns and values.
+    pub fn row(&self, i: usize) -> (&[usize], &[T]) {
+        let (a, b) = (self.pattern.row_ptr[i], self.pattern.row_ptr[i + 1]);
+        (&self.pattern.col_idx[a..b], &self.values[a..b])
+    }
+
+    /// The entries as `(row, column, value)` triplets (coordinate form), row by row.
+    pub fn triplets(&self) -> Vec<(usize, usize, T)> {
+        let mut out = Vec::with_capacity(self.values.len());
+        for i in 0..self.pattern.rows {
+            let (cols, vals) = self.row(i);
+            out.extend(cols.iter().zip(vals).map(|(&j, &v)| (i, j, v)));
+        }
+        out
+    }
+
+    /// The compressed-sparse-row arrays `(row_ptr, col_idx, values)`, as `sprs` and
+    /// `nalgebra-sparse` take them.
+    pub fn csr(&self) -> (&[usize], &[usize], &[T]) {
+        (&self.pattern.row_ptr, &self.pattern.col_idx, &self.values)
+    }
+
+    /// The dense matrix.
+    pub fn to_dense(&self) -> Jacobian<T> {
+        let mut j = Jacobian::zeros(self.pattern.rows, self.pattern.cols);
+        for (r, c, v) in self.triplets() {
+            j.data[r * j.cols + c] = v;
+        }
+        j
+    }
+}
+
+/// Checks that a pattern fits a function with `rows` outputs and `cols` active inputs.
+#[doc(hidden)]
+pub fn check_pattern(p: &Sparsity, rows: usize, cols: usize) {
+    assert!(
+        p.rows == rows && p.cols == cols,
+        "the sparsity pattern is {}x{}, the Jacobian {rows}x{cols}",
+        p.rows,
+        p.cols
+    );
+}
