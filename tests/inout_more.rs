@@ -575,3 +575,37 @@ fn tuple_results_of_calls_writing_through_mut() {
         })
         .random(5, -1.0, 1.0);
 }
+
+/// Parts of `split_at_mut` and chunks of `chunks_mut` lent to calls: bare, `&mut part`,
+/// `&mut *part`, an open range of a part, read-only ranges of a part.
+#[differentiate]
+fn lends_parts(x: &[f64], s: f64) -> f64 {
+    let mut w = x.to_vec();
+    let (a, b) = w.split_at_mut(2);
+    scale(a, s);
+    scale(&mut b[1..], s * s);
+    rotate(&mut *b, 0.5 * s);
+    let e = sum_sq(&a[1..]) + sum_sq(&b[..]);
+    for c in w.chunks_mut(2) {
+        rotate(c, s);
+    }
+    for c in w.chunks_exact_mut(3) {
+        scale(&mut c[1..], 0.5);
+    }
+    e + w[0] * w[3] + w[1] - w[2] * w[w.len() - 1]
+}
+
+#[test]
+fn split_parts_and_chunks_lent_to_calls() {
+    Harness::new(7)
+        .primal(|p| vec![lends_parts(&p[..6], p[6])])
+        .jvp(|p, d| {
+            let (v, t) = lends_parts_jvp(&p[..6], p[6], &d[..6], d[6]);
+            (vec![v], vec![t])
+        })
+        .vjp(|p, c, g| {
+            let (gx, gs) = g.split_at_mut(6);
+            vec![lends_parts_vjp(&p[..6], p[6], gx, &mut gs[0], c[0])]
+        })
+        .random(5, -1.0, 1.0);
+}

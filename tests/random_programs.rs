@@ -110,6 +110,16 @@ mod programs {
     use super::{Case, Out};
     use autodiff_runtime::differentiate;
 
+    /// Writes through the split parts and chunks the programs lend it (`split_rot(lo, t);`,
+    /// construct `split_part_call`); leaves both ends in [-1, 1].
+    #[differentiate]
+    pub fn split_rot(p: &mut [f64], c: f64) {
+        let a = p[0];
+        let m = p.len() - 1;
+        p[0] = (c * a + 0.5 * p[m]).tanh();
+        p[m] = (a * p[m] + c).sin();
+    }
+
     include!(concat!(env!("OUT_DIR"), "/random_programs.rs"));
 }
 

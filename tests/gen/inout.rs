@@ -531,6 +531,13 @@ impl FnGen<'_> {
             ));
             self.line(format!("    hi[1] = ({k} * hi[1] * ({k} * lo[0])).tanh();"));
             self.line("    lo.swap(0, 1);");
+            if self.on(Construct::SplitPartCall) && self.chance(0.6) {
+                // Parts lent to a differentiated function that writes through them.
+                self.count(Construct::SplitPartCall);
+                let forms = ["lo", "&mut *lo", "hi", "&mut hi[1..]", "&mut hi[..]"];
+                let part = self.pick(&forms);
+                self.line(format!("    split_rot({part}, {t});"));
+            }
             self.line("}");
         } else {
             let size = self.pick(&[2usize, 3]);
@@ -541,6 +548,11 @@ impl FnGen<'_> {
             self.line(format!(
                 "    ch[0] = ({k} * ch[0] * ({k} * ch[m]) + {t}).tanh();"
             ));
+            if self.on(Construct::SplitPartCall) && self.chance(0.6) {
+                self.count(Construct::SplitPartCall);
+                let part = self.pick(&["ch", "&mut ch[..]", "&mut *ch"]);
+                self.line(format!("    split_rot({part}, {t});"));
+            }
             self.line("}");
         }
         self.vars[w].dirty = true;

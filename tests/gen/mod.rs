@@ -219,6 +219,7 @@ constructs! {
     InOutSubSlice => "inout_subslice",
     TupleArrayOut => "tuple_array_out",
     InOutFloatArg => "inout_float_arg",
+    SplitPartCall => "split_part_call",
 }
 
 /// What to generate.

@@ -291,7 +291,31 @@ impl Lowerer<'_> {
         for a in &args {
             a.reads(&mut reads);
         }
-        for (a, syn_arg) in args.iter_mut().zip(&c.args) {
+        // What each argument reads, to tell whether a sequence is read by another argument.
+        let reads_of: Vec<Vec<VarId>> = args
+            .iter()
+            .map(|a| {
+                let mut r = Vec::new();
+                a.reads(&mut r);
+                r
+            })
+            .collect();
+        for (i, (a, syn_arg)) in args.iter_mut().zip(&c.args).enumerate() {
+            // A part of `split_at_mut`/`chunks_mut` passed bare (`g(head, x);`): the callee may
+            // write through it, if no other argument reads its sequence (its own bounds may:
+            // they are computed before the borrow).
+            if let ExprKind::SubSlice { base, .. } = a.kind {
+                let elsewhere = reads_of
+                    .iter()
+                    .enumerate()
+                    .any(|(j, r)| j != i && r.contains(&base));
+                if whole_stmt && !elsewhere {
+                    if let Some(m) = self.bare_view_arg(syn_arg, out) {
+                        *a = m;
+                        continue;
+                    }
+                }
+            }
             if let ExprKind::Var(v) = a.kind {
                 let whole_stmt = whole_stmt && reads.iter().filter(|r| **r == v).count() == 1;
                 // `g(x)` with `x: &mut f64` (not `g(*x)`, its value).

@@ -42,6 +42,8 @@ pub(super) enum ISeq {
         len: Option<Expr>,
         size: Expr,
         exact: bool,
+        /// `chunks_mut`, `chunks_exact_mut`: items borrowed `&mut`.
+        mutable: bool,
     },
     Map(Box<ISeq>, Closure),
     Filter(Box<ISeq>, Closure),
@@ -381,6 +383,7 @@ impl Lowerer<'_> {
                                 len,
                                 size: n,
                                 exact: name.starts_with("chunks_exact"),
+                                mutable: name.ends_with("_mut"),
                             }
                         })
                     }
@@ -642,12 +645,14 @@ impl Lowerer<'_> {
                 base: *var,
                 offset: shifted(offset, k),
                 len: width.clone(),
+                mutable: false,
             }),
             ISeq::Chunks {
                 var,
                 offset,
                 len,
                 size,
+                mutable,
                 ..
             } => {
                 let start = bin(BinOp::Mul, k, size.clone());
@@ -656,6 +661,7 @@ impl Lowerer<'_> {
                     base: *var,
                     offset: shifted(offset, start),
                     len: int_method(size.clone(), "min", vec![rest]),
+                    mutable: *mutable,
                 })
             }
             ISeq::Map(a, c) => {

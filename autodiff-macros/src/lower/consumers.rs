@@ -397,11 +397,13 @@ impl Lowerer<'_> {
             base: var,
             offset: start.clone(),
             len: k.clone(),
+            mutable,
         };
         let tail = View {
             base: var,
             offset: bin(BinOp::Add, start, k.clone()),
             len: bin(BinOp::Sub, src_len(var, &len, span), k),
+            mutable,
         };
         self.bind_item(&pt.elems[0], Item::View(head), out);
         self.bind_item(&pt.elems[1], Item::View(tail), out);

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 
+mod borrows;
 mod calls;
 mod chains;
 mod closures;
@@ -173,6 +174,9 @@ pub(crate) struct View {
     pub base: VarId,
     pub offset: Expr,
     pub len: Expr,
+    /// Borrowed `&mut` (`split_at_mut`, `chunks_mut`): passed bare to a call statement, the
+    /// callee may write through it.
+    pub mutable: bool,
 }
 
 /// What a type is to the macro.
