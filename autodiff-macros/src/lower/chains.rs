@@ -60,6 +60,7 @@ pub(super) enum Closure {
 
 /// An item flowing through a chain.
 #[derive(Clone)]
+#[allow(clippy::large_enum_variant)] // short-lived, while a loop body is lowered
 pub(super) enum Item {
     Val(Expr),
     Tuple(Vec<Item>),
