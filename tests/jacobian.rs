@@ -259,3 +259,91 @@ fn a_pattern_of_the_wrong_size_is_reported() {
     let p = autodiff_runtime::jacobian::Sparsity::banded(3, 3, 1, 1);
     let _ = polar_jacobian_sparse(&[1.0, 2.0], &p);
 }
+
+/// Least-squares residuals filling `r` (its initial contents are overwritten: zero columns).
+#[differentiate(wrt(p, r))]
+fn residuals(p: &[f64; 2], t: &[f64], obs: &[f64], r: &mut [f64]) {
+    for i in 0..r.len() {
+        r[i] = p[0] * (p[1] * t[i]).exp() - obs[i];
+    }
+}
+
+/// An in-place step with a value: rows are the value then the final state.
+#[differentiate]
+fn step(state: &mut [f64; 3], dt: f64, e: &mut f64) -> f64 {
+    let k = state[0] * state[2];
+    state[0] += dt * state[1];
+    state[1] -= dt * state[0].sin();
+    state[2] *= (-dt * *e).exp();
+    *e += k * dt;
+    k
+}
+
+#[test]
+fn residual_jacobian_through_a_mut_argument() {
+    let (p, t, obs) = (
+        [0.5, -0.3],
+        [0.0, 0.5, 1.0, 1.5, 2.0],
+        [0.4, 0.3, 0.4, 0.2, 0.1],
+    );
+    let mut r = [9.0; 5];
+    let j = residuals_jacobian(&p, &t, &obs, &mut r);
+    // `r` ends holding the residuals.
+    let mut want = [0.0; 5];
+    residuals(&p, &t, &obs, &mut want);
+    assert_eq!(r, want);
+    assert_eq!((j.rows(), j.cols()), (5, 7));
+    let fd = fd_jacobian(
+        |x| {
+            let mut r = x[2..].to_vec();
+            residuals(&[x[0], x[1]], &t, &obs, &mut r);
+            r
+        },
+        &[p[0], p[1], 9.0, 9.0, 9.0, 9.0, 9.0],
+    );
+    assert_jacobian(&j, &fd, 1e-7);
+    for i in 0..5 {
+        assert_eq!(
+            &j.row(i)[2..],
+            &[0.0; 5],
+            "initial contents of `r` do not matter"
+        );
+    }
+    // Sparse: `r[i]` depends on `p` only.
+    let mut entries = vec![];
+    for i in 0..5 {
+        entries.push((i, 0));
+        entries.push((i, 1));
+    }
+    let pattern = autodiff_runtime::jacobian::Sparsity::from_entries(5, 7, &entries);
+    let mut r2 = [0.0; 5];
+    let sparse = residuals_jacobian_sparse(&p, &t, &obs, &mut r2, &pattern);
+    assert_eq!(r2, want);
+    assert_eq!(sparse.to_dense(), j);
+}
+
+#[test]
+fn step_jacobian_with_a_value_and_in_out_state() {
+    for (s0, dt, e0) in [([0.3, -0.5, 1.2], 0.1, 0.4), ([1.0, 0.2, -0.7], 0.3, -0.2)] {
+        let (mut s, mut e) = (s0, e0);
+        let (v, j) = step_jacobian(&mut s, dt, &mut e);
+        let (mut s_want, mut e_want) = (s0, e0);
+        assert_eq!(v, step(&mut s_want, dt, &mut e_want));
+        assert_eq!(
+            (s, e),
+            (s_want, e_want),
+            "the arguments end holding the results"
+        );
+        // Rows: value, final state (3), final `e`; columns: initial state (3), dt, initial `e`.
+        assert_eq!((j.rows(), j.cols()), (5, 5));
+        let fd = fd_jacobian(
+            |x| {
+                let (mut s, mut e) = ([x[0], x[1], x[2]], x[4]);
+                let v = step(&mut s, x[3], &mut e);
+                vec![v, s[0], s[1], s[2], e]
+            },
+            &[s0[0], s0[1], s0[2], dt, e0],
+        );
+        assert_jacobian(&j, &fd, 1e-7);
+    }
+}

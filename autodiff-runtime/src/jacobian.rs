@@ -487,3 +487,12 @@ pub fn check_pattern(p: &Sparsity, rows: usize, cols: usize) {
         p.cols
     );
 }
+
+/// Copies the scalars of `src` into `dst` (the same length): an in-out argument put back to
+/// the contents a Jacobian pass starts from.
+#[doc(hidden)]
+pub fn restore<T, D: Flat<T> + ?Sized, S: Flat<T> + ?Sized>(dst: &mut D, src: &S) {
+    for k in 0..src.flat_len() {
+        dst.flat_set(k, src.flat_get(k));
+    }
+}

@@ -3,4 +3,5 @@
 
 pub mod dump;
 pub mod expand;
+mod jacobian;
 pub mod primal;
