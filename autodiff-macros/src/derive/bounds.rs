@@ -8,11 +8,13 @@
 
 use super::model::{tokens_of, Field, Input};
 use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::{quote, ToTokens};
+use quote::{quote, quote_spanned, ToTokens};
 use std::collections::HashSet;
 use syn::ext::IdentExt;
 use syn::punctuated::Punctuated;
-use syn::{GenericParam, Generics, Ident, Lifetime, WhereClause, WherePredicate};
+use syn::{
+    GenericParam, Generics, Ident, Lifetime, Type, TypeParamBound, WhereClause, WherePredicate,
+};
 
 /// The identifiers and lifetimes spelt in some tokens (raw identifiers unrawed).
 #[derive(Default)]
@@ -91,8 +93,8 @@ impl Bounds {
             .filter(|f| !f.recursive && Names::of(&f.ty).mentions_any(params.iter()))
             .filter(|f| seen.insert(f.ty.to_token_stream().to_string()))
             .map(|f| {
-                let ty = &f.ty;
-                syn::parse_quote_spanned!(f.ty_span=> #ty: ::autodiff_runtime::Differentiable)
+                let bound = quote_spanned!(f.ty_span=> ::autodiff_runtime::Differentiable);
+                predicate(None, f.ty.clone(), bound)
             })
             .collect();
 
@@ -155,17 +157,32 @@ impl Bounds {
             .map(|f| {
                 let ty = &f.ty;
                 let generic = Names::of(ty).mentions_any(params.iter());
-                let binder = if generic {
-                    quote!()
-                } else {
-                    quote!(for<#hrtb>)
-                };
-                syn::parse_quote!(
-                    #binder <#ty as ::autodiff_runtime::Differentiable>::Tangent: #bound
-                )
+                let binder = (!generic).then(|| syn::BoundLifetimes {
+                    lifetimes: std::iter::once(GenericParam::Lifetime(syn::LifetimeParam::new(
+                        hrtb.clone(),
+                    )))
+                    .collect(),
+                    ..Default::default()
+                });
+                let tangent = quote!(<#ty as ::autodiff_runtime::Differentiable>::Tangent);
+                predicate(binder, Type::Verbatim(tangent), bound.clone())
             })
             .collect()
     }
+}
+
+/// `binder bounded: bound`, built from its parts (nothing here can fail to parse).
+fn predicate(
+    binder: Option<syn::BoundLifetimes>,
+    bounded: Type,
+    bound: TokenStream,
+) -> WherePredicate {
+    WherePredicate::Type(syn::PredicateType {
+        lifetimes: binder,
+        bounded_ty: bounded,
+        colon_token: Default::default(),
+        bounds: std::iter::once(TypeParamBound::Verbatim(bound)).collect(),
+    })
 }
 
 /// `generics` with `extra` predicates added to its where-clause.

@@ -86,7 +86,7 @@ impl<'a> Input<'a> {
         };
         let (_, type_generics, _) = input.generics.split_for_impl();
         let name = &input.ident;
-        let self_ty: Type = syn::parse_quote!(#name #type_generics);
+        let self_ty = Type::Verbatim(quote!(#name #type_generics));
         let fields = data
             .fields
             .iter()
