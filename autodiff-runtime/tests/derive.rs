@@ -815,6 +815,48 @@ fn skipped_fields_are_constants() {
     assert!(p.1.is_none());
 }
 
+/// Raw identifiers, a type written by a macro, a skipped closure, an unsized last field.
+#[test]
+fn unusual_syntax() {
+    macro_rules! pair {
+        ($t:ty) => {
+            ($t, $t)
+        };
+    }
+    #[derive(Differentiable)]
+    #[allow(non_camel_case_types)]
+    struct r#match {
+        r#type: f64,
+        by_macro: pair!(f64),
+        #[differentiable(skip)]
+        f: Box<dyn Fn(f64) -> f64>,
+    }
+    let m = r#match {
+        r#type: 1.0,
+        by_macro: (2.0, 3.0),
+        f: Box::new(|x| x),
+    };
+    let t: matchTangent = zero_tangent(&m);
+    assert_eq!(
+        format!("{t:?}"),
+        "matchTangent { type: 0.0, by_macro: (0.0, 0.0), f: () }"
+    );
+    assert_eq!((m.f)(m.r#type) + m.by_macro.0, 3.0);
+
+    #[derive(Differentiable)]
+    struct Tail<T: ?Sized> {
+        n: usize,
+        data: T,
+    }
+    let boxed: Box<Tail<[f64]>> = Box::new(Tail {
+        n: 2,
+        data: [1.0, 2.0],
+    });
+    let t: TailTangent<[f64]> = zero_tangent(&*boxed);
+    assert_eq!(t.data, vec![0.0, 0.0]);
+    assert_eq!(boxed.n, 2);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Visibility, docs, hygiene
 

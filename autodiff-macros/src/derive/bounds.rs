@@ -144,8 +144,14 @@ impl Bounds {
     }
 
     /// `<F as Differentiable>::Tangent: <bound>` for each non-skipped, non-recursive field, once
-    /// per type, with `for<'a>` on field types without parameters (see the module docs).
-    pub fn field_tangents_are(&self, input: &Input, bound: TokenStream) -> Vec<WherePredicate> {
+    /// per type. With `may_be_false`, field types without parameters get `for<'a>` (see the
+    /// module docs); a bound that names a parameter itself (`Scale<S>`) needs none.
+    pub fn field_tangents_are(
+        &self,
+        input: &Input,
+        bound: TokenStream,
+        may_be_false: bool,
+    ) -> Vec<WherePredicate> {
         let mut seen = HashSet::new();
         let params = &input.generics.params;
         let hrtb = &self.hrtb;
@@ -157,7 +163,7 @@ impl Bounds {
             .map(|f| {
                 let ty = &f.ty;
                 let generic = Names::of(ty).mentions_any(params.iter());
-                let binder = (!generic).then(|| syn::BoundLifetimes {
+                let binder = (may_be_false && !generic).then(|| syn::BoundLifetimes {
                     lifetimes: std::iter::once(GenericParam::Lifetime(syn::LifetimeParam::new(
                         hrtb.clone(),
                     )))

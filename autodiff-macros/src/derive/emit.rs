@@ -181,9 +181,11 @@ impl Emitter<'_> {
 
     fn scale(&self) -> TokenStream {
         let scalar = &self.bounds.scalar;
-        let preds = self
-            .bounds
-            .field_tangents_are(self.input, quote!(::autodiff_runtime::Scale<#scalar>));
+        let preds = self.bounds.field_tangents_are(
+            self.input,
+            quote!(::autodiff_runtime::Scale<#scalar>),
+            false,
+        );
         let mut generics = with_predicates(&self.bounds.tangent, preds);
         generics.params.push(GenericParam::Type(
             syn::parse_quote!(#scalar: ::core::marker::Copy),
@@ -231,7 +233,7 @@ impl Emitter<'_> {
     fn debug(&self) -> TokenStream {
         let preds = self
             .bounds
-            .field_tangents_are(self.input, quote!(::core::fmt::Debug));
+            .field_tangents_are(self.input, quote!(::core::fmt::Debug), true);
         let generics = with_predicates(&self.bounds.tangent, preds);
         let (impl_generics, _, where_clause) = generics.split_for_impl();
         let tangent = self.tangent_type();
@@ -269,9 +271,9 @@ impl Emitter<'_> {
     }
 
     fn partial_eq(&self) -> TokenStream {
-        let preds = self
-            .bounds
-            .field_tangents_are(self.input, quote!(::core::cmp::PartialEq));
+        let preds =
+            self.bounds
+                .field_tangents_are(self.input, quote!(::core::cmp::PartialEq), true);
         let generics = with_predicates(&self.bounds.tangent, preds);
         let (impl_generics, _, where_clause) = generics.split_for_impl();
         let tangent = self.tangent_type();

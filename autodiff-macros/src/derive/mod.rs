@@ -62,3 +62,6 @@ pub fn expand(input: TokenStream) -> TokenStream {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
