@@ -43,9 +43,9 @@ pub fn __primitive_table(input: TokenStream) -> TokenStream {
 
 /// Derives `autodiff_runtime::Differentiable` for a struct (named, tuple or unit, generic or not):
 /// generates its tangent type `<Name>Tangent` (one field per field, typed
-/// `<F as Differentiable>::Tangent`) with `Tangent`, `Scale<S>`, `Clone`, and where the fields'
-/// tangents allow it `Debug` and `PartialEq`. A field marked `#[differentiable(skip)]` is a
-/// constant, with tangent `()`. See `autodiff_runtime::Differentiable` (the derive).
+/// `<F as Differentiable>::Tangent`) with `Tangent`, `Scale<S>`, `Clone`, `Debug` and
+/// `PartialEq`. A field marked `#[differentiable(skip)]` is a constant, with tangent `()`. See
+/// `autodiff_runtime::Differentiable` (the derive) and the `derive` module here.
 #[proc_macro_derive(Differentiable, attributes(differentiable))]
 pub fn derive_differentiable(item: TokenStream) -> TokenStream {
     derive::expand(item.into()).into()

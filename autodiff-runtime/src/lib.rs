@@ -35,9 +35,10 @@ pub use value::{Differentiable, Scalar, Scale, Tangent};
 /// not. It generates the tangent type `<Name>Tangent` (same visibility, same fields, each typed
 /// `<F as Differentiable>::Tangent`, so a `usize`, `bool` or `String` field gets `()`), and
 /// implements [`Differentiable`](trait@Differentiable) for the struct and [`Tangent`], [`Scale`],
-/// `Clone`, and when every field's tangent has them `Debug` and `PartialEq` for its tangent.
-/// Every field's type must be `Differentiable`; mark one that is not (an `Rc`, an `Option`, a
-/// `PhantomData`) or that should be held constant `#[differentiable(skip)]`: its tangent is `()`.
+/// `Clone`, `Debug` and `PartialEq` for its tangent (for a generic struct, `Debug` and `PartialEq`
+/// when its fields' tangents have them). Every field's type must be `Differentiable`; mark one
+/// that is not (an `Rc`, an `Option`, a `PhantomData`) or that should be held constant
+/// `#[differentiable(skip)]`: its tangent is `()`. See the [`value`] module docs for the details.
 ///
 /// ```
 /// use autodiff_runtime::value::{accumulate, add_scaled, scale, zero_tangent};

@@ -542,8 +542,8 @@ fn generic_bounds_are_those_the_fields_need() {
     assert_eq!(format!("{tw:?}"), "WrapTangent { inner: 0.0, more: [0.0] }");
 }
 
-/// A field whose tangent is neither `Debug` nor `PartialEq`: the tangent is still `Clone`,
-/// `Tangent` and `Scale`, and the derive compiles.
+/// A generic field whose tangent is neither `Debug` nor `PartialEq`: the tangent is still
+/// `Clone`, `Tangent` and `Scale`, and `Debug`/`PartialEq` are bounded by the field's tangent.
 #[test]
 fn tangents_without_debug_still_work() {
     #[derive(Clone)]
@@ -572,8 +572,8 @@ fn tangents_without_debug_still_work() {
         }
     }
     #[derive(Differentiable)]
-    struct Holder {
-        c: Custom,
+    struct Holder<C> {
+        c: C,
         x: f64,
     }
     let h = Holder { c: Custom, x: 1.0 };
@@ -587,6 +587,9 @@ fn tangents_without_debug_still_work() {
     );
     let t = scaled(t.clone(), 3.0);
     assert_eq!((t.c.0, t.x), (6.0, 3.0));
+    // With a tangent that has them, it has `Debug` and `PartialEq` too.
+    let h = Holder { c: 1.0_f64, x: 1.0 };
+    assert_clone_debug_eq(&zero_tangent(&h));
 }
 
 #[test]

@@ -12,9 +12,7 @@ use quote::{quote, quote_spanned, ToTokens};
 use std::collections::HashSet;
 use syn::ext::IdentExt;
 use syn::punctuated::Punctuated;
-use syn::{
-    GenericParam, Generics, Ident, Lifetime, Type, TypeParamBound, WhereClause, WherePredicate,
-};
+use syn::{GenericParam, Generics, Ident, Type, TypeParamBound, WhereClause, WherePredicate};
 
 /// The identifiers and lifetimes spelt in some tokens (raw identifiers unrawed).
 #[derive(Default)]
@@ -71,8 +69,6 @@ pub struct Bounds {
     pub primal: Generics,
     /// A name for the scalar parameter of `Scale<S>` that no name in the input spells.
     pub scalar: Ident,
-    /// A lifetime for `for<'a>` bounds that no lifetime in the input spells.
-    pub hrtb: Lifetime,
 }
 
 impl Bounds {
@@ -94,7 +90,7 @@ impl Bounds {
             .filter(|f| seen.insert(f.ty.to_token_stream().to_string()))
             .map(|f| {
                 let bound = quote_spanned!(f.ty_span=> ::autodiff_runtime::Differentiable);
-                predicate(None, f.ty.clone(), bound)
+                predicate(f.ty.clone(), bound)
             })
             .collect();
 
@@ -128,63 +124,50 @@ impl Bounds {
             .flat_map(|w| &w.predicates);
         let kept_preds = original_preds.clone().filter(|p| keeps(*p)).cloned();
         tangent.where_clause = where_clause(kept_preds.chain(field_preds.iter().cloned()));
+        inline_parameter_bounds(&mut tangent);
 
         let mut primal = input.generics.clone();
         primal.where_clause = where_clause(original_preds.cloned().chain(field_preds));
+        inline_parameter_bounds(&mut primal);
 
         let all = Names::of(&tokens_of_input(input));
         Bounds {
             tangent,
             primal,
             scalar: fresh(&all.idents, "S", |s| Ident::new(s, Span::call_site())),
-            hrtb: fresh(&all.lifetimes, "a", |s| {
-                Lifetime::new(&format!("'{s}"), Span::call_site())
-            }),
         }
     }
 
     /// `<F as Differentiable>::Tangent: <bound>` for each non-skipped, non-recursive field, once
-    /// per type. With `may_be_false`, field types without parameters get `for<'a>` (see the
-    /// module docs); a bound that names a parameter itself (`Scale<S>`) needs none.
+    /// per type; with `only_generic`, only for field types that mention a parameter (see the
+    /// module docs).
     pub fn field_tangents_are(
         &self,
         input: &Input,
         bound: TokenStream,
-        may_be_false: bool,
+        only_generic: bool,
     ) -> Vec<WherePredicate> {
         let mut seen = HashSet::new();
         let params = &input.generics.params;
-        let hrtb = &self.hrtb;
         input
             .fields
             .iter()
             .filter(|f| !f.skip && !f.recursive)
+            .filter(|f| !only_generic || Names::of(&f.ty).mentions_any(params.iter()))
             .filter(|f| seen.insert(f.ty.to_token_stream().to_string()))
             .map(|f| {
                 let ty = &f.ty;
-                let generic = Names::of(ty).mentions_any(params.iter());
-                let binder = (may_be_false && !generic).then(|| syn::BoundLifetimes {
-                    lifetimes: std::iter::once(GenericParam::Lifetime(syn::LifetimeParam::new(
-                        hrtb.clone(),
-                    )))
-                    .collect(),
-                    ..Default::default()
-                });
                 let tangent = quote!(<#ty as ::autodiff_runtime::Differentiable>::Tangent);
-                predicate(binder, Type::Verbatim(tangent), bound.clone())
+                predicate(Type::Verbatim(tangent), bound.clone())
             })
             .collect()
     }
 }
 
-/// `binder bounded: bound`, built from its parts (nothing here can fail to parse).
-fn predicate(
-    binder: Option<syn::BoundLifetimes>,
-    bounded: Type,
-    bound: TokenStream,
-) -> WherePredicate {
+/// `bounded: bound`, built from its parts (nothing here can fail to parse).
+fn predicate(bounded: Type, bound: TokenStream) -> WherePredicate {
     WherePredicate::Type(syn::PredicateType {
-        lifetimes: binder,
+        lifetimes: None,
         bounded_ty: bounded,
         colon_token: Default::default(),
         bounds: std::iter::once(TypeParamBound::Verbatim(bound)).collect(),
@@ -196,7 +179,43 @@ pub fn with_predicates(generics: &Generics, extra: Vec<WherePredicate>) -> Gener
     let mut g = generics.clone();
     let old = g.where_clause.take().into_iter().flat_map(|w| w.predicates);
     g.where_clause = where_clause(old.chain(extra));
+    inline_parameter_bounds(&mut g);
     g
+}
+
+/// Moves the where-predicates on a bare type parameter (`T: Differentiable`) into its own
+/// bounds (`T: ?Sized + Differentiable`): clippy's `type_repetition_in_bounds` flags a type
+/// bounded in both places.
+fn inline_parameter_bounds(g: &mut Generics) {
+    let Some(wc) = g.where_clause.take() else {
+        return;
+    };
+    let mut rest = Punctuated::new();
+    for pred in wc.predicates {
+        let param = match &pred {
+            WherePredicate::Type(p) if p.lifetimes.is_none() => match &p.bounded_ty {
+                Type::Path(tp) if tp.qself.is_none() => tp.path.get_ident().and_then(|id| {
+                    g.params.iter_mut().find_map(|gp| match gp {
+                        GenericParam::Type(t) if t.ident == *id => Some(t),
+                        _ => None,
+                    })
+                }),
+                _ => None,
+            },
+            _ => None,
+        };
+        match (param, pred) {
+            (Some(t), WherePredicate::Type(p)) => {
+                t.colon_token.get_or_insert_with(Default::default);
+                t.bounds.extend(p.bounds);
+            }
+            (_, pred) => rest.push(pred),
+        }
+    }
+    g.where_clause = (!rest.is_empty()).then(|| WhereClause {
+        where_token: wc.where_token,
+        predicates: rest,
+    });
 }
 
 /// A where-clause of `preds`, or none if there are none. Predicates on one type are merged into

@@ -247,14 +247,14 @@ impl Emitter<'_> {
                         Member::Named(id) => id.unraw().to_string(),
                         Member::Unnamed(i) => i.index.to_string(),
                     };
-                    quote!(.field(#label, &self.#m))
+                    quote_spanned!(fd.ty_span=> .field(#label, &self.#m))
                 });
                 quote!(::core::fmt::Formatter::debug_struct(#f, #label) #(#fields)* .finish())
             }
             Style::Tuple => {
                 let fields = self.fields().iter().map(|fd| {
                     let m = &fd.member;
-                    quote!(.field(&self.#m))
+                    quote_spanned!(fd.ty_span=> .field(&self.#m))
                 });
                 quote!(::core::fmt::Formatter::debug_tuple(#f, #label) #(#fields)* .finish())
             }
@@ -279,12 +279,20 @@ impl Emitter<'_> {
         let tangent = self.tangent_type();
         let other = &self.other;
         let other_param = self.param(other);
-        let members: Vec<&Member> = self.fields().iter().map(|f| &f.member).collect();
-        // Function-call form: `==` on a `()` field trips `clippy::unit_cmp`.
-        let body = if members.is_empty() {
+        // Function-call form: `==` on a `()` field trips `clippy::unit_cmp`. Each comparison has
+        // its field type's span, where a missing `PartialEq` is reported.
+        let eqs: Vec<TokenStream> = self
+            .fields()
+            .iter()
+            .map(|f| {
+                let m = &f.member;
+                quote_spanned!(f.ty_span=> ::core::cmp::PartialEq::eq(&self.#m, &#other.#m))
+            })
+            .collect();
+        let body = if eqs.is_empty() {
             quote!(true)
         } else {
-            quote!(#(::core::cmp::PartialEq::eq(&self.#members, &#other.#members))&&*)
+            quote!(#(#eqs)&&*)
         };
         quote! {
             #[automatically_derived]

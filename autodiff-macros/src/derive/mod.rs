@@ -17,24 +17,27 @@
 //!   `#[differentiable(skip)]` gets `()`. `P'` are the parameters some non-skipped field
 //!   mentions (a parameter only in skipped fields, say of a `PhantomData<U>`, would be unused);
 //!   `W'` the original predicates that mention only those. `F: Differentiable` is added for the
-//!   field types that mention a parameter; a field type that mentions none is checked where it
-//!   stands, so a field that is not differentiable is an error at its type, not a where-clause
-//!   rustc refuses as a trivially false bound.
+//!   field types that mention a parameter (predicates on a bare parameter go into its own bounds,
+//!   `T: Copy + Differentiable`); a field type that mentions none is checked where it stands, so
+//!   a field that is not differentiable is an error at its type, not a where-clause rustc refuses
+//!   as a trivially false bound. A field type that spells the struct's name (`Vec<Self>`) gets
+//!   no predicate: proving it would need the impl being defined (rustc overflows).
 //! - `impl Differentiable for Name` (zero tangent field by field), `impl Tangent for NameTangent`
 //!   and `impl<S: Copy> Scale<S> for NameTangent where <F as Differentiable>::Tangent: Scale<S>..`,
 //!   the field calls in function-call form (`Tangent::accumulate(&mut self.f, &other.f)`: the
 //!   method form trips `clippy::unit_arg` on `()` fields).
-//! - `Clone` (always: every tangent is `Clone`), and `Debug` and `PartialEq` whenever every
-//!   field's tangent has them. These are written out rather than derived: `#[derive(Clone)]` would
-//!   ask `T: Clone` of a parameter whose tangent, not itself, is cloned. For a field type without
-//!   parameters the bound is written `for<'a> <F as Differentiable>::Tangent: Debug`, which rustc
-//!   accepts when it is false (the impl then just does not exist) where a bound without the
-//!   `for<'a>` would be a hard error.
+//! - `Clone`, `Debug` and `PartialEq` for the tangent, written out rather than derived:
+//!   `#[derive(Clone)]` would ask `T: Clone` of a parameter whose tangent, not itself, is cloned.
+//!   `Clone` needs nothing (every tangent is `Clone`); `Debug` and `PartialEq` are bounded by
+//!   `<F as Differentiable>::Tangent: Debug` for field types with parameters and, like a derived
+//!   `Debug`, require it of the others (an error at that field if a hand-written tangent lacks
+//!   it). Bounding those too would need `for<'a>` to get past rustc's refusal of trivially false
+//!   bounds, and then overflows on mutually recursive structs.
 //!
 //! Generated code names only `::autodiff_runtime::...` and `::core::...`; its method parameters
 //! are `__ad_`-prefixed and `Span::mixed_site()` (a user constant named `other` or `s` would
-//! turn a parameter spelt like it into a constant pattern), and its own type parameter and
-//! lifetime are chosen not to be spelt like any name in the input.
+//! turn a parameter spelt like it into a constant pattern), and its own type parameter is chosen
+//! not to be spelt like any name in the input.
 
 mod bounds;
 mod emit;
