@@ -123,8 +123,9 @@
 //!     structs go through the container impls below, which are generic over any
 //!     `T: Differentiable` (nothing had to change here). A field whose type spells the struct's
 //!     own name (`kids: Vec<Self>`) gets no where-clause of its own, which would need the impl
-//!     being defined. Mutually recursive structs work when they are not generic; generic ones
-//!     (`A<T> { b: Vec<B<T>> }`, `B<T> { a: Vec<A<T>> }`) overflow rustc on their bounds.
+//!     being defined. Mutually recursive structs (`A { b: Vec<B> }`, `B { a: Vec<A> }`) get
+//!     everything but a usable `Scale` when they are not generic (rustc overflows proving
+//!     `ATangent: Scale<f64>`, which needs itself), and overflow on their bounds when generic.
 //!   - The expansion names only `::autodiff_runtime::...` and `::core::...`, is warning-free
 //!     under `#![deny(warnings)]` and clippy, and user names do not capture it (its method
 //!     parameters are `Span::mixed_site()` and `__ad_`-prefixed; its `Scale` parameter is renamed

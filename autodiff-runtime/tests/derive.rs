@@ -765,6 +765,46 @@ fn generic_recursive<T: TestFloat + Scalar>() {
 }
 both_floats!(generic_recursive_structs, generic_recursive);
 
+/// Mutually recursive structs (not generic): each one's tangent holds the other's. Everything
+/// but `Scale` works; proving `GroupTangent: Scale<f64>` needs `MemberTangent: Scale<f64>`,
+/// which needs the first again, and rustc overflows (see DERIVE-NOTES.md).
+#[derive(Differentiable)]
+struct Group {
+    members: Vec<Member>,
+    weight: f64,
+}
+
+#[derive(Differentiable)]
+struct Member {
+    subgroups: Vec<Group>,
+    score: f64,
+}
+
+#[test]
+fn mutually_recursive_structs() {
+    let g = Group {
+        members: vec![Member {
+            subgroups: vec![Group {
+                members: vec![],
+                weight: 2.0,
+            }],
+            score: 1.0,
+        }],
+        weight: 1.0,
+    };
+    let mut t: GroupTangent = zero_tangent(&g);
+    t.members[0].subgroups[0].weight = 1.0;
+    let u = t.clone();
+    accumulate(&mut t, &u);
+    accumulate(&mut t, &u);
+    assert_eq!(t.members[0].subgroups[0].weight, 3.0);
+    assert_ne!(t, u);
+    set_zero(&mut t);
+    assert_eq!(t, zero_tangent(&g));
+    assert!(format!("{t:?}").starts_with("GroupTangent { members: [MemberTangent {"));
+    assert_eq!(g.members[0].score + g.members[0].subgroups[0].weight, 3.0);
+}
+
 // ---------------------------------------------------------------------------------------------
 // `#[differentiable(skip)]`
 
