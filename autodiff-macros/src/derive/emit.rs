@@ -33,7 +33,7 @@ pub fn expand(input: &Input) -> TokenStream {
 
 struct Emitter<'a> {
     input: &'a Input<'a>,
-    /// `<Name>Tangent`, with the span of `Name` (a clash with a user item points there).
+    /// `<Name>Tangent`, with the span of `Name`.
     tangent: Ident,
     bounds: Bounds,
     /// Parameter names of the generated methods. `Span::mixed_site()` keeps them apart from the
@@ -82,7 +82,7 @@ impl Emitter<'_> {
 
     fn tangent_struct(&self) -> TokenStream {
         let input = self.input;
-        let (vis, name, primal) = (input.vis, &self.tangent, input.ident);
+        let (vis, name, primal) = (input.vis, &self.tangent, input.ident.unraw());
         let generics = &self.bounds.tangent;
         let where_clause = &generics.where_clause;
         let doc = format!(
@@ -91,7 +91,6 @@ impl Emitter<'_> {
              a field of type `F` (`()` for integers, `bool`s and fields marked \
              `#[differentiable(skip)]`)."
         );
-        let primal = primal.unraw();
         let fields = self.fields().iter().map(|f| {
             let (fvis, ty) = (f.vis, Self::field_tangent_type(f));
             match &f.member {
