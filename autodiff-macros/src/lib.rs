@@ -11,6 +11,7 @@
 mod analysis;
 mod attr;
 mod codegen;
+mod derive;
 mod diag;
 mod forward;
 mod ir;
@@ -38,4 +39,14 @@ pub fn differentiate(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn __primitive_table(input: TokenStream) -> TokenStream {
     primitives::runtime::expand(input.into()).into()
+}
+
+/// Derives `autodiff_runtime::Differentiable` for a struct (named, tuple or unit, generic or not):
+/// generates its tangent type `<Name>Tangent` (one field per field, typed
+/// `<F as Differentiable>::Tangent`) with `Tangent`, `Scale<S>`, `Clone`, `Debug` and
+/// `PartialEq`. A field marked `#[differentiable(skip)]` is a constant, with tangent `()`. See
+/// `autodiff_runtime::Differentiable` (the derive) and the `derive` module here.
+#[proc_macro_derive(Differentiable, attributes(differentiable))]
+pub fn derive_differentiable(item: TokenStream) -> TokenStream {
+    derive::expand(item.into()).into()
 }

@@ -88,17 +88,49 @@
 //!
 //! # Extending it
 //!
-//! - **Derived structs (issue 10).** `#[derive(Differentiable)] struct Particle { pos: [f64; 3],
-//!   m: f64, id: usize }` generates `struct ParticleTangent { pos: <[f64; 3] as
-//!   Differentiable>::Tangent, m: ..., id: ... }` (field types as projections, so the derive
-//!   needs no knowledge of types; `id` gets `()`), `impl Differentiable for Particle` field by
-//!   field, `impl Tangent for ParticleTangent` field by field, and `impl<S: Copy> Scale<S> for
-//!   ParticleTangent where <each field's tangent>: Scale<S>`. Generic structs take
-//!   `T: Differentiable` on their parameters. The generated bodies should call the methods as
-//!   `Tangent::accumulate(&mut self.f, &other.f)`: the method-call form on a `()` field trips
-//!   `clippy::unit_arg` in the user's crate. `tests/value.rs` has exactly this, written by hand.
-//!   The derive macro and this trait share the name `Differentiable` (different namespaces), as
-//!   serde's `Serialize` does.
+//! - **Derived structs (issue 10): `#[derive(Differentiable)]`** (re-exported at the crate
+//!   root; the derive macro and this trait share the name `Differentiable` in different
+//!   namespaces, as serde's `Serialize` does). On `struct Particle { pos: [f64; 3], m: f64, id:
+//!   usize }` (named, tuple or unit; generic over lifetimes, types and consts, where-clauses
+//!   kept) it generates exactly what `tests/value.rs` writes by hand:
+//!   - `struct ParticleTangent { pos: <[f64; 3] as Differentiable>::Tangent, m: ..., id: ... }`,
+//!     with the struct's visibility and its fields' names, positions and visibilities, and doc
+//!     comments. Field types are projections, so the derive needs no knowledge of types (`id`
+//!     gets `()`). A field marked **`#[differentiable(skip)]`** is a constant: its tangent is
+//!     `()`, whatever its type, which is the escape hatch for fields with no `Differentiable`
+//!     impl (`Rc<..>`, `Option<f64>`, `PhantomData<U>`, closures). Any other field whose type is
+//!     not `Differentiable` is a compile error at that field's type.
+//!   - `impl Differentiable for Particle` (`zero_tangent` field by field), `impl Tangent for
+//!     ParticleTangent` and `impl<S: Copy> Scale<S> for ParticleTangent where <each field's
+//!     tangent>: Scale<S>`, all calling the field impls in function-call form
+//!     (`Tangent::accumulate(&mut self.f, &other.f)`: the method-call form on a `()` field trips
+//!     `clippy::unit_arg` in the user's crate). `accumulate` and `add_scaled` are
+//!     `#[track_caller]`, so a length mismatch in a `Vec` field is reported at the caller.
+//!     Scaling inherits the strong zero from the fields.
+//!   - `Clone`, `Debug` and `PartialEq` for the tangent, written out, not derived: a derived
+//!     `Clone` on `StateTangent<T>` would ask `T: Clone` where only `T::Tangent` is cloned.
+//!     `Debug` and `PartialEq` are bounded by the tangents of the field types that mention a
+//!     parameter; the tangents of the other fields must have them (every runtime tangent does;
+//!     a hand-written `Differentiable` whose tangent lacks them is an error at that field).
+//!   - Generic structs: the impls and the tangent struct get `F: Differentiable` for each field
+//!     type `F` that mentions a parameter (`Vec<T>: Differentiable`, not `T: Differentiable` on
+//!     every parameter, so a parameter used only under a type with its own impl gets what that
+//!     impl needs), merged with the struct's own bounds. A parameter that only skipped fields
+//!     mention is not a parameter of the tangent (`Quantity<U>` with a skipped `PhantomData<U>`
+//!     has tangent `QuantityTangent`). From generic code, `T: Scalar` is all a caller needs to
+//!     zero, accumulate and scale a `State<T>`'s tangent.
+//!   - Nested and recursive structs compose through the projections: a field of a derived type
+//!     has that type's tangent, and arrays, `Vec`s, slices, tuples and references of derived
+//!     structs go through the container impls below, which are generic over any
+//!     `T: Differentiable` (nothing had to change here). A field whose type spells the struct's
+//!     own name (`kids: Vec<Self>`) gets no where-clause of its own, which would need the impl
+//!     being defined. Mutually recursive structs (`A { b: Vec<B> }`, `B { a: Vec<A> }`) get
+//!     everything but a usable `Scale` when they are not generic (rustc overflows proving
+//!     `ATangent: Scale<f64>`, which needs itself), and overflow on their bounds when generic.
+//!   - The expansion names only `::autodiff_runtime::...` and `::core::...`, is warning-free
+//!     under `#![deny(warnings)]` and clippy, and user names do not capture it (its method
+//!     parameters are `Span::mixed_site()` and `__ad_`-prefixed; its `Scale` parameter is renamed
+//!     if the input spells `S`). The name `<Name>Tangent` must be free in the module.
 //! - **nalgebra (issue 11).** Both the trait and `Matrix` are foreign to a user crate, so the impls
 //!   live here behind an optional `nalgebra` dependency: `impl<T: Scalar + nalgebra::Scalar, R:
 //!   Dim, C: Dim, St: RawStorage<T, R, C>> Differentiable for Matrix<T, R, C, St>` with `Tangent =
