@@ -167,7 +167,8 @@ use num_traits::Float;
     message = "`{Self}` is not a value `#[differentiate]` knows how to differentiate",
     label = "no tangent type for `{Self}`",
     note = "if `{Self}` is a generic float type parameter, bound it by `autodiff_runtime::Scalar` (which implies `num_traits::Float`)",
-    note = "otherwise implement `autodiff_runtime::Differentiable` for it (structs: `#[derive(Differentiable)]`)"
+    note = "otherwise implement `autodiff_runtime::Differentiable` for it (structs: `#[derive(Differentiable)]`)",
+    note = "a field of a `#[derive(Differentiable)]` struct that carries no derivative (an `Rc`, an `Option`, a closure) is marked `#[differentiable(skip)]`"
 )]
 pub trait Differentiable {
     /// The tangent (and adjoint) type: `f64` for `f64`, `[T::Tangent; N]` for `[T; N]`,
