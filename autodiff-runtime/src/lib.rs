@@ -25,6 +25,7 @@ pub use autodiff_macros::differentiate;
 
 pub mod check;
 pub mod dual;
+pub mod kernels;
 pub mod rules;
 pub mod value;
 

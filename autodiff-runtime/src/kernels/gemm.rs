@@ -1,0 +1,302 @@
+//! Matrix product: takes `alpha`, views `A` and `B` (either possibly transposed) and `beta`, gives
+//! `C = alpha * A B + beta * C` in a row-major `C`, blocked for the caches and packed into
+//! contiguous panels, with the micro-kernel of the current path doing the arithmetic.
+//!
+//! Loop order (the five loops around the micro-kernel of the BLIS papers, with the roles of A and
+//! B swapped because C is row-major and the micro-kernel loads rows of B as vectors): for each
+//! block of `mc` rows of A, for each block of `kc` steps of the inner dimension, pack that block of
+//! A (panels of `mr` rows); for each block of `nc` columns of B, pack it (panels of `nr` columns,
+//! kept in L2); then for each `mr`-row panel of A (kept in L1) run the micro-kernel against each
+//! `nr`-column panel of B. Tiles that stick out of C are computed into a small buffer and merged.
+
+use std::cell::RefCell;
+
+use super::isa::{dispatch, Arith, Isa, Job};
+use super::mat::{MatMut, MatRef};
+use super::micro::MicroKernel;
+use super::real::Real;
+
+/// Largest `mr * nr` of all micro-kernels (the edge-tile buffer).
+const MAX_TILE: usize = 8 * 32;
+
+/// `C = alpha * A B + beta * C`.
+///
+/// `a` and `b` may be transposed views ([`MatRef::t`]), so the four products `A B`, `Aᵀ B`,
+/// `A Bᵀ` and `Aᵀ Bᵀ` need no copy. With `beta == 0`, C is only written, never read (NaN or
+/// infinities in C do not propagate, as in BLAS); with `beta == 1` the product is accumulated into
+/// C, which is how reverse-mode adjoints are updated: the VJP of `C = A B` is
+/// `matmul(1, c_bar, b.t(), 1, a_bar)` and `matmul(1, a.t(), c_bar, 1, b_bar)`. With `alpha == 0`
+/// or an empty inner dimension, A and B are not read and C becomes `beta * C`.
+///
+/// # Panics
+///
+/// If the shapes disagree: `a.cols() != b.rows()`, `c.rows() != a.rows()` or
+/// `c.cols() != b.cols()`; the message names the three shapes.
+///
+/// ```
+/// use autodiff_runtime::kernels::{matmul, MatMut, MatRef};
+///
+/// let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]; // 2 x 3
+/// let b = [1.0, 0.0, 0.0, 1.0, 1.0, 1.0]; // 3 x 2
+/// let mut c = [f64::NAN; 4]; // beta = 0: never read
+/// matmul(1.0, MatRef::new(&a, 2, 3), MatRef::new(&b, 3, 2), 0.0, MatMut::new(&mut c, 2, 2));
+/// assert_eq!(c, [4.0, 5.0, 10.0, 11.0]);
+/// ```
+pub fn matmul<T: Real>(alpha: T, a: MatRef<'_, T>, b: MatRef<'_, T>, beta: T, c: MatMut<'_, T>) {
+    assert!(
+        a.cols == b.rows && c.rows == a.rows && c.cols == b.cols,
+        "kernels::matmul: shapes do not agree: A is {} x {}, B is {} x {}, C is {} x {} \
+         (need A: m x k, B: k x n, C: m x n)",
+        a.rows,
+        a.cols,
+        b.rows,
+        b.cols,
+        c.rows,
+        c.cols
+    );
+    dispatch(Gemm {
+        alpha,
+        a,
+        b,
+        beta,
+        c,
+    });
+}
+
+/// `C = beta * C`, with `beta == 0` writing zeros without reading C.
+pub(crate) fn scale_rows<T: Real>(beta: T, c: &mut MatMut<'_, T>) {
+    if beta == T::one() {
+        return;
+    }
+    for i in 0..c.rows {
+        let row = c.row_mut(i);
+        if beta == T::zero() {
+            row.fill(T::zero());
+        } else {
+            for x in row {
+                *x = beta * *x;
+            }
+        }
+    }
+}
+
+struct Gemm<'a, T> {
+    alpha: T,
+    a: MatRef<'a, T>,
+    b: MatRef<'a, T>,
+    beta: T,
+    c: MatMut<'a, T>,
+}
+
+impl<T: Real> Job for Gemm<'_, T> {
+    type Out = ();
+
+    #[inline(always)]
+    fn run<A: Arith>(self, isa: Isa) {
+        let Gemm {
+            alpha,
+            a,
+            b,
+            beta,
+            mut c,
+        } = self;
+        let (m, n, k) = (a.rows, b.cols, a.cols);
+        if m == 0 || n == 0 {
+            return;
+        }
+        if k == 0 || alpha == T::zero() {
+            scale_rows(beta, &mut c);
+            return;
+        }
+        let mk = T::micro(isa);
+        with_pack_buffers(|abuf, bbuf| {
+            let mc_max = mk.mc.min(m.next_multiple_of(mk.mr));
+            let kc_max = mk.kc.min(k);
+            let nc_max = mk.nc.min(n.next_multiple_of(mk.nr));
+            let abuf = floats::<T>(abuf, mc_max * kc_max);
+            let bbuf = floats::<T>(bbuf, kc_max * nc_max);
+            for ic in (0..m).step_by(mk.mc) {
+                let mc = mk.mc.min(m - ic);
+                for pc in (0..k).step_by(mk.kc) {
+                    let kc = mk.kc.min(k - pc);
+                    let beta_blk = if pc == 0 { beta } else { T::one() };
+                    // Lanes of A's panels are its rows: (i, p) is at i * rs + p * cs.
+                    pack(abuf, a.data, a.rs, a.cs, ic, mc, pc, kc, mk.mr);
+                    for jc in (0..n).step_by(mk.nc) {
+                        let nc = mk.nc.min(n - jc);
+                        // Lanes of B's panels are its columns: (p, j) is at p * rs + j * cs.
+                        pack(bbuf, b.data, b.cs, b.rs, jc, nc, pc, kc, mk.nr);
+                        let block = Block {
+                            mk,
+                            alpha,
+                            beta: beta_blk,
+                            kc,
+                            row0: ic,
+                            col0: jc,
+                            mc,
+                            nc,
+                        };
+                        block.compute(abuf, bbuf, &mut c);
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// One packed block of A (`mc x kc`) times one packed block of B (`kc x nc`) into C.
+struct Block<'k, T: 'static> {
+    mk: &'k MicroKernel<T>,
+    alpha: T,
+    beta: T,
+    kc: usize,
+    row0: usize,
+    col0: usize,
+    mc: usize,
+    nc: usize,
+}
+
+impl<T: Real> Block<'_, T> {
+    #[inline(always)]
+    fn compute(&self, abuf: &[T], bbuf: &[T], c: &mut MatMut<'_, T>) {
+        let MicroKernel { mr, nr, func, .. } = *self.mk;
+        let kc = self.kc;
+        let ldc = c.ld;
+        for (ir, ap) in (0..self.mc).step_by(mr).zip(abuf.chunks_exact(kc * mr)) {
+            let rows = mr.min(self.mc - ir);
+            for (jr, bp) in (0..self.nc).step_by(nr).zip(bbuf.chunks_exact(kc * nr)) {
+                let cols = nr.min(self.nc - jr);
+                let (i0, j0) = (self.row0 + ir, self.col0 + jr);
+                if rows == mr && cols == nr {
+                    let start = i0 * ldc + j0;
+                    // The tile's last element, (i0 + mr - 1, j0 + nr - 1), is inside C because
+                    // i0 + mr <= m and j0 + nr <= n, and C's slice was checked to hold row-major
+                    // m x n with this ld; asserting it keeps the unsafe call's bounds local.
+                    assert!((i0 + mr - 1) * ldc + j0 + nr <= c.data.len());
+                    let cp = c.data[start..].as_mut_ptr();
+                    // SAFETY: `ap` holds `kc * mr` and `bp` `kc * nr` packed values (chunks of
+                    // exactly that size); the tile of `mr` rows of `nr` values at stride `ldc`
+                    // from `cp` lies inside `c.data` (assert above), which is borrowed mutably so
+                    // nothing else aliases it; `func` is the kernel of the current path, which
+                    // `dispatch` only runs on a CPU that supports it.
+                    unsafe { func(kc, self.alpha, ap.as_ptr(), bp.as_ptr(), self.beta, cp, ldc) };
+                } else {
+                    let mut tile = [T::zero(); MAX_TILE];
+                    assert!(mr * nr <= MAX_TILE);
+                    // SAFETY: as above for `ap` and `bp`; the output is the local `tile`, which
+                    // holds `mr * nr` values at stride `nr` (assert above); beta = 0 so it is
+                    // only written.
+                    unsafe {
+                        func(
+                            kc,
+                            self.alpha,
+                            ap.as_ptr(),
+                            bp.as_ptr(),
+                            T::zero(),
+                            tile.as_mut_ptr(),
+                            nr,
+                        )
+                    };
+                    for (i, trow) in tile.chunks_exact(nr).take(rows).enumerate() {
+                        let crow = &mut c.data[(i0 + i) * ldc + j0..][..cols];
+                        if self.beta == T::zero() {
+                            crow.copy_from_slice(&trow[..cols]);
+                        } else {
+                            for (cv, &tv) in crow.iter_mut().zip(trow) {
+                                *cv = tv + self.beta * *cv;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Packs lanes `l0..l0 + len` and steps `p0..p0 + kc` of a strided matrix (element `(lane, p)` at
+/// `data[lane * ls + p * ps]`) into panels of `w` lanes: `dst[panel * kc * w + p * w + l]`, with
+/// the lanes past `len` of the last panel set to zero.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn pack<T: Real>(
+    dst: &mut [T],
+    data: &[T],
+    ls: usize,
+    ps: usize,
+    l0: usize,
+    len: usize,
+    p0: usize,
+    kc: usize,
+    w: usize,
+) {
+    let panels = len.div_ceil(w);
+    for (q, panel) in dst[..panels * kc * w].chunks_exact_mut(kc * w).enumerate() {
+        let lane0 = l0 + q * w;
+        let lanes = w.min(len - q * w);
+        if ls == 1 {
+            // Lanes contiguous: each step is a run of `lanes` values.
+            for (p, out) in panel.chunks_exact_mut(w).enumerate() {
+                let start = lane0 + (p0 + p) * ps;
+                out[..lanes].copy_from_slice(&data[start..start + lanes]);
+                out[lanes..].fill(T::zero());
+            }
+        } else if ps == 1 {
+            // Steps contiguous: each lane is a run of `kc` values, written `w` apart.
+            for l in 0..lanes {
+                let start = (lane0 + l) * ls + p0;
+                for (out, &v) in panel[l..].iter_mut().step_by(w).zip(&data[start..start + kc]) {
+                    *out = v;
+                }
+            }
+            if lanes < w {
+                for out in panel.chunks_exact_mut(w) {
+                    out[lanes..].fill(T::zero());
+                }
+            }
+        } else {
+            for (p, out) in panel.chunks_exact_mut(w).enumerate() {
+                for (l, o) in out.iter_mut().enumerate() {
+                    *o = if l < lanes {
+                        data[(lane0 + l) * ls + (p0 + p) * ps]
+                    } else {
+                        T::zero()
+                    };
+                }
+            }
+        }
+    }
+}
+
+/// 64 bytes aligned to 64: the unit of the packing buffers, so that packed panels start on a
+/// cache line.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u8; 64]);
+
+thread_local! {
+    static PACK: RefCell<(Vec<Line>, Vec<Line>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// Runs `f` with this thread's two packing buffers (kept between calls, so repeated products do
+/// not allocate), or with fresh ones if they are in use.
+fn with_pack_buffers<R>(f: impl FnOnce(&mut Vec<Line>, &mut Vec<Line>) -> R) -> R {
+    PACK.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut bufs) => {
+            let (a, b) = &mut *bufs;
+            f(a, b)
+        }
+        Err(_) => f(&mut Vec::new(), &mut Vec::new()),
+    })
+}
+
+/// The first `len` floats of `buf`, grown (zero-filled) as needed.
+fn floats<T: Real>(buf: &mut Vec<Line>, len: usize) -> &mut [T] {
+    let lines = (len * std::mem::size_of::<T>()).div_ceil(64);
+    if buf.len() < lines {
+        buf.resize(lines, Line([0; 64]));
+    }
+    // SAFETY: `buf` holds at least `len * size_of::<T>()` initialized bytes, aligned to 64 >=
+    // `align_of::<T>()`; `T` is `f32` or `f64` (sealed), for which every bit pattern is a valid
+    // value; the returned slice borrows `buf` mutably, so nothing else aliases it.
+    unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<T>(), len) }
+}

@@ -1,0 +1,72 @@
+//! Portable micro-kernels: plain Rust over fixed-size arrays, which LLVM keeps in registers and
+//! vectorizes with the baseline instruction set (SSE2 on x86-64).
+
+use super::MicroKernel;
+use crate::kernels::real::Real;
+
+const MR: usize = 4;
+const NR: usize = 8;
+
+/// `f64` portable kernel, 4 x 8 tile.
+pub static F64: MicroKernel<f64> = MicroKernel {
+    mr: MR,
+    nr: NR,
+    kc: 256,
+    mc: 64,
+    nc: 512,
+    func: kernel::<f64>,
+};
+
+/// `f32` portable kernel, 4 x 8 tile.
+pub static F32: MicroKernel<f32> = MicroKernel {
+    mr: MR,
+    nr: NR,
+    kc: 256,
+    mc: 64,
+    nc: 512,
+    func: kernel::<f32>,
+};
+
+/// # Safety
+///
+/// See [`super::KernelFn`]: `a` readable for `kc * MR`, `b` for `kc * NR`, `c` writable for `MR`
+/// rows of `NR` at stride `ldc`, readable too when `beta != 0`.
+unsafe fn kernel<T: Real>(
+    kc: usize,
+    alpha: T,
+    a: *const T,
+    b: *const T,
+    beta: T,
+    c: *mut T,
+    ldc: usize,
+) {
+    // SAFETY: the caller guarantees `a` holds `kc * MR` and `b` `kc * NR` readable values.
+    let (a, b) = unsafe {
+        (
+            std::slice::from_raw_parts(a, kc * MR),
+            std::slice::from_raw_parts(b, kc * NR),
+        )
+    };
+    let mut acc = [[T::zero(); NR]; MR];
+    for (ap, bp) in a.chunks_exact(MR).zip(b.chunks_exact(NR)) {
+        for i in 0..MR {
+            for j in 0..NR {
+                acc[i][j] = acc[i][j] + ap[i] * bp[j];
+            }
+        }
+    }
+    for (i, row) in acc.iter().enumerate() {
+        // SAFETY: the caller guarantees row `i < MR` of the tile, `NR` values from `c + i * ldc`,
+        // is valid for reads and writes and does not overlap `a` or `b`.
+        let crow = unsafe { std::slice::from_raw_parts_mut(c.add(i * ldc), NR) };
+        if beta == T::zero() {
+            for (cj, &v) in crow.iter_mut().zip(row) {
+                *cj = alpha * v;
+            }
+        } else {
+            for (cj, &v) in crow.iter_mut().zip(row) {
+                *cj = alpha * v + beta * *cj;
+            }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+//! Numerical kernels: takes slices (vectors, row-major matrices with a leading dimension) of `f32`
+//! or `f64`, gives matrix products, vector kernels, activations and losses with their forward,
+//! JVP and VJP forms, each vectorized per instruction set and chosen at run time.
+//!
+//! # Paths
+//!
+//! Every kernel runs on one of the [`Isa`] paths: AVX-512F, AVX2+FMA or portable Rust. The widest
+//! one the CPU has is detected once ([`detected_isa`]) and cached; [`with_isa`] forces another one
+//! on the current thread (tests and benchmarks), [`available_isas`] lists them, and
+//! [`isa_calls`] counts, per thread and path, the kernel calls dispatched (to prove a path ran).
+//!
+//! # Checked shapes
+//!
+//! Every kernel checks its arguments' shapes and lengths and panics with a message naming them;
+//! the `unsafe` code (micro-kernels, packing buffers) only runs after these checks and lives in
+//! this module alone.
+//!
+//! # Conventions
+//!
+//! - Matrices are row-major: [`MatRef`] (read-only, transposable for free with [`MatRef::t`]) and
+//!   [`MatMut`] (output), both with a leading dimension.
+//! - Forward kernels overwrite their output (`y`), JVP kernels overwrite the output and its tangent
+//!   (`y`, `dy`), VJP kernels **accumulate** into the input's adjoint (`x_bar += Jᵀ y_bar`), as all
+//!   adjoint buffers of this crate do. Matrix kernels take `beta`, so `beta = 1` accumulates.
+
+mod blas;
+mod gemm;
+mod isa;
+mod mat;
+mod micro;
+mod real;
+
+pub use blas::{axpy, dot, ger, matvec};
+pub use gemm::matmul;
+pub use isa::{available_isas, current_isa, detected_isa, isa_calls, with_isa, Isa};
+pub use mat::{MatMut, MatRef};
+pub use real::Real;
