@@ -121,6 +121,8 @@ fn count(isa: Isa) {
 /// generic code is compiled for. The portable path must not call `mul_add`: without the FMA target
 /// feature it is a library call per element, which also stops vectorization.
 pub(crate) trait Arith {
+    /// Whether `madd` is fused.
+    const FUSED: bool;
     /// `a * b + c`, fused or not.
     fn madd<T: Real>(a: T, b: T, c: T) -> T;
 }
@@ -131,6 +133,7 @@ pub(crate) struct Fused;
 pub(crate) struct Unfused;
 
 impl Arith for Fused {
+    const FUSED: bool = true;
     #[inline(always)]
     fn madd<T: Real>(a: T, b: T, c: T) -> T {
         a.mul_add(b, c)
@@ -138,6 +141,7 @@ impl Arith for Fused {
 }
 
 impl Arith for Unfused {
+    const FUSED: bool = false;
     #[inline(always)]
     fn madd<T: Real>(a: T, b: T, c: T) -> T {
         a * b + c
