@@ -258,11 +258,11 @@ impl<T: Real> Unary<T> for Sigmoid {
     }
     #[inline(always)]
     fn df<A: Arith>(self, x: T) -> T {
-        math::sigmoid_and_deriv::<T, A>(x).1
+        math::sigmoid_scaled::<T, A>(x, T::one()).1
     }
     #[inline(always)]
     fn f_df<A: Arith>(self, x: T) -> (T, T) {
-        math::sigmoid_and_deriv::<T, A>(x)
+        math::sigmoid_scaled::<T, A>(x, T::one())
     }
 }
 unary_kernels!(
@@ -315,8 +315,8 @@ impl<T: Real> Unary<T> for GeluTanh {
         // 0.5 x (1 + tanh u) = x σ(2u), u = c x (1 + k x²): no cancellation for x < 0.
         let x2 = x * x;
         let two_u = T::c(2.0 * GELU_C) * x * A::madd(T::c(GELU_K), x2, T::one());
-        let (s, ds) = math::sigmoid_and_deriv::<T, A>(two_u);
-        let y = if s == T::zero() { -T::zero() } else { x * s };
+        let (y, ds) = math::sigmoid_scaled::<T, A>(two_u, x);
+        let s = math::sigmoid::<T, A>(two_u);
         // d/dx = σ(2u) + x σ'(2u) 2u'(x), 2u' = 2c (1 + 3k x²); zero where σ' underflowed (this
         // also keeps inf * 0 out for huge |x|).
         let two_du = T::c(2.0 * GELU_C) * A::madd(T::c(3.0 * GELU_K), x2, T::one());
@@ -342,12 +342,7 @@ struct GeluErf;
 impl<T: Real> Unary<T> for GeluErf {
     #[inline(always)]
     fn f<A: Arith>(self, x: T) -> T {
-        let (p, _) = math::normal_cdf_pdf::<T, A>(x);
-        if p == T::zero() {
-            -T::zero()
-        } else {
-            x * p
-        }
+        math::normal_cdf_pdf::<T, A>(x, x).2
     }
     #[inline(always)]
     fn df<A: Arith>(self, x: T) -> T {
@@ -355,8 +350,7 @@ impl<T: Real> Unary<T> for GeluErf {
     }
     #[inline(always)]
     fn f_df<A: Arith>(self, x: T) -> (T, T) {
-        let (p, d) = math::normal_cdf_pdf::<T, A>(x);
-        let y = if p == T::zero() { -T::zero() } else { x * p };
+        let (p, d, y) = math::normal_cdf_pdf::<T, A>(x, x);
         let dy = if d == T::zero() { p } else { A::madd(x, d, p) };
         (y, dy)
     }
@@ -375,7 +369,7 @@ struct Silu;
 impl<T: Real> Unary<T> for Silu {
     #[inline(always)]
     fn f<A: Arith>(self, x: T) -> T {
-        x * math::sigmoid::<T, A>(x)
+        math::sigmoid_scaled::<T, A>(x, x).0
     }
     #[inline(always)]
     fn df<A: Arith>(self, x: T) -> T {
@@ -383,10 +377,11 @@ impl<T: Real> Unary<T> for Silu {
     }
     #[inline(always)]
     fn f_df<A: Arith>(self, x: T) -> (T, T) {
-        let (s, ds) = math::sigmoid_and_deriv::<T, A>(x);
+        let (y, ds) = math::sigmoid_scaled::<T, A>(x, x);
+        let s = math::sigmoid::<T, A>(x);
         // σ + x σ'; σ' = 0 where it underflowed (keeps inf * 0 out at x = ±inf).
         let dy = if ds == T::zero() { s } else { A::madd(x, ds, s) };
-        (x * s, dy)
+        (y, dy)
     }
 }
 unary_kernels!(

@@ -74,9 +74,11 @@ fn expm1_reduced<T: Real, A: Arith>(r: T) -> T {
     A::madd(r * r, horner::<T, A>(T::EXP_TAYLOR, r), r)
 }
 
-/// `e^(x + xl)` where `xl` is a small correction of `x` (zero for a plain `exp`).
+/// `e^(x + xl) = p * s1 * s2` (`xl` a small correction of `x`, zero for a plain `exp`), with `p`
+/// near 1 and `s1`, `s2` powers of two: a factor multiplied into `p` before the two scalings is
+/// rounded once, also when the result is subnormal.
 #[inline(always)]
-pub(crate) fn exp2parts<T: Real, A: Arith>(x: T, xl: T) -> T {
+pub(crate) fn exp_parts<T: Real, A: Arith>(x: T, xl: T) -> (T, T, T) {
     let x = if x > T::EXP_HI {
         T::EXP_HI
     } else if x < T::EXP_LO {
@@ -87,7 +89,14 @@ pub(crate) fn exp2parts<T: Real, A: Arith>(x: T, xl: T) -> T {
     let (n, r) = reduce::<T, A>(x, xl);
     let p = T::one() + expm1_reduced::<T, A>(r);
     let half = (A::madd(n, T::c(0.5), T::SHIFTER)) - T::SHIFTER;
-    p * pow2(half) * pow2(n - half)
+    (p, pow2(half), pow2(n - half))
+}
+
+/// `e^(x + xl)`, see [`exp_parts`].
+#[inline(always)]
+pub(crate) fn exp2parts<T: Real, A: Arith>(x: T, xl: T) -> T {
+    let (p, s1, s2) = exp_parts::<T, A>(x, xl);
+    p * s1 * s2
 }
 
 /// `e^x`: within 1 ulp; +inf above `EXP_HI`, +0 below `EXP_LO`, NaN for NaN.
@@ -167,21 +176,29 @@ pub(crate) fn tanh_deriv<T: Real, A: Arith>(x: T) -> T {
     (T::c(4.0) * e / d) / d
 }
 
-/// `(σ(x), σ'(x))` of the logistic sigmoid, from `e = exp(-|x|)` (no overflow).
+/// `(m σ(x), σ'(x))` of the logistic sigmoid, from `e = exp(-|x|)` (no overflow); `m` is
+/// multiplied in before the final power-of-two scaling, so `x σ(x)` keeps its accuracy where the
+/// result is subnormal.
 #[inline(always)]
-pub(crate) fn sigmoid_and_deriv<T: Real, A: Arith>(x: T) -> (T, T) {
-    let e = exp::<T, A>(-x.abs());
+pub(crate) fn sigmoid_scaled<T: Real, A: Arith>(x: T, m: T) -> (T, T) {
+    let (p, s1, s2) = exp_parts::<T, A>(-x.abs(), T::zero());
+    let e = p * s1 * s2;
     let d = T::one() + e;
-    let num = if x >= T::zero() { T::one() } else { e };
-    (num / d, e / d / d)
+    let y = if x >= T::zero() {
+        m / d
+    } else if x < T::EXP_LO {
+        // e^x underflows: so does m σ(x) for any finite m (and m = ±inf gives ±0, the limit).
+        T::zero() * m.signum()
+    } else {
+        (m * p / d) * s1 * s2
+    };
+    (y, e / d / d)
 }
 
-/// `σ(x)` alone.
+/// `σ(x)`.
 #[inline(always)]
 pub(crate) fn sigmoid<T: Real, A: Arith>(x: T) -> T {
-    let e = exp::<T, A>(-x.abs());
-    let num = if x >= T::zero() { T::one() } else { e };
-    num / (T::one() + e)
+    sigmoid_scaled::<T, A>(x, T::one()).0
 }
 
 /// `x²` as `hi + lo` exactly (fused: `lo = fma(x, x, -hi)`; unfused: Dekker's product).
@@ -198,24 +215,34 @@ fn square2<T: Real, A: Arith>(x: T) -> (T, T) {
     }
 }
 
-/// `(Φ(x), φ(x))`: the standard normal CDF and density (see the module documentation).
+/// `(Φ(x), φ(x), m Φ(x))`: the standard normal CDF and density (see the module documentation);
+/// `m` is multiplied in before the final scaling of the left tail, as in [`sigmoid_scaled`].
 #[inline(always)]
-pub(crate) fn normal_cdf_pdf<T: Real, A: Arith>(x: T) -> (T, T) {
+pub(crate) fn normal_cdf_pdf<T: Real, A: Arith>(x: T, m: T) -> (T, T, T) {
     let a = clamp_hi(x.abs(), T::PHI_ZERO);
     let (hi, lo) = square2::<T, A>(a);
-    let g = exp2parts::<T, A>(T::c(-0.5) * hi, T::c(-0.5) * lo);
+    let (p, s1, s2) = exp_parts::<T, A>(T::c(-0.5) * hi, T::c(-0.5) * lo);
+    let g = p * s1 * s2;
     let pdf = g * T::c(1.0 / (2.0 * std::f64::consts::PI).sqrt());
     // Tail: Φ(-a) = t Q(t) exp(-a²/2) / 2.
-    let t = T::c(2.0) / (T::c(2.0) + a * T::c(std::f64::consts::FRAC_1_SQRT_2));
+    // t = 2 / (2 + a/√2), with one rounding fewer.
+    let t = T::c(2.0 * std::f64::consts::SQRT_2) / (T::c(2.0 * std::f64::consts::SQRT_2) + a);
     let s = A::madd(t, T::ERFC_T_SCALE, -T::ERFC_T_SHIFT);
-    let q = T::c(0.5) * t * clenshaw::<T, A>(T::ERFC_CHEB, s) * g;
-    let tail = if x < T::zero() { q } else { T::one() - q };
+    let tq = T::c(0.5) * t * clenshaw::<T, A>(T::ERFC_CHEB, s);
+    let q = tq * g;
+    let (tail, m_tail) = if x < -T::PHI_ZERO {
+        // Φ(x) underflows, and so does m Φ(x) for any finite m (±0 for m = ±inf, the limit).
+        (T::zero(), T::zero() * m.signum())
+    } else if x < T::zero() {
+        (q, (m * tq * p) * s1 * s2)
+    } else {
+        (T::one() - q, m * (T::one() - q))
+    };
     // Centre: 1/2 + x Σ c_n x^(2n).
     let centre = A::madd(x, horner::<T, A>(T::PHI_TAYLOR, x * x), T::c(0.5));
-    let cdf = if a < T::c(std::f64::consts::FRAC_1_SQRT_2) {
-        centre
+    if a < T::c(std::f64::consts::FRAC_1_SQRT_2) {
+        (centre, pdf, m * centre)
     } else {
-        tail
-    };
-    (cdf, pdf)
+        (tail, pdf, m_tail)
+    }
 }
