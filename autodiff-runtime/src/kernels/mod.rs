@@ -27,11 +27,13 @@ mod activations;
 mod blas;
 mod coefs;
 mod gemm;
+mod losses;
 mod isa;
 mod mat;
 mod math;
 mod micro;
 mod real;
+mod softmax;
 
 pub use blas::{axpy, dot, ger, matvec};
 pub use gemm::matmul;
@@ -43,4 +45,12 @@ pub use activations::{
     gelu_tanh_vjp, leaky_relu, leaky_relu_jvp, leaky_relu_vjp, log, log_jvp, log_vjp, relu,
     relu_jvp, relu_vjp, sigmoid, sigmoid_jvp, sigmoid_vjp, silu, silu_jvp, silu_vjp, softplus,
     softplus_jvp, softplus_vjp, tanh, tanh_jvp, tanh_vjp,
+};
+pub use losses::{
+    cross_entropy_labels, cross_entropy_labels_jvp, cross_entropy_labels_vjp, cross_entropy_onehot,
+    cross_entropy_onehot_jvp, cross_entropy_onehot_vjp, mse, mse_jvp, mse_vjp,
+};
+pub use softmax::{
+    log_softmax, log_softmax_jvp, log_softmax_vjp, logsumexp, logsumexp_jvp, logsumexp_vjp,
+    softmax, softmax_jvp, softmax_vjp,
 };
