@@ -110,9 +110,10 @@ impl<T: Real> Job for Gemm<'_, T> {
         }
         let mk = T::micro(isa);
         with_pack_buffers(|abuf, bbuf| {
-            let mc_max = mk.mc.min(m.next_multiple_of(mk.mr));
+            // Whole panels: a block's last panel is padded up to `mr` rows / `nr` columns.
+            let mc_max = mk.mc.min(m).next_multiple_of(mk.mr);
             let kc_max = mk.kc.min(k);
-            let nc_max = mk.nc.min(n.next_multiple_of(mk.nr));
+            let nc_max = mk.nc.min(n).next_multiple_of(mk.nr);
             let abuf = floats::<T>(abuf, mc_max * kc_max);
             let bbuf = floats::<T>(bbuf, kc_max * nc_max);
             for ic in (0..m).step_by(mk.mc) {

@@ -10,7 +10,7 @@ pub static F64: MicroKernel<f64> = MicroKernel {
     mr: 6,
     nr: 8,
     kc: 256,
-    mc: 4096,
+    mc: 4092,
     nc: 512,
     func: kernel_f64,
 };
@@ -20,7 +20,7 @@ pub static F32: MicroKernel<f32> = MicroKernel {
     mr: 6,
     nr: 16,
     kc: 256,
-    mc: 4096,
+    mc: 4092,
     nc: 1024,
     func: kernel_f32,
 };
