@@ -187,7 +187,8 @@ pub(crate) fn sigmoid_scaled<T: Real, A: Arith>(x: T, m: T) -> (T, T) {
     let y = if x >= T::zero() {
         m / d
     } else if x < T::EXP_LO {
-        // e^x underflows: so does m σ(x) for any finite m (and m = ±inf gives ±0, the limit).
+        // e^x underflows, and so does m σ(x) for the multipliers used (see `EXP_LO`); m = ±inf
+        // gives ±0, the limit.
         T::zero() * m.signum()
     } else {
         (m * p / d) * s1 * s2

@@ -66,7 +66,9 @@ pub(crate) mod sealed {
         const LN2_LO: Self;
         /// `exp` argument clamp: above it the result overflows to +inf.
         const EXP_HI: Self;
-        /// `exp` argument clamp: below it the result is +0.
+        /// `exp` argument clamp: below it `e^x` is +0 and so is `m e^x` for the multipliers `m`
+        /// of `math::sigmoid_scaled` (|m| below e^1400 for `f64`, e^66 for `f32`), and `2^n` is
+        /// still two normal factors.
         const EXP_LO: Self;
         /// Above this |x|, `tanh(x)` rounds to ±1.
         const TANH_ONE: Self;
@@ -121,7 +123,7 @@ impl sealed::Sealed for f64 {
     const LN2_HI: f64 = 0.6931471803691238; // 0x3fe62e42fee00000: 21 trailing zero bits
     const LN2_LO: f64 = 1.9082149292705877e-10;
     const EXP_HI: f64 = 709.79;
-    const EXP_LO: f64 = -745.2;
+    const EXP_LO: f64 = -1400.0;
     const TANH_ONE: f64 = 19.1;
     const PHI_ZERO: f64 = 38.9;
     const EXP_TAYLOR: &'static [f64] = &coefs::EXP_TAYLOR_F64;
@@ -167,7 +169,7 @@ impl sealed::Sealed for f32 {
     const LN2_HI: f32 = 0.693359375; // 0x3f318000: 15 trailing zero bits
     const LN2_LO: f32 = -2.1219444e-4;
     const EXP_HI: f32 = 88.73;
-    const EXP_LO: f32 = -104.0;
+    const EXP_LO: f32 = -170.0;
     const TANH_ONE: f32 = 9.1;
     const PHI_ZERO: f32 = 14.9;
     const EXP_TAYLOR: &'static [f32] = &coefs::EXP_TAYLOR_F32;
