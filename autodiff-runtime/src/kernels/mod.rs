@@ -54,3 +54,6 @@ pub use softmax::{
     log_softmax, log_softmax_jvp, log_softmax_vjp, logsumexp, logsumexp_jvp, logsumexp_vjp,
     softmax, softmax_jvp, softmax_vjp,
 };
+
+#[cfg(test)]
+mod tests;
