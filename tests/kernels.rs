@@ -610,7 +610,7 @@ const ULP_LOG: (u64, u64) = (1, 1);
 const ULP_SIGMOID: (u64, u64) = (2, 2);
 const ULP_TANH: (u64, u64) = (2, 4);
 const ULP_SILU: (u64, u64) = (3, 4);
-const ULP_SOFTPLUS: (u64, u64) = (2, 3);
+const ULP_SOFTPLUS: (u64, u64) = (2, 2);
 const ULP_GELU_TANH: (u64, u64) = (4, 5);
 const ULP_GELU_ERF: (u64, u64) = (6, 5);
 

@@ -258,11 +258,7 @@ impl<T: Real> Unary<T> for Sigmoid {
     }
     #[inline(always)]
     fn df<A: Arith>(self, x: T) -> T {
-        math::sigmoid_scaled::<T, A>(x, T::one()).1
-    }
-    #[inline(always)]
-    fn f_df<A: Arith>(self, x: T) -> (T, T) {
-        math::sigmoid_scaled::<T, A>(x, T::one())
+        math::sigmoid_deriv::<T, A>(x).1
     }
 }
 unary_kernels!(
@@ -315,8 +311,8 @@ impl<T: Real> Unary<T> for GeluTanh {
         // 0.5 x (1 + tanh u) = x σ(2u), u = c x (1 + k x²): no cancellation for x < 0.
         let x2 = x * x;
         let two_u = T::c(2.0 * GELU_C) * x * A::madd(T::c(GELU_K), x2, T::one());
-        let (y, ds) = math::sigmoid_scaled::<T, A>(two_u, x);
-        let s = math::sigmoid::<T, A>(two_u);
+        let y = math::sigmoid_scaled::<T, A>(two_u, x);
+        let (s, ds) = math::sigmoid_deriv::<T, A>(two_u);
         // d/dx = σ(2u) + x σ'(2u) 2u'(x), 2u' = 2c (1 + 3k x²); zero where σ' underflowed (this
         // also keeps inf * 0 out for huge |x|).
         let two_du = T::c(2.0 * GELU_C) * A::madd(T::c(3.0 * GELU_K), x2, T::one());
@@ -369,7 +365,7 @@ struct Silu;
 impl<T: Real> Unary<T> for Silu {
     #[inline(always)]
     fn f<A: Arith>(self, x: T) -> T {
-        math::sigmoid_scaled::<T, A>(x, x).0
+        math::sigmoid_scaled::<T, A>(x, x)
     }
     #[inline(always)]
     fn df<A: Arith>(self, x: T) -> T {
@@ -377,8 +373,8 @@ impl<T: Real> Unary<T> for Silu {
     }
     #[inline(always)]
     fn f_df<A: Arith>(self, x: T) -> (T, T) {
-        let (y, ds) = math::sigmoid_scaled::<T, A>(x, x);
-        let s = math::sigmoid::<T, A>(x);
+        let y = math::sigmoid_scaled::<T, A>(x, x);
+        let (s, ds) = math::sigmoid_deriv::<T, A>(x);
         // σ + x σ'; σ' = 0 where it underflowed (keeps inf * 0 out at x = ±inf).
         let dy = if ds == T::zero() { s } else { A::madd(x, ds, s) };
         (y, dy)
@@ -400,11 +396,11 @@ impl<T: Real> Unary<T> for Softplus {
     fn f<A: Arith>(self, x: T) -> T {
         let e = math::exp::<T, A>(-x.abs());
         let pos = if x > T::zero() { x } else { T::zero() };
-        pos + math::ln_1p_pos::<T, A>(e)
+        pos + math::ln_1p_unit::<T, A>(e)
     }
     #[inline(always)]
     fn df<A: Arith>(self, x: T) -> T {
-        math::sigmoid::<T, A>(x)
+        math::sigmoid_deriv::<T, A>(x).0
     }
 }
 unary_kernels!(
@@ -444,7 +440,7 @@ impl<T: Real> Unary<T> for Log {
     }
     #[inline(always)]
     fn df<A: Arith>(self, x: T) -> T {
-        T::one() / x
+        x.recip()
     }
 }
 unary_kernels!(Log, log, log_jvp, log_vjp, "ln(x)", "(1 / x)");

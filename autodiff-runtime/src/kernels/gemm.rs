@@ -230,32 +230,57 @@ fn pack<T: Real>(
     kc: usize,
     w: usize,
 ) {
-    let panels = len.div_ceil(w);
-    for (q, panel) in dst[..panels * kc * w].chunks_exact_mut(kc * w).enumerate() {
-        let lane0 = l0 + q * w;
-        let lanes = w.min(len - q * w);
-        if ls == 1 {
-            // Lanes contiguous: each step is a run of `lanes` values.
-            for (p, out) in panel.chunks_exact_mut(w).enumerate() {
+    let src = Src { data, ls, ps };
+    match w {
+        4 => pack_w::<T, 4>(dst, src, l0, len, p0, kc),
+        6 => pack_w::<T, 6>(dst, src, l0, len, p0, kc),
+        8 => pack_w::<T, 8>(dst, src, l0, len, p0, kc),
+        16 => pack_w::<T, 16>(dst, src, l0, len, p0, kc),
+        32 => pack_w::<T, 32>(dst, src, l0, len, p0, kc),
+        _ => unreachable!("no micro-kernel has {w} lanes"),
+    }
+}
+
+/// A strided matrix to pack from: element `(lane, p)` at `data[lane * ls + p * ps]`.
+#[derive(Clone, Copy)]
+struct Src<'a, T> {
+    data: &'a [T],
+    ls: usize,
+    ps: usize,
+}
+
+/// [`pack`] with the panel width known at compile time, so that whole panels are copied with
+/// fixed-size moves.
+#[inline(always)]
+fn pack_w<T: Real, const W: usize>(
+    dst: &mut [T],
+    Src { data, ls, ps }: Src<'_, T>,
+    l0: usize,
+    len: usize,
+    p0: usize,
+    kc: usize,
+) {
+    let panels = len.div_ceil(W);
+    for (q, panel) in dst[..panels * kc * W].chunks_exact_mut(kc * W).enumerate() {
+        let lane0 = l0 + q * W;
+        let lanes = W.min(len - q * W);
+        if lanes == W && ls == 1 {
+            // Lanes contiguous: each step is a run of W values.
+            for (p, out) in panel.chunks_exact_mut(W).enumerate() {
                 let start = lane0 + (p0 + p) * ps;
-                out[..lanes].copy_from_slice(&data[start..start + lanes]);
-                out[lanes..].fill(T::zero());
+                let run: &[T; W] = data[start..start + W].try_into().expect("W values");
+                out.copy_from_slice(run);
             }
-        } else if ps == 1 {
-            // Steps contiguous: each lane is a run of `kc` values, written `w` apart.
-            for l in 0..lanes {
-                let start = (lane0 + l) * ls + p0;
-                for (out, &v) in panel[l..].iter_mut().step_by(w).zip(&data[start..start + kc]) {
-                    *out = v;
-                }
-            }
-            if lanes < w {
-                for out in panel.chunks_exact_mut(w) {
-                    out[lanes..].fill(T::zero());
+        } else if lanes == W && ps == 1 {
+            // Steps contiguous: W runs of kc values, interleaved.
+            let runs: [&[T]; W] = std::array::from_fn(|l| &data[(lane0 + l) * ls + p0..][..kc]);
+            for (p, out) in panel.chunks_exact_mut(W).enumerate() {
+                for (o, run) in out.iter_mut().zip(&runs) {
+                    *o = run[p];
                 }
             }
         } else {
-            for (p, out) in panel.chunks_exact_mut(w).enumerate() {
+            for (p, out) in panel.chunks_exact_mut(W).enumerate() {
                 for (l, o) in out.iter_mut().enumerate() {
                     *o = if l < lanes {
                         data[(lane0 + l) * ls + (p0 + p) * ps]

@@ -132,13 +132,7 @@ pub(crate) fn ln<T: Real, A: Arith>(x: T) -> T {
         m = m * T::c(0.5);
         e = e + T::one();
     }
-    let f = m - T::one();
-    let s = f / (T::c(2.0) + f);
-    let z = s * s;
-    let r = z * horner::<T, A>(T::LOG_SERIES, z);
-    let hfsq = T::c(0.5) * f * f;
-    let tail = A::madd(s, hfsq + r, e * T::LN2_LO);
-    let y = A::madd(e, T::LN2_HI, f - (hfsq - tail));
+    let y = ln_core::<T, A>(m - T::one(), e);
     if !(x >= T::zero()) {
         T::nan()
     } else if x == T::zero() {
@@ -150,12 +144,26 @@ pub(crate) fn ln<T: Real, A: Arith>(x: T) -> T {
     }
 }
 
-/// `ln(1 + u)` for `u >= 0`, accurate for tiny `u` (the rounding of `1 + u` is corrected).
+/// `e ln2 + ln(1 + f)` for `1 + f` in `[√2/2, √2)` and an integer-valued `e`, with one division.
 #[inline(always)]
-pub(crate) fn ln_1p_pos<T: Real, A: Arith>(u: T) -> T {
-    let w = T::one() + u;
-    // w - 1 is exact (Sterbenz); (u - (w - 1)) / w is the first-order correction.
-    ln::<T, A>(w) + (u - (w - T::one())) / w
+fn ln_core<T: Real, A: Arith>(f: T, e: T) -> T {
+    let s = f / (T::c(2.0) + f);
+    let z = s * s;
+    let r = z * horner::<T, A>(T::LOG_SERIES, z);
+    let hfsq = T::c(0.5) * f * f;
+    let tail = A::madd(s, hfsq + r, e * T::LN2_LO);
+    A::madd(e, T::LN2_HI, f - (hfsq - tail))
+}
+
+/// `ln(1 + u)` for `u` in `[0, 1]` (NaN for NaN): `1 + u = 2^e (1 + f)` with `f` computed exactly
+/// from `u` (`u`, or `(u - 1) / 2` past √2 - 1), so no correction of the rounding of `1 + u` is
+/// needed and tiny `u` give `u`.
+#[inline(always)]
+pub(crate) fn ln_1p_unit<T: Real, A: Arith>(u: T) -> T {
+    let big = u > T::c(std::f64::consts::SQRT_2 - 1.0);
+    let f = if big { (u - T::one()) * T::c(0.5) } else { u };
+    let e = if big { T::one() } else { T::zero() };
+    ln_core::<T, A>(f, e)
 }
 
 /// `tanh x` (see the module documentation).
@@ -172,19 +180,18 @@ pub(crate) fn tanh<T: Real, A: Arith>(x: T) -> T {
 #[inline(always)]
 pub(crate) fn tanh_deriv<T: Real, A: Arith>(x: T) -> T {
     let e = exp::<T, A>(T::c(-2.0) * x.abs());
-    let d = T::one() + e;
-    (T::c(4.0) * e / d) / d
+    let r = T::one() / (T::one() + e);
+    T::c(4.0) * e * r * r
 }
 
-/// `(m σ(x), σ'(x))` of the logistic sigmoid, from `e = exp(-|x|)` (no overflow); `m` is
-/// multiplied in before the final power-of-two scaling, so `x σ(x)` keeps its accuracy where the
-/// result is subnormal.
+/// `m σ(x)` for the logistic sigmoid, from `e = exp(-|x|)` (no overflow) and one division: `m / (1
+/// + e)` for `x >= 0`, `m e / (1 + e)` below, where `m` is multiplied in before the final
+/// power-of-two scaling of `e`, so that `x σ(x)` keeps its accuracy where the result is subnormal.
 #[inline(always)]
-pub(crate) fn sigmoid_scaled<T: Real, A: Arith>(x: T, m: T) -> (T, T) {
+pub(crate) fn sigmoid_scaled<T: Real, A: Arith>(x: T, m: T) -> T {
     let (p, s1, s2) = exp_parts::<T, A>(-x.abs(), T::zero());
-    let e = p * s1 * s2;
-    let d = T::one() + e;
-    let y = if x >= T::zero() {
+    let d = T::one() + p * s1 * s2;
+    if x >= T::zero() {
         m / d
     } else if x < T::EXP_LO {
         // e^x underflows, and so does m σ(x) for the multipliers used (see `EXP_LO`); m = ±inf
@@ -192,14 +199,24 @@ pub(crate) fn sigmoid_scaled<T: Real, A: Arith>(x: T, m: T) -> (T, T) {
         T::zero() * m.signum()
     } else {
         (m * p / d) * s1 * s2
-    };
-    (y, e / d / d)
+    }
 }
 
 /// `σ(x)`.
 #[inline(always)]
 pub(crate) fn sigmoid<T: Real, A: Arith>(x: T) -> T {
-    sigmoid_scaled::<T, A>(x, T::one()).0
+    sigmoid_scaled::<T, A>(x, T::one())
+}
+
+/// `(σ(x), σ'(x))` with one division, for derivatives: `σ' = e / (1 + e)²`, accurate in both
+/// tails (no `σ (1 - σ)` cancellation); `σ` here is rounded twice (within 1 ulp more than
+/// [`sigmoid`]).
+#[inline(always)]
+pub(crate) fn sigmoid_deriv<T: Real, A: Arith>(x: T) -> (T, T) {
+    let e = exp::<T, A>(-x.abs());
+    let r = T::one() / (T::one() + e);
+    let s = if x >= T::zero() { r } else { e * r };
+    (s, e * r * r)
 }
 
 /// `x²` as `hi + lo` exactly (fused: `lo = fma(x, x, -hi)`; unfused: Dekker's product).
