@@ -266,16 +266,19 @@ fn gemm_table() {
 // Activations
 // ---------------------------------------------------------------------------------------------
 
-/// `[ours forward, std forward, ours VJP, std VJP]` over `ACT_LEN` elements: our kernels, and a
-/// plain loop calling the scalar std formula `f` (forward) or its derivative `df` (VJP,
-/// `x_bar += f'(x) y_bar`). The closures are generic, so the std formulas are inlined in their loops.
+/// `[ours forward, std forward, ours VJP, std VJP]` of one activation.
+type Variants = [Box<dyn FnMut()>; 4];
+
+/// The [`Variants`] over `ACT_LEN` elements: our kernels, and a plain loop calling the scalar std
+/// formula `f` (forward) or its derivative `df` (VJP, `x_bar += f'(x) y_bar`). The closures are
+/// generic, so the std formulas are inlined in their loops.
 fn act_variants<T: Float + Send + 'static>(
     log: bool,
     fwd: fn(&[T], &mut [T]),
     vjp: fn(&[T], &[T], &mut [T]),
     f: impl Fn(T) -> T + 'static,
     df: impl Fn(T) -> T + 'static,
-) -> [Box<dyn FnMut()>; 4] {
+) -> Variants {
     let cast = |v: f64| T::from(v).unwrap();
     let x: Vec<T> = random(ACT_LEN, 3)
         .into_iter()
@@ -312,37 +315,102 @@ fn act_variants<T: Float + Send + 'static>(
 
 /// Every activation's variants for one float type: `(name, variants)`. The std formulas are the
 /// textbook ones (`gelu_erf` has no std baseline: std has no `erf`; its two std slots are copies).
-fn activations<T: k::Real>() -> Vec<(&'static str, [Box<dyn FnMut()>; 4])> {
+fn activations<T: k::Real>() -> Vec<(&'static str, Variants)> {
     let c = |v: f64| T::from(v).unwrap();
     let (one, half) = (T::one(), c(0.5));
     let (gc, gk) = (c((2.0 / std::f64::consts::PI).sqrt()), c(0.044715));
     let sig = move |x: T| one / (one + (-x).exp());
     vec![
-        ("relu", act_variants(false, k::relu::<T>, k::relu_vjp::<T>,
-            |x: T| x.max(T::zero()), |x: T| if x > T::zero() { T::one() } else { T::zero() })),
-        ("sigmoid", act_variants(false, k::sigmoid::<T>, k::sigmoid_vjp::<T>, sig, move |x| {
-            let s = sig(x);
-            s * (one - s)
-        })),
-        ("tanh", act_variants(false, k::tanh::<T>, k::tanh_vjp::<T>, |x: T| x.tanh(), move |x: T| {
-            let t = x.tanh();
-            one - t * t
-        })),
-        ("gelu_tanh", act_variants(false, k::gelu_tanh::<T>, k::gelu_tanh_vjp::<T>,
-            move |x: T| half * x * (one + (gc * (x + gk * x * x * x)).tanh()),
-            move |x: T| {
-                let t = (gc * (x + gk * x * x * x)).tanh();
-                half * (one + t) + half * x * (one - t * t) * gc * (one + c(3.0) * gk * x * x)
-            })),
-        ("silu", act_variants(false, k::silu::<T>, k::silu_vjp::<T>, move |x| x * sig(x), move |x| {
-            let s = sig(x);
-            s * (one + x * (one - s))
-        })),
-        ("softplus", act_variants(false, k::softplus::<T>, k::softplus_vjp::<T>,
-            |x: T| x.max(T::zero()) + (-x.abs()).exp().ln_1p(), sig)),
-        ("exp", act_variants(false, k::exp::<T>, k::exp_vjp::<T>, |x: T| x.exp(), |x: T| x.exp())),
-        ("log", act_variants(true, k::log::<T>, k::log_vjp::<T>, |x: T| x.ln(), move |x: T| one / x)),
-        ("gelu_erf", act_variants(false, k::gelu_erf::<T>, k::gelu_erf_vjp::<T>, |x| x, |x| x)),
+        (
+            "relu",
+            act_variants(
+                false,
+                k::relu::<T>,
+                k::relu_vjp::<T>,
+                |x: T| x.max(T::zero()),
+                |x: T| if x > T::zero() { T::one() } else { T::zero() },
+            ),
+        ),
+        (
+            "sigmoid",
+            act_variants(false, k::sigmoid::<T>, k::sigmoid_vjp::<T>, sig, move |x| {
+                let s = sig(x);
+                s * (one - s)
+            }),
+        ),
+        (
+            "tanh",
+            act_variants(
+                false,
+                k::tanh::<T>,
+                k::tanh_vjp::<T>,
+                |x: T| x.tanh(),
+                move |x: T| {
+                    let t = x.tanh();
+                    one - t * t
+                },
+            ),
+        ),
+        (
+            "gelu_tanh",
+            act_variants(
+                false,
+                k::gelu_tanh::<T>,
+                k::gelu_tanh_vjp::<T>,
+                move |x: T| half * x * (one + (gc * (x + gk * x * x * x)).tanh()),
+                move |x: T| {
+                    let t = (gc * (x + gk * x * x * x)).tanh();
+                    half * (one + t) + half * x * (one - t * t) * gc * (one + c(3.0) * gk * x * x)
+                },
+            ),
+        ),
+        (
+            "silu",
+            act_variants(
+                false,
+                k::silu::<T>,
+                k::silu_vjp::<T>,
+                move |x| x * sig(x),
+                move |x| {
+                    let s = sig(x);
+                    s * (one + x * (one - s))
+                },
+            ),
+        ),
+        (
+            "softplus",
+            act_variants(
+                false,
+                k::softplus::<T>,
+                k::softplus_vjp::<T>,
+                |x: T| x.max(T::zero()) + (-x.abs()).exp().ln_1p(),
+                sig,
+            ),
+        ),
+        (
+            "exp",
+            act_variants(
+                false,
+                k::exp::<T>,
+                k::exp_vjp::<T>,
+                |x: T| x.exp(),
+                |x: T| x.exp(),
+            ),
+        ),
+        (
+            "log",
+            act_variants(
+                true,
+                k::log::<T>,
+                k::log_vjp::<T>,
+                |x: T| x.ln(),
+                move |x: T| one / x,
+            ),
+        ),
+        (
+            "gelu_erf",
+            act_variants(false, k::gelu_erf::<T>, k::gelu_erf_vjp::<T>, |x| x, |x| x),
+        ),
     ]
 }
 
@@ -380,7 +448,10 @@ fn act_table() {
         let ns: Vec<f64> = t.iter().map(|s| s * 1e9 / ACT_LEN as f64).collect();
         let label = format!("{ty} {name}");
         if name == "gelu_erf" {
-            println!("{label:<16} {:>8.3} {:>8} {:>7} {:>8.3} {:>8} {:>7}", ns[0], "-", "-", ns[2], "-", "-");
+            println!(
+                "{label:<16} {:>8.3} {:>8} {:>7} {:>8.3} {:>8} {:>7}",
+                ns[0], "-", "-", ns[2], "-", "-"
+            );
         } else {
             println!(
                 "{label:<16} {:>8.3} {:>8.3} {:>6.1}x {:>8.3} {:>8.3} {:>6.1}x",

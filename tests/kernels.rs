@@ -169,7 +169,10 @@ fn check_gemm<T: Real>(
             let (want, mag) = if beta == 0.0 {
                 (alpha * want, alpha.abs() * mag)
             } else {
-                (alpha * want + beta * cv, alpha.abs() * mag + (beta * cv).abs())
+                (
+                    alpha * want + beta * cv,
+                    alpha.abs() * mag + (beta * cv).abs(),
+                )
             };
             let tol = 4.0 * (kk as f64 + 2.0) * eps * mag + f64::MIN_POSITIVE;
             assert!(
@@ -257,7 +260,8 @@ fn matmul_vjp_through_transposed_views() {
         let (m, n, kk) = (19, 23, 17);
         let a: Vec<f64> = random_vec(&mut r, m * kk);
         let b: Vec<f64> = random_vec(&mut r, kk * n);
-        let (da, db): (Vec<f64>, Vec<f64>) = (random_vec(&mut r, m * kk), random_vec(&mut r, kk * n));
+        let (da, db): (Vec<f64>, Vec<f64>) =
+            (random_vec(&mut r, m * kk), random_vec(&mut r, kk * n));
         let c_bar: Vec<f64> = random_vec(&mut r, m * n);
         let (av, bv, cbv) = (
             MatRef::new(&a, m, kk),
@@ -265,8 +269,20 @@ fn matmul_vjp_through_transposed_views() {
             MatRef::new(&c_bar, m, n),
         );
         let mut dc = vec![0.0; m * n];
-        k::matmul(1.0, MatRef::new(&da, m, kk), bv, 0.0, MatMut::new(&mut dc, m, n));
-        k::matmul(1.0, av, MatRef::new(&db, kk, n), 1.0, MatMut::new(&mut dc, m, n));
+        k::matmul(
+            1.0,
+            MatRef::new(&da, m, kk),
+            bv,
+            0.0,
+            MatMut::new(&mut dc, m, n),
+        );
+        k::matmul(
+            1.0,
+            av,
+            MatRef::new(&db, kk, n),
+            1.0,
+            MatMut::new(&mut dc, m, n),
+        );
         let a_bar0: Vec<f64> = random_vec(&mut r, m * kk);
         let b_bar0: Vec<f64> = random_vec(&mut r, kk * n);
         let (mut a_bar, mut b_bar) = (a_bar0.clone(), b_bar0.clone());
@@ -275,7 +291,10 @@ fn matmul_vjp_through_transposed_views() {
         let diff = |x: &[f64], y: &[f64]| x.iter().zip(y).map(|(u, v)| u - v).collect::<Vec<_>>();
         let lhs = k::dot(&c_bar, &dc);
         let rhs = k::dot(&diff(&a_bar, &a_bar0), &da) + k::dot(&diff(&b_bar, &b_bar0), &db);
-        assert!((lhs - rhs).abs() <= 1e-12 * lhs.abs().max(1.0), "{lhs} vs {rhs}");
+        assert!(
+            (lhs - rhs).abs() <= 1e-12 * lhs.abs().max(1.0),
+            "{lhs} vs {rhs}"
+        );
     });
 }
 
@@ -341,13 +360,25 @@ fn vector_kernels<T: Real>() {
                     let a = Stored::<T>::random(&mut r, m, n, pad, trans);
                     let y0: Vec<T> = random_vec(&mut r, m);
                     for beta in [0.0, 0.5] {
-                        let mut yv = if beta == 0.0 { vec![T::nan(); m] } else { y0.clone() };
+                        let mut yv = if beta == 0.0 {
+                            vec![T::nan(); m]
+                        } else {
+                            y0.clone()
+                        };
                         k::matvec(cast(2.0), a.view(), &x, cast(beta), &mut yv);
                         for i in 0..m {
                             let s: f64 = (0..n).map(|j| a.get(i, j) * f64_of(x[j])).sum();
-                            let w = 2.0 * s + if beta == 0.0 { 0.0 } else { beta * f64_of(y0[i]) };
+                            let w = 2.0 * s
+                                + if beta == 0.0 {
+                                    0.0
+                                } else {
+                                    beta * f64_of(y0[i])
+                                };
                             let tol = 8.0 * (n as f64 + 2.0) * eps;
-                            assert!((f64_of(yv[i]) - w).abs() <= tol, "matvec m={m} n={n} {trans}");
+                            assert!(
+                                (f64_of(yv[i]) - w).abs() <= tol,
+                                "matvec m={m} n={n} {trans}"
+                            );
                         }
                     }
                     // ger: A += alpha u vᵀ on the row-major A
@@ -392,7 +423,13 @@ fn dot_mismatch_panics() {
 #[test]
 #[should_panic(expected = "kernels::matvec: shapes do not agree")]
 fn matvec_mismatch_panics() {
-    k::matvec(1.0, MatRef::new(&[0.0; 6], 2, 3), &[0.0; 2], 0.0, &mut [0.0; 2]);
+    k::matvec(
+        1.0,
+        MatRef::new(&[0.0; 6], 2, 3),
+        &[0.0; 2],
+        0.0,
+        &mut [0.0; 2],
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -456,8 +493,18 @@ fn sweep<T: Sweep>(count: u64) -> Vec<T> {
         .iter()
         .flat_map(|&x| [cast(x), cast(-x)])
         .collect();
-    v.extend([T::infinity(), T::neg_infinity(), T::nan(), T::min_positive_value()]);
-    v.extend([T::max_value(), T::min_value(), T::epsilon(), -T::min_positive_value()]);
+    v.extend([
+        T::infinity(),
+        T::neg_infinity(),
+        T::nan(),
+        T::min_positive_value(),
+    ]);
+    v.extend([
+        T::max_value(),
+        T::min_value(),
+        T::epsilon(),
+        -T::min_positive_value(),
+    ]);
     v.extend(T::bit_sweep(count));
     // Dense where the functions bend.
     v.extend((0..count).map(|i| cast::<T>(-30.0 + 60.0 * (i as f64 + 0.37) / count as f64)));
@@ -558,21 +605,70 @@ fn acts<T: Real>() -> Vec<Act<T>> {
         };
     }
     macro_rules! jvp_of {
-        (relu) => { k::relu_jvp::<T> }; (sigmoid) => { k::sigmoid_jvp::<T> };
-        (tanh) => { k::tanh_jvp::<T> }; (gelu_tanh) => { k::gelu_tanh_jvp::<T> };
-        (gelu_erf) => { k::gelu_erf_jvp::<T> }; (silu) => { k::silu_jvp::<T> };
-        (softplus) => { k::softplus_jvp::<T> }; (exp) => { k::exp_jvp::<T> };
-        (log) => { k::log_jvp::<T> };
+        (relu) => {
+            k::relu_jvp::<T>
+        };
+        (sigmoid) => {
+            k::sigmoid_jvp::<T>
+        };
+        (tanh) => {
+            k::tanh_jvp::<T>
+        };
+        (gelu_tanh) => {
+            k::gelu_tanh_jvp::<T>
+        };
+        (gelu_erf) => {
+            k::gelu_erf_jvp::<T>
+        };
+        (silu) => {
+            k::silu_jvp::<T>
+        };
+        (softplus) => {
+            k::softplus_jvp::<T>
+        };
+        (exp) => {
+            k::exp_jvp::<T>
+        };
+        (log) => {
+            k::log_jvp::<T>
+        };
     }
     macro_rules! vjp_of {
-        (relu) => { k::relu_vjp::<T> }; (sigmoid) => { k::sigmoid_vjp::<T> };
-        (tanh) => { k::tanh_vjp::<T> }; (gelu_tanh) => { k::gelu_tanh_vjp::<T> };
-        (gelu_erf) => { k::gelu_erf_vjp::<T> }; (silu) => { k::silu_vjp::<T> };
-        (softplus) => { k::softplus_vjp::<T> }; (exp) => { k::exp_vjp::<T> };
-        (log) => { k::log_vjp::<T> };
+        (relu) => {
+            k::relu_vjp::<T>
+        };
+        (sigmoid) => {
+            k::sigmoid_vjp::<T>
+        };
+        (tanh) => {
+            k::tanh_vjp::<T>
+        };
+        (gelu_tanh) => {
+            k::gelu_tanh_vjp::<T>
+        };
+        (gelu_erf) => {
+            k::gelu_erf_vjp::<T>
+        };
+        (silu) => {
+            k::silu_vjp::<T>
+        };
+        (softplus) => {
+            k::softplus_vjp::<T>
+        };
+        (exp) => {
+            k::exp_vjp::<T>
+        };
+        (log) => {
+            k::log_vjp::<T>
+        };
     }
     let mut v = vec![
-        act!(relu, |x| if x <= 0.0 { 0.0 } else { x }, (0, 0), (-3.0, 3.0)),
+        act!(
+            relu,
+            |x| if x <= 0.0 { 0.0 } else { x },
+            (0, 0),
+            (-3.0, 3.0)
+        ),
         act!(sigmoid, sig, ULP_SIGMOID, (-8.0, 8.0)),
         act!(tanh, f64::tanh, ULP_TANH, (-5.0, 5.0)),
         Act {
@@ -580,7 +676,12 @@ fn acts<T: Real>() -> Vec<Act<T>> {
             ..act!(gelu_tanh, gelu_tanh_ref, ULP_GELU_TANH, (-6.0, 6.0))
         },
         act!(silu, silu_ref, ULP_SILU, (-8.0, 8.0)),
-        act!(softplus, |x| x.max(0.0) + (-x.abs()).exp().ln_1p(), ULP_SOFTPLUS, (-8.0, 8.0)),
+        act!(
+            softplus,
+            |x| x.max(0.0) + (-x.abs()).exp().ln_1p(),
+            ULP_SOFTPLUS,
+            (-8.0, 8.0)
+        ),
         act!(exp, f64::exp, ULP_EXP, (-5.0, 5.0)),
         act!(log, f64::ln, ULP_LOG, (0.05, 20.0)),
     ];
@@ -688,12 +789,17 @@ fn activation_derivatives<T: Real>(tol: f64) {
                 })
                 .collect();
             let (t, c): (Vec<T>, Vec<T>) = (random_vec(&mut r, n), random_vec(&mut r, n));
-            let (mut y, mut dy, mut yf) = (vec![T::zero(); n], vec![T::zero(); n], vec![T::zero(); n]);
+            let (mut y, mut dy, mut yf) =
+                (vec![T::zero(); n], vec![T::zero(); n], vec![T::zero(); n]);
             (act.jvp)(&x, &t, &mut y, &mut dy);
             (act.f)(&x, &mut yf);
             let ctx = format!("{} {} {isa:?}", std::any::type_name::<T>(), act.name);
             for i in 0..n {
-                assert_eq!(f64_of(y[i]).to_bits(), f64_of(yf[i]).to_bits(), "{ctx}: jvp's y");
+                assert_eq!(
+                    f64_of(y[i]).to_bits(),
+                    f64_of(yf[i]).to_bits(),
+                    "{ctx}: jvp's y"
+                );
                 let xi = f64_of(x[i]);
                 let h = 1e-5 * xi.abs().max(1.0);
                 let fd = ((act.reference)(xi + h) - (act.reference)(xi - h)) / (2.0 * h);
@@ -707,7 +813,11 @@ fn activation_derivatives<T: Real>(tol: f64) {
             let x_bar0: Vec<T> = random_vec(&mut r, n);
             let mut x_bar = x_bar0.clone();
             (act.vjp)(&x, &c, &mut x_bar);
-            let lhs: f64 = dy.iter().zip(&c).map(|(&a, &b)| f64_of(a) * f64_of(b)).sum();
+            let lhs: f64 = dy
+                .iter()
+                .zip(&c)
+                .map(|(&a, &b)| f64_of(a) * f64_of(b))
+                .sum();
             let rhs: f64 = (0..n)
                 .map(|i| (f64_of(x_bar[i]) - f64_of(x_bar0[i])) * f64_of(t[i]))
                 .sum();
@@ -733,7 +843,16 @@ fn activation_derivatives_f32() {
 /// give zero even where the derivative is infinite (strong zero).
 #[test]
 fn activation_derivatives_at_extremes() {
-    let xs = [-f64::INFINITY, -1e300, -1e30, -1000.0, 1000.0, 1e30, 1e300, f64::INFINITY];
+    let xs = [
+        -f64::INFINITY,
+        -1e300,
+        -1e30,
+        -1000.0,
+        1000.0,
+        1e30,
+        1e300,
+        f64::INFINITY,
+    ];
     each_isa(|isa| {
         for act in acts::<f64>() {
             if matches!(act.name, "exp" | "log" | "leaky_relu" | "relu") {
@@ -742,7 +861,11 @@ fn activation_derivatives_at_extremes() {
             let mut x_bar = vec![0.0; xs.len()];
             (act.vjp)(&xs, &[1.0; 8], &mut x_bar);
             for (&x, &d) in xs.iter().zip(&x_bar) {
-                assert!((-0.2..=1.2).contains(&d), "{} {isa:?}: f'({x}) = {d}", act.name);
+                assert!(
+                    (-0.2..=1.2).contains(&d),
+                    "{} {isa:?}: f'({x}) = {d}",
+                    act.name
+                );
             }
             let mut y = vec![0.0; xs.len()];
             (act.f)(&xs, &mut y);

@@ -130,12 +130,7 @@ pub(crate) fn vjp<T: Real, K: Unary<T>>(what: &str, k: K, x: &[T], y_bar: &[T], 
             ("x_bar", x_bar.len()),
         ],
     );
-    dispatch(Vjp {
-        k,
-        x,
-        y_bar,
-        x_bar,
-    });
+    dispatch(Vjp { k, x, y_bar, x_bar });
 }
 
 /// Writes the three public kernels of an element-wise function without parameters.
@@ -282,14 +277,7 @@ impl<T: Real> Unary<T> for Tanh {
         math::tanh_deriv::<T, A>(x)
     }
 }
-unary_kernels!(
-    Tanh,
-    tanh,
-    tanh_jvp,
-    tanh_vjp,
-    "tanh(x)",
-    "(1 - tanh²(x))"
-);
+unary_kernels!(Tanh, tanh, tanh_jvp, tanh_vjp, "tanh(x)", "(1 - tanh²(x))");
 
 /// `√(2/π)` and the cubic coefficient of the tanh form of GELU.
 const GELU_C: f64 = 0.797_884_560_802_865_4;
@@ -376,18 +364,15 @@ impl<T: Real> Unary<T> for Silu {
         let y = math::sigmoid_scaled::<T, A>(x, x);
         let (s, ds) = math::sigmoid_deriv::<T, A>(x);
         // σ + x σ'; σ' = 0 where it underflowed (keeps inf * 0 out at x = ±inf).
-        let dy = if ds == T::zero() { s } else { A::madd(x, ds, s) };
+        let dy = if ds == T::zero() {
+            s
+        } else {
+            A::madd(x, ds, s)
+        };
         (y, dy)
     }
 }
-unary_kernels!(
-    Silu,
-    silu,
-    silu_jvp,
-    silu_vjp,
-    "x σ(x)",
-    "(σ(x) + x σ'(x))"
-);
+unary_kernels!(Silu, silu, silu_jvp, silu_vjp, "x σ(x)", "(σ(x) + x σ'(x))");
 
 #[derive(Clone, Copy)]
 struct Softplus;

@@ -118,9 +118,4 @@ pub(crate) const EXP_TAYLOR_F32: [f32; 6] = [
     0.0001984127,
 ];
 /// `2 / (2k + 1)`, k = 1..=4: series of `2 atanh(s) / s - 2` in `s²`.
-pub(crate) const LOG_SERIES_F32: [f32; 4] = [
-    0.6666667,
-    0.4,
-    0.2857143,
-    0.22222222,
-];
+pub(crate) const LOG_SERIES_F32: [f32; 4] = [0.6666667, 0.4, 0.2857143, 0.22222222];

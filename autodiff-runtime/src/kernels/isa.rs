@@ -41,13 +41,9 @@ impl Isa {
         match self {
             Isa::Portable => true,
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx2Fma => {
-                is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
-            }
+            Isa::Avx2Fma => is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => {
-                Isa::Avx2Fma.is_available() && is_x86_feature_detected!("avx512f")
-            }
+            Isa::Avx512 => Isa::Avx2Fma.is_available() && is_x86_feature_detected!("avx512f"),
             #[cfg(not(target_arch = "x86_64"))]
             _ => false,
         }
@@ -57,7 +53,10 @@ impl Isa {
 /// The paths this CPU can run, from the most portable to the widest (always starts with
 /// [`Isa::Portable`]).
 pub fn available_isas() -> Vec<Isa> {
-    Isa::ALL.into_iter().filter(|isa| isa.is_available()).collect()
+    Isa::ALL
+        .into_iter()
+        .filter(|isa| isa.is_available())
+        .collect()
 }
 
 /// The widest available path: what the kernels use unless [`with_isa`] says otherwise. Detected

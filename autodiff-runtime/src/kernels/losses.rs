@@ -284,7 +284,12 @@ pub fn cross_entropy_labels_vjp<T: Real>(
     logits_bar: MatMut<'_, T>,
 ) {
     check_labels("cross_entropy_labels_vjp", &logits, labels);
-    check_same_shape("cross_entropy_labels_vjp", &logits, "logits_bar", &logits_bar);
+    check_same_shape(
+        "cross_entropy_labels_vjp",
+        &logits,
+        "logits_bar",
+        &logits_bar,
+    );
     dispatch(CeVjp {
         logits,
         target: Target::Labels(labels),
@@ -343,7 +348,12 @@ pub fn cross_entropy_onehot_vjp<T: Real>(
     logits_bar: MatMut<'_, T>,
 ) {
     check_probs("cross_entropy_onehot_vjp", &logits, "targets", &targets);
-    check_same_shape("cross_entropy_onehot_vjp", &logits, "logits_bar", &logits_bar);
+    check_same_shape(
+        "cross_entropy_onehot_vjp",
+        &logits,
+        "logits_bar",
+        &logits_bar,
+    );
     dispatch(CeVjp {
         logits,
         target: Target::Probs(targets),

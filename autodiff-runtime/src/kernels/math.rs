@@ -133,7 +133,7 @@ pub(crate) fn ln<T: Real, A: Arith>(x: T) -> T {
         e = e + T::one();
     }
     let y = ln_core::<T, A>(m - T::one(), e);
-    if !(x >= T::zero()) {
+    if x.is_nan() || x < T::zero() {
         T::nan()
     } else if x == T::zero() {
         T::neg_infinity()

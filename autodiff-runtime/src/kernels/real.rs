@@ -166,7 +166,7 @@ impl sealed::Sealed for f32 {
     const SUB_SCALE: f32 = 16777216.0; // 2^24
     const SUB_SHIFT: f32 = 24.0;
     const SPLITTER: f32 = 4097.0; // 2^12 + 1
-    const LN2_HI: f32 = 0.693359375; // 0x3f318000: 15 trailing zero bits
+    const LN2_HI: f32 = f32::from_bits(0x3f31_8000); // 0.693359375: 15 trailing zero bits
     const LN2_LO: f32 = -2.1219444e-4;
     const EXP_HI: f32 = 88.73;
     const EXP_LO: f32 = -170.0;

@@ -304,7 +304,12 @@ pub fn softmax<T: Real>(x: MatRef<'_, T>, y: MatMut<'_, T>) {
 /// # Panics
 ///
 /// If a view is transposed or the shapes differ.
-pub fn softmax_jvp<T: Real>(x: MatRef<'_, T>, dx: MatRef<'_, T>, y: MatMut<'_, T>, dy: MatMut<'_, T>) {
+pub fn softmax_jvp<T: Real>(
+    x: MatRef<'_, T>,
+    dx: MatRef<'_, T>,
+    y: MatMut<'_, T>,
+    dy: MatMut<'_, T>,
+) {
     jvp("softmax_jvp", Kind::Softmax, x, dx, y, dy)
 }
 

@@ -25,7 +25,11 @@ fn ulps(a: f64, b: f64) -> u64 {
         }
     };
     if a.is_nan() || b.is_nan() {
-        return if a.is_nan() && b.is_nan() { 0 } else { u64::MAX };
+        return if a.is_nan() && b.is_nan() {
+            0
+        } else {
+            u64::MAX
+        };
     }
     ord(a).abs_diff(ord(b))
 }
@@ -50,7 +54,9 @@ fn gelu_erf_and_normal_cdf_f64_against_mpmath() {
     let rows: Vec<[f64; 3]> = table
         .lines()
         .map(|l| {
-            let mut it = l.split(' ').map(|h| f64::from_bits(u64::from_str_radix(h, 16).unwrap()));
+            let mut it = l
+                .split(' ')
+                .map(|h| f64::from_bits(u64::from_str_radix(h, 16).unwrap()));
             [it.next().unwrap(), it.next().unwrap(), it.next().unwrap()]
         })
         .collect();
@@ -61,13 +67,23 @@ fn gelu_erf_and_normal_cdf_f64_against_mpmath() {
         gelu_erf(&xs, &mut y);
         for (r, &v) in rows.iter().zip(&y) {
             let d = ulps(v, r[1]);
-            assert!(d <= 5, "{isa:?}: gelu_erf({:e}) = {v:e}, mpmath {:e} ({d} ulp)", r[0], r[1]);
+            assert!(
+                d <= 5,
+                "{isa:?}: gelu_erf({:e}) = {v:e}, mpmath {:e} ({d} ulp)",
+                r[0],
+                r[1]
+            );
         }
     });
     for r in &rows {
         let (cdf, _, _) = math::normal_cdf_pdf::<f64, Unfused>(r[0], 1.0);
         let d = ulps(cdf, r[2]);
-        assert!(d <= 4, "Φ({:e}) = {cdf:e}, mpmath {:e} ({d} ulp)", r[0], r[2]);
+        assert!(
+            d <= 4,
+            "Φ({:e}) = {cdf:e}, mpmath {:e} ({d} ulp)",
+            r[0],
+            r[2]
+        );
     }
 }
 
@@ -84,8 +100,14 @@ fn blocking_tables_are_consistent() {
                 (k.mr, k.nr, k.kc, k.mc, k.nc)
             },
         ] {
-            assert!(mr * nr <= 8 * 32, "{isa:?}: tile larger than the edge buffer");
-            assert!(mc % mr == 0 && nc % nr == 0 && kc > 0, "{isa:?}: blocks not whole panels");
+            assert!(
+                mr * nr <= 8 * 32,
+                "{isa:?}: tile larger than the edge buffer"
+            );
+            assert!(
+                mc % mr == 0 && nc % nr == 0 && kc > 0,
+                "{isa:?}: blocks not whole panels"
+            );
         }
     }
 }
@@ -118,7 +140,10 @@ fn row_kernels_against_references_and_each_other() {
             let dx = padded(&mut g, rows, cols, pad, 1.0);
             let c = padded(&mut g, rows, cols, pad, 1.0);
             let xv = MatRef::with_ld(&x, rows, cols, ld);
-            let (dxv, cv) = (MatRef::with_ld(&dx, rows, cols, ld), MatRef::with_ld(&c, rows, cols, ld));
+            let (dxv, cv) = (
+                MatRef::with_ld(&dx, rows, cols, ld),
+                MatRef::with_ld(&c, rows, cols, ld),
+            );
             let at = |m: &[f64], i: usize, j: usize| m[i * ld + j];
             let ctx = format!("{isa:?} {rows}x{cols}");
             // logsumexp
@@ -127,11 +152,11 @@ fn row_kernels_against_references_and_each_other() {
             let mut out2 = vec![0.0; rows];
             logsumexp(xv, &mut out2);
             assert_eq!(out, out2, "{ctx}");
-            for i in 0..rows {
+            for (i, &o) in out.iter().enumerate() {
                 let row: Vec<f64> = (0..cols).map(|j| at(&x, i, j)).collect();
                 let want = naive_lse(&row);
-                let close = out[i] == want || (out[i] - want).abs() <= 1e-14 * want.abs().max(1.0);
-                assert!(close, "{ctx}: lse {} vs {want}", out[i]);
+                let close = o == want || (o - want).abs() <= 1e-14 * want.abs().max(1.0);
+                assert!(close, "{ctx}: lse {o} vs {want}");
             }
             let mut x_bar = padded(&mut g, rows, cols, pad, 1.0);
             let x_bar0 = x_bar.clone();
@@ -142,7 +167,10 @@ fn row_kernels_against_references_and_each_other() {
                 .flat_map(|i| (0..cols).map(move |j| (i, j)))
                 .map(|(i, j)| (at(&x_bar, i, j) - at(&x_bar0, i, j)) * at(&dx, i, j))
                 .sum();
-            assert!((lhs - rhs).abs() <= 1e-12 * (1.0 + lhs.abs()), "{ctx}: lse dot test");
+            assert!(
+                (lhs - rhs).abs() <= 1e-12 * (1.0 + lhs.abs()),
+                "{ctx}: lse dot test"
+            );
             for i in 0..rows {
                 for j in cols..ld {
                     assert!(x_bar[i * ld + j].is_nan(), "{ctx}: padding written");
@@ -175,9 +203,15 @@ fn row_kernels_against_references_and_each_other() {
                     let minus: Vec<f64> = (0..cols).map(|j| row[j] - h * at(&dx, i, j)).collect();
                     for j in 0..cols {
                         let want = f(&row, j);
-                        assert!((at(&y, i, j) - want).abs() <= 1e-13 * want.abs().max(1.0), "{ctx}");
+                        assert!(
+                            (at(&y, i, j) - want).abs() <= 1e-13 * want.abs().max(1.0),
+                            "{ctx}"
+                        );
                         let fd = (f(&plus, j) - f(&minus, j)) / (2.0 * h);
-                        assert!((at(&dy, i, j) - fd).abs() <= 1e-6, "{ctx} log={log}: dy {fd}");
+                        assert!(
+                            (at(&dy, i, j) - fd).abs() <= 1e-6,
+                            "{ctx} log={log}: dy {fd}"
+                        );
                     }
                 }
                 let mut x_bar = padded(&mut g, rows, cols, pad, 1.0);
@@ -195,7 +229,10 @@ fn row_kernels_against_references_and_each_other() {
                         rhs += (at(&x_bar, i, j) - at(&x_bar0, i, j)) * at(&dx, i, j);
                     }
                 }
-                assert!((lhs - rhs).abs() <= 1e-12 * (1.0 + lhs.abs()), "{ctx}: dot test");
+                assert!(
+                    (lhs - rhs).abs() <= 1e-12 * (1.0 + lhs.abs()),
+                    "{ctx}: dot test"
+                );
             }
         }
     });
@@ -218,7 +255,10 @@ fn row_kernels_do_not_overflow_and_f32_agrees() {
         log_softmax(MatRef::new(&x64, 2, 3), MatMut::new(&mut y64, 2, 3));
         for (a, b) in y32.iter().zip(&y64) {
             // f32 rounding of the row's logsumexp (about 88) is 4e-6.
-            assert!((*a as f64 - b).abs() <= 1e-5 * b.abs().max(1.0), "{a} vs {b}");
+            assert!(
+                (*a as f64 - b).abs() <= 1e-5 * b.abs().max(1.0),
+                "{a} vs {b}"
+            );
         }
     });
 }
@@ -230,15 +270,29 @@ fn losses_against_references_and_each_other() {
         // MSE
         for n in [1, 7, 40] {
             let (p, t, dp) = (g.vec(n, 3.0), g.vec(n, 3.0), g.vec(n, 1.0));
-            let want: f64 = p.iter().zip(&t).map(|(a, b)| (a - b) * (a - b)).sum::<f64>() / n as f64;
+            let want: f64 = p
+                .iter()
+                .zip(&t)
+                .map(|(a, b)| (a - b) * (a - b))
+                .sum::<f64>()
+                / n as f64;
             let (l, dl) = mse_jvp(&p, &t, &dp);
-            assert!((l - want).abs() <= 1e-14 * want && l == mse(&p, &t), "{isa:?} mse");
+            assert!(
+                (l - want).abs() <= 1e-14 * want && l == mse(&p, &t),
+                "{isa:?} mse"
+            );
             let fd = (mse(&add(&p, &dp, 1e-6), &t) - mse(&add(&p, &dp, -1e-6), &t)) / 2e-6;
-            assert!((dl - fd).abs() <= 1e-7 * (1.0 + fd.abs()), "{isa:?} mse jvp");
+            assert!(
+                (dl - fd).abs() <= 1e-7 * (1.0 + fd.abs()),
+                "{isa:?} mse jvp"
+            );
             let mut pb = vec![1.0; n];
             mse_vjp(&p, &t, 0.5, &mut pb);
             let rhs: f64 = pb.iter().zip(&dp).map(|(b, d)| (b - 1.0) * d).sum();
-            assert!((0.5 * dl - rhs).abs() <= 1e-12 * (1.0 + rhs.abs()), "{isa:?} mse vjp");
+            assert!(
+                (0.5 * dl - rhs).abs() <= 1e-12 * (1.0 + rhs.abs()),
+                "{isa:?} mse vjp"
+            );
         }
         // Cross-entropy, labels and one-hot (the same loss), and soft targets.
         let (rows, cols) = (5, 7);
@@ -249,7 +303,9 @@ fn losses_against_references_and_each_other() {
         for (i, &l) in labels.iter().enumerate() {
             onehot[i * cols + l] = 1.0;
         }
-        let soft: Vec<f64> = (0..rows * cols).map(|i| ((i * 7 % 5) as f64) / 10.0).collect();
+        let soft: Vec<f64> = (0..rows * cols)
+            .map(|i| ((i * 7 % 5) as f64) / 10.0)
+            .collect();
         fn m(v: &[f64]) -> MatRef<'_, f64> {
             MatRef::new(v, 5, 7)
         }
@@ -263,7 +319,10 @@ fn losses_against_references_and_each_other() {
         type Loss<'a> = Box<dyn Fn(&[f64]) -> f64 + 'a>;
         let cases: [(Loss, &[f64]); 3] = [
             (Box::new(|v| cross_entropy_labels(m(v), &labels)), &onehot),
-            (Box::new(|v| cross_entropy_onehot(m(v), m(&onehot))), &onehot),
+            (
+                Box::new(|v| cross_entropy_onehot(m(v), m(&onehot))),
+                &onehot,
+            ),
             (Box::new(|v| cross_entropy_onehot(m(v), m(&soft))), &soft),
         ];
         for (case, (loss, t)) in cases.iter().enumerate() {
@@ -274,7 +333,10 @@ fn losses_against_references_and_each_other() {
             };
             assert_eq!(l, loss(&x), "{isa:?} case {case}");
             let fd = (loss(&add(&x, &dx, 1e-6)) - loss(&add(&x, &dx, -1e-6))) / 2e-6;
-            assert!((dl - fd).abs() <= 1e-7 * (1.0 + fd.abs()), "{isa:?} case {case}: {dl} {fd}");
+            assert!(
+                (dl - fd).abs() <= 1e-7 * (1.0 + fd.abs()),
+                "{isa:?} case {case}: {dl} {fd}"
+            );
             let mut xb = vec![1.0; rows * cols];
             let xbm = MatMut::new(&mut xb, rows, cols);
             if case == 0 {
@@ -283,10 +345,16 @@ fn losses_against_references_and_each_other() {
                 cross_entropy_onehot_vjp(m(&x), m(t), 2.0, xbm);
             }
             let rhs: f64 = xb.iter().zip(&dx).map(|(b, d)| (b - 1.0) * d).sum();
-            assert!((2.0 * dl - rhs).abs() <= 1e-12 * (1.0 + rhs.abs()), "{isa:?} case {case}");
+            assert!(
+                (2.0 * dl - rhs).abs() <= 1e-12 * (1.0 + rhs.abs()),
+                "{isa:?} case {case}"
+            );
         }
         // A zero target ignores an infinite logit.
-        let l = cross_entropy_onehot(MatRef::new(&[0.0, f64::NEG_INFINITY], 1, 2), MatRef::new(&[1.0, 0.0], 1, 2));
+        let l = cross_entropy_onehot(
+            MatRef::new(&[0.0, f64::NEG_INFINITY], 1, 2),
+            MatRef::new(&[1.0, 0.0], 1, 2),
+        );
         assert_eq!(l, 0.0);
     });
 }
@@ -296,7 +364,9 @@ fn add(a: &[f64], d: &[f64], h: f64) -> Vec<f64> {
 }
 
 #[test]
-#[should_panic(expected = "kernels::cross_entropy_labels: label 3 of row 1 is out of range (3 classes)")]
+#[should_panic(
+    expected = "kernels::cross_entropy_labels: label 3 of row 1 is out of range (3 classes)"
+)]
 fn label_out_of_range_panics() {
     cross_entropy_labels(MatRef::new(&[0.0; 6], 2, 3), &[0, 3]);
 }
@@ -304,5 +374,8 @@ fn label_out_of_range_panics() {
 #[test]
 #[should_panic(expected = "kernels::softmax: x must be a row-major view, not a transposed one")]
 fn transposed_softmax_panics() {
-    softmax(MatRef::new(&[0.0; 6], 2, 3).t(), MatMut::new(&mut [0.0; 6], 3, 2));
+    softmax(
+        MatRef::new(&[0.0; 6], 2, 3).t(),
+        MatMut::new(&mut [0.0; 6], 3, 2),
+    );
 }
