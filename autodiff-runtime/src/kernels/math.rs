@@ -191,14 +191,17 @@ pub(crate) fn tanh_deriv<T: Real, A: Arith>(x: T) -> T {
 pub(crate) fn sigmoid_scaled<T: Real, A: Arith>(x: T, m: T) -> T {
     let (p, s1, s2) = exp_parts::<T, A>(-x.abs(), T::zero());
     let d = T::one() + p * s1 * s2;
-    if x >= T::zero() {
-        m / d
+    // One division for both signs: the numerator is chosen first.
+    let pos = x >= T::zero();
+    let q = if pos { m } else { m * p } / d;
+    if pos {
+        q
     } else if x < T::EXP_LO {
         // e^x underflows, and so does m σ(x) for the multipliers used (see `EXP_LO`); m = ±inf
         // gives ±0, the limit.
         T::zero() * m.signum()
     } else {
-        (m * p / d) * s1 * s2
+        q * s1 * s2
     }
 }
 
