@@ -298,7 +298,8 @@ impl<T: Real> Unary<T> for GeluTanh {
     fn f_df<A: Arith>(self, x: T) -> (T, T) {
         // 0.5 x (1 + tanh u) = x σ(2u), u = c x (1 + k x²): no cancellation for x < 0.
         let x2 = x * x;
-        let two_u = T::c(2.0 * GELU_C) * x * A::madd(T::c(GELU_K), x2, T::one());
+        // 2u = x (2c + 2ck x²): three roundings.
+        let two_u = x * A::madd(T::c(2.0 * GELU_C * GELU_K), x2, T::c(2.0 * GELU_C));
         let y = math::sigmoid_scaled::<T, A>(two_u, x);
         let (s, ds) = math::sigmoid_deriv::<T, A>(two_u);
         // d/dx = σ(2u) + x σ'(2u) 2u'(x), 2u' = 2c (1 + 3k x²); zero where σ' underflowed (this
