@@ -19,6 +19,10 @@ use super::real::Real;
 /// Largest `mr * nr` of all micro-kernels (the edge-tile buffer).
 const MAX_TILE: usize = 8 * 32;
 
+/// Largest span of a `kc`-row block of a row-major B (`kc * ld` elements) that is read in place
+/// rather than packed.
+const DIRECT_B_BYTES: usize = 64 << 10;
+
 /// `C = alpha * A B + beta * C`.
 ///
 /// `a` and `b` may be transposed views ([`MatRef::t`]), so the four products `A B`, `Aᵀ B`,
@@ -109,39 +113,56 @@ impl<T: Real> Job for Gemm<'_, T> {
             return;
         }
         let mk = T::micro(isa);
-        with_pack_buffers(|abuf, bbuf| {
-            // Whole panels: a block's last panel is padded up to `mr` rows / `nr` columns.
-            let mc_max = mk.mc.min(m).next_multiple_of(mk.mr);
-            let kc_max = mk.kc.min(k);
-            let nc_max = mk.nc.min(n).next_multiple_of(mk.nr);
-            let abuf = floats::<T>(abuf, mc_max * kc_max);
-            let bbuf = floats::<T>(bbuf, kc_max * nc_max);
-            for ic in (0..m).step_by(mk.mc) {
-                let mc = mk.mc.min(m - ic);
-                for pc in (0..k).step_by(mk.kc) {
-                    let kc = mk.kc.min(k - pc);
-                    let beta_blk = if pc == 0 { beta } else { T::one() };
-                    // Lanes of A's panels are its rows: (i, p) is at i * rs + p * cs.
-                    pack(abuf, a.data, a.rs, a.cs, ic, mc, pc, kc, mk.mr);
-                    for jc in (0..n).step_by(mk.nc) {
-                        let nc = mk.nc.min(n - jc);
-                        // Lanes of B's panels are its columns: (p, j) is at p * rs + j * cs.
-                        pack(bbuf, b.data, b.cs, b.rs, jc, nc, pc, kc, mk.nr);
-                        let block = Block {
-                            mk,
-                            alpha,
-                            beta: beta_blk,
-                            kc,
-                            row0: ic,
-                            col0: jc,
-                            mc,
-                            nc,
-                        };
-                        block.compute(abuf, bbuf, &mut c);
-                    }
+        // The buffers are taken out of the thread-local and put back after, rather than lent to
+        // a closure: a closure would be compiled apart from this `#[target_feature]` context.
+        let (mut abuf_lines, mut bbuf_lines) = take_pack_buffers();
+        // Whole panels: a block's last panel is padded up to `mr` rows / `nr` columns.
+        let mc_max = mk.mc.min(m).next_multiple_of(mk.mr);
+        let kc_max = mk.kc.min(k);
+        let nc_max = mk.nc.min(n).next_multiple_of(mk.nr);
+        // Small row-major B is read in place by the micro-kernel (its rows `ld` apart) instead
+        // of being packed: for a block that stays in L1/L2 the copy costs more than it saves.
+        let direct_b = b.cs == 1 && b.rs * kc_max * std::mem::size_of::<T>() <= DIRECT_B_BYTES;
+        let abuf = floats::<T>(&mut abuf_lines, mc_max * kc_max);
+        let bbuf = floats::<T>(&mut bbuf_lines, kc_max * nc_max);
+        for ic in (0..m).step_by(mk.mc) {
+            let mc = mk.mc.min(m - ic);
+            for pc in (0..k).step_by(mk.kc) {
+                let kc = mk.kc.min(k - pc);
+                let beta_blk = if pc == 0 { beta } else { T::one() };
+                // Lanes of A's panels are its rows: (i, p) is at i * rs + p * cs.
+                pack(abuf, a.data, a.rs, a.cs, ic, mc, pc, kc, mk.mr);
+                for jc in (0..n).step_by(mk.nc) {
+                    let nc = mk.nc.min(n - jc);
+                    // Lanes of B's panels are its columns: (p, j) is at p * rs + j * cs. Read
+                    // in place, only the last, partial panel is packed.
+                    let (from, len) = if direct_b {
+                        let full = nc / mk.nr * mk.nr;
+                        (jc + full, nc - full)
+                    } else {
+                        (jc, nc)
+                    };
+                    pack(bbuf, b.data, b.cs, b.rs, from, len, pc, kc, mk.nr);
+                    let direct = direct_b.then_some(Direct {
+                        data: b.data,
+                        start: pc * b.rs + jc,
+                        ld: b.rs,
+                    });
+                    let block = Block {
+                        mk,
+                        alpha,
+                        beta: beta_blk,
+                        kc,
+                        row0: ic,
+                        col0: jc,
+                        mc,
+                        nc,
+                    };
+                    block.compute(abuf, bbuf, direct, &mut c);
                 }
             }
-        });
+        }
+        put_back_pack_buffers(abuf_lines, bbuf_lines);
     }
 }
 
@@ -157,16 +178,44 @@ struct Block<'k, T: 'static> {
     nc: usize,
 }
 
+/// A block of B read in place: element `(p, j)` of the block at `data[start + p * ld + j]`.
+#[derive(Clone, Copy)]
+struct Direct<'a, T> {
+    data: &'a [T],
+    start: usize,
+    ld: usize,
+}
+
 impl<T: Real> Block<'_, T> {
+    /// With `direct`, full panels of B are read from it and `bbuf` holds only the last, partial
+    /// panel; without, `bbuf` holds all the block's panels.
     #[inline(always)]
-    fn compute(&self, abuf: &[T], bbuf: &[T], c: &mut MatMut<'_, T>) {
+    fn compute(
+        &self,
+        abuf: &[T],
+        bbuf: &[T],
+        direct: Option<Direct<'_, T>>,
+        c: &mut MatMut<'_, T>,
+    ) {
         let MicroKernel { mr, nr, func, .. } = *self.mk;
         let kc = self.kc;
         let ldc = c.ld;
         for (ir, ap) in (0..self.mc).step_by(mr).zip(abuf.chunks_exact(kc * mr)) {
             let rows = mr.min(self.mc - ir);
-            for (jr, bp) in (0..self.nc).step_by(nr).zip(bbuf.chunks_exact(kc * nr)) {
+            for jr in (0..self.nc).step_by(nr) {
                 let cols = nr.min(self.nc - jr);
+                // `bp`: the panel's first value, `ldb`: the distance between its steps.
+                let (bp, ldb) = match direct {
+                    Some(d) if cols == nr => {
+                        let off = d.start + jr;
+                        // The panel's last value, (kc - 1, jr + nr - 1) of the block, is inside
+                        // B: the block's rows and columns are rows and columns of B.
+                        assert!(off + (kc - 1) * d.ld + nr <= d.data.len());
+                        (&d.data[off..], d.ld)
+                    }
+                    Some(_) => (&bbuf[..kc * nr], nr),
+                    None => (&bbuf[jr / nr * kc * nr..][..kc * nr], nr),
+                };
                 let (i0, j0) = (self.row0 + ir, self.col0 + jr);
                 if rows == mr && cols == nr {
                     let start = i0 * ldc + j0;
@@ -175,12 +224,16 @@ impl<T: Real> Block<'_, T> {
                     // m x n with this ld; asserting it keeps the unsafe call's bounds local.
                     assert!((i0 + mr - 1) * ldc + j0 + nr <= c.data.len());
                     let cp = c.data[start..].as_mut_ptr();
-                    // SAFETY: `ap` holds `kc * mr` and `bp` `kc * nr` packed values (chunks of
-                    // exactly that size); the tile of `mr` rows of `nr` values at stride `ldc`
-                    // from `cp` lies inside `c.data` (assert above), which is borrowed mutably so
-                    // nothing else aliases it; `func` is the kernel of the current path, which
-                    // `dispatch` only runs on a CPU that supports it.
-                    unsafe { func(kc, self.alpha, ap.as_ptr(), bp.as_ptr(), self.beta, cp, ldc) };
+                    // SAFETY: `ap` holds `kc * mr` packed values (a chunk of exactly that size);
+                    // `bp` holds `kc` steps of `nr` values `ldb` apart (`kc * nr` packed values,
+                    // or B in place, asserted above); the tile of `mr` rows of `nr` values at
+                    // stride `ldc` from `cp` lies inside `c.data` (assert above), which is
+                    // borrowed mutably so nothing else aliases it; `func` is the kernel of the
+                    // current path, which `dispatch` only runs on a CPU that supports it.
+                    unsafe {
+                        let (a, b) = (ap.as_ptr(), bp.as_ptr());
+                        func(kc, self.alpha, a, b, ldb, self.beta, cp, ldc)
+                    };
                 } else {
                     let mut tile = [T::zero(); MAX_TILE];
                     assert!(mr * nr <= MAX_TILE);
@@ -188,15 +241,8 @@ impl<T: Real> Block<'_, T> {
                     // holds `mr * nr` values at stride `nr` (assert above); beta = 0 so it is
                     // only written.
                     unsafe {
-                        func(
-                            kc,
-                            self.alpha,
-                            ap.as_ptr(),
-                            bp.as_ptr(),
-                            T::zero(),
-                            tile.as_mut_ptr(),
-                            nr,
-                        )
+                        let (a, b) = (ap.as_ptr(), bp.as_ptr());
+                        func(kc, self.alpha, a, b, ldb, T::zero(), tile.as_mut_ptr(), nr)
                     };
                     for (i, trow) in tile.chunks_exact(nr).take(rows).enumerate() {
                         let crow = &mut c.data[(i0 + i) * ldc + j0..][..cols];
@@ -271,6 +317,18 @@ fn pack_w<T: Real, const W: usize>(
                 let run: &[T; W] = data[start..start + W].try_into().expect("W values");
                 out.copy_from_slice(run);
             }
+        } else if lanes == W && ps == 1 && W > 8 && W.is_multiple_of(8) {
+            // Steps contiguous: W runs of kc values, interleaved, by groups of 8 runs (LLVM
+            // turns the 8-run interleave into register transposes; 32 runs at once it does not).
+            for g in 0..W / 8 {
+                let runs: [&[T]; 8] =
+                    std::array::from_fn(|l| &data[(lane0 + 8 * g + l) * ls + p0..][..kc]);
+                for (p, out) in panel.chunks_exact_mut(W).enumerate() {
+                    for (o, run) in out[8 * g..8 * g + 8].iter_mut().zip(&runs) {
+                        *o = run[p];
+                    }
+                }
+            }
         } else if lanes == W && ps == 1 {
             // Steps contiguous: W runs of kc values, interleaved.
             let runs: [&[T]; W] = std::array::from_fn(|l| &data[(lane0 + l) * ls + p0..][..kc]);
@@ -303,16 +361,22 @@ thread_local! {
     static PACK: RefCell<(Vec<Line>, Vec<Line>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
-/// Runs `f` with this thread's two packing buffers (kept between calls, so repeated products do
-/// not allocate), or with fresh ones if they are in use.
-fn with_pack_buffers<R>(f: impl FnOnce(&mut Vec<Line>, &mut Vec<Line>) -> R) -> R {
+/// This thread's two packing buffers (kept between calls, so repeated products do not allocate),
+/// or empty ones if they are out already.
+fn take_pack_buffers() -> (Vec<Line>, Vec<Line>) {
     PACK.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut bufs) => {
-            let (a, b) = &mut *bufs;
-            f(a, b)
-        }
-        Err(_) => f(&mut Vec::new(), &mut Vec::new()),
+        Ok(mut bufs) => std::mem::take(&mut *bufs),
+        Err(_) => (Vec::new(), Vec::new()),
     })
+}
+
+/// Gives the buffers back for the next call on this thread.
+fn put_back_pack_buffers(a: Vec<Line>, b: Vec<Line>) {
+    PACK.with(|cell| {
+        if let Ok(mut bufs) = cell.try_borrow_mut() {
+            *bufs = (a, b);
+        }
+    });
 }
 
 /// The first `len` floats of `buf`, grown (zero-filled) as needed.

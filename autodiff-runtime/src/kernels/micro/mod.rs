@@ -11,17 +11,18 @@ mod portable;
 
 use super::isa::Isa;
 
-/// Signature of a micro-kernel: `(kc, alpha, a, b, beta, c, ldc)`.
+/// Signature of a micro-kernel: `(kc, alpha, a, b, ldb, beta, c, ldc)`.
 ///
-/// Computes `C = alpha * sum_p a[p*mr..][..mr] (outer) b[p*nr..][..nr] + beta * C` on the tile
-/// `c[i*ldc + j]`, `i < mr`, `j < nr`. When `beta == 0`, C is not read (NaN in C is ignored).
+/// Computes `C = alpha * sum_p a[p*mr..][..mr] (outer) b[p*ldb..][..nr] + beta * C` on the tile
+/// `c[i*ldc + j]`, `i < mr`, `j < nr` (`ldb = nr` for a packed panel of B, B's leading dimension
+/// when it is read in place). When `beta == 0`, C is not read (NaN in C is ignored).
 ///
 /// # Safety
 ///
-/// `a` must be valid for reading `kc * mr` values, `b` for `kc * nr` values, `c` for writing (and,
-/// when `beta != 0`, reading) `mr` rows of `nr` values at stride `ldc`; the CPU must support the
-/// kernel's path; `c` must not overlap `a` or `b`.
-pub type KernelFn<T> = unsafe fn(usize, T, *const T, *const T, T, *mut T, usize);
+/// `a` must be valid for reading `kc * mr` values, `b` for reading `kc` runs of `nr` values
+/// `ldb` apart, `c` for writing (and, when `beta != 0`, reading) `mr` rows of `nr` values at
+/// stride `ldc`; the CPU must support the kernel's path; `c` must not overlap `a` or `b`.
+pub type KernelFn<T> = unsafe fn(usize, T, *const T, *const T, usize, T, *mut T, usize);
 
 /// A micro-kernel and the blocking it was tuned with.
 pub struct MicroKernel<T> {
@@ -76,20 +77,23 @@ macro_rules! simd_kernel {
         /// # Safety
         ///
         /// See [`super::KernelFn`]; the CPU must support the features enabled on this function.
+        #[allow(clippy::too_many_arguments)]
         unsafe fn $name(
             kc: usize,
             alpha: $T,
             a: *const $T,
             b: *const $T,
+            ldb: usize,
             beta: $T,
             c: *mut $T,
             ldc: usize,
         ) {
-            // SAFETY: the caller guarantees that `a` holds `kc * MR` and `b` `kc * NV * W`
-            // readable values (so every `a.add`/`b.add` below stays inside them, the last step
-            // included), that the tile of `MR` rows of `NV * W` values at stride `ldc` from `c` is
-            // writable (readable when `beta != 0`), and that the CPU has this function's target
-            // features. Unaligned loads and stores are used throughout.
+            // SAFETY: the caller guarantees that `a` holds `kc * MR` readable values and `b` `kc`
+            // readable runs of `NV * W` values `ldb` apart (so every `a.add`/`b.add` below stays
+            // inside them; after the last step the pointers are one step past, never read), that
+            // the tile of `MR` rows of `NV * W` values at stride `ldc` from `c` is writable
+            // (readable when `beta != 0`), and that the CPU has this function's target features.
+            // Unaligned loads and stores are used throughout.
             unsafe {
                 let mut acc = [[$zero(); $NV]; $MR];
                 let (mut a, mut b) = (a, b);
@@ -105,7 +109,7 @@ macro_rules! simd_kernel {
                         }
                     }
                     a = a.add($MR);
-                    b = b.add($NV * $W);
+                    b = b.wrapping_add(ldb);
                 }
                 let alpha_v = $set1(alpha);
                 if beta == 0.0 {

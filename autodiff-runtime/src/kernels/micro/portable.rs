@@ -29,26 +29,29 @@ pub static F32: MicroKernel<f32> = MicroKernel {
 
 /// # Safety
 ///
-/// See [`super::KernelFn`]: `a` readable for `kc * MR`, `b` for `kc * NR`, `c` writable for `MR`
-/// rows of `NR` at stride `ldc`, readable too when `beta != 0`.
+/// See [`super::KernelFn`]: `a` readable for `kc * MR`, `b` for `kc` runs of `NR` values `ldb`
+/// apart, `c` writable for `MR` rows of `NR` at stride `ldc`, readable too when `beta != 0`.
+#[allow(clippy::too_many_arguments)]
 unsafe fn kernel<T: Real>(
     kc: usize,
     alpha: T,
     a: *const T,
     b: *const T,
+    ldb: usize,
     beta: T,
     c: *mut T,
     ldc: usize,
 ) {
-    // SAFETY: the caller guarantees `a` holds `kc * MR` and `b` `kc * NR` readable values.
-    let (a, b) = unsafe {
-        (
-            std::slice::from_raw_parts(a, kc * MR),
-            std::slice::from_raw_parts(b, kc * NR),
-        )
-    };
     let mut acc = [[T::zero(); NR]; MR];
-    for (ap, bp) in a.chunks_exact(MR).zip(b.chunks_exact(NR)) {
+    for p in 0..kc {
+        // SAFETY: the caller guarantees `a` holds `kc * MR` values and `b` holds `kc` runs of
+        // `NR` values `ldb` apart, so step `p < kc` of each is readable.
+        let (ap, bp) = unsafe {
+            (
+                std::slice::from_raw_parts(a.add(p * MR), MR),
+                std::slice::from_raw_parts(b.add(p * ldb), NR),
+            )
+        };
         for i in 0..MR {
             for j in 0..NR {
                 acc[i][j] = acc[i][j] + ap[i] * bp[j];
