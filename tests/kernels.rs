@@ -224,8 +224,8 @@ fn matmul_grid_f32() {
 }
 
 /// Shapes that cross the cache blocks: two `kc` blocks (the second accumulates), more columns
-/// than one `nc` block, more rows than one `mc` block; with B packed (large or transposed) and
-/// read in place (small row-major B: full panels in place, the last partial one packed).
+/// than one `nc` block, more rows than one `mc` block; with A and B packed (transposed, large)
+/// and read in place (row-major: full panels in place, the last partial one packed).
 #[test]
 fn matmul_block_boundaries() {
     each_isa(|_| {
@@ -234,6 +234,7 @@ fn matmul_block_boundaries() {
         check_gemm::<f64>(&mut r, (10, 20, 300), (true, false), 0, 1.0, 0.0);
         check_gemm::<f32>(&mut r, (5, 1030, 3), (false, false), 2, 1.0, 0.0);
         check_gemm::<f64>(&mut r, (5, 530, 3), (false, false), 0, -1.0, 1.0);
+        check_gemm::<f32>(&mut r, (4100, 9, 3), (false, false), 1, 0.5, 0.0);
         check_gemm::<f64>(&mut r, (13, 530, 300), (false, false), 1, 1.0, 1.0);
         check_gemm::<f64>(&mut r, (9, 17, 520), (true, true), 0, -2.0, 0.0);
         check_gemm::<f32>(&mut r, (7, 1030, 260), (false, true), 2, 1.0, 0.5);

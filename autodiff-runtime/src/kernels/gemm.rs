@@ -20,8 +20,12 @@ use super::real::Real;
 const MAX_TILE: usize = 8 * 32;
 
 /// Largest span of a `kc`-row block of a row-major B (`kc * ld` elements) that is read in place
-/// rather than packed.
+/// rather than packed (measured: in place is faster up to n = 64..128, slower from 256).
 const DIRECT_B_BYTES: usize = 64 << 10;
+
+/// Largest span of an `mc`-row block of a row-major A (`mc * ld` elements) read in place (faster
+/// at every size measured, up to n = 1024; kept bounded for huge leading dimensions).
+const DIRECT_A_BYTES: usize = 16 << 20;
 
 /// `C = alpha * A B + beta * C`.
 ///
@@ -123,6 +127,10 @@ impl<T: Real> Job for Gemm<'_, T> {
         // Small row-major B is read in place by the micro-kernel (its rows `ld` apart) instead
         // of being packed: for a block that stays in L1/L2 the copy costs more than it saves.
         let direct_b = b.cs == 1 && b.rs * kc_max * std::mem::size_of::<T>() <= DIRECT_B_BYTES;
+        // A row-major A is read in place too: the micro-kernel broadcasts from `mr` rows, each
+        // read forward, which costs no more than reading a packed panel, while packing row-major
+        // A is an interleave LLVM vectorizes poorly (scatters for f64).
+        let direct_a = a.cs == 1 && a.rs * mc_max * std::mem::size_of::<T>() <= DIRECT_A_BYTES;
         let abuf = floats::<T>(&mut abuf_lines, mc_max * kc_max);
         let bbuf = floats::<T>(&mut bbuf_lines, kc_max * nc_max);
         for ic in (0..m).step_by(mk.mc) {
@@ -130,8 +138,20 @@ impl<T: Real> Job for Gemm<'_, T> {
             for pc in (0..k).step_by(mk.kc) {
                 let kc = mk.kc.min(k - pc);
                 let beta_blk = if pc == 0 { beta } else { T::one() };
-                // Lanes of A's panels are its rows: (i, p) is at i * rs + p * cs.
-                pack(abuf, a.data, a.rs, a.cs, ic, mc, pc, kc, mk.mr);
+                // Lanes of A's panels are its rows: (i, p) is at i * rs + p * cs. Read in place,
+                // only the last, partial panel is packed.
+                let (from, len) = if direct_a {
+                    let full = mc / mk.mr * mk.mr;
+                    (ic + full, mc - full)
+                } else {
+                    (ic, mc)
+                };
+                pack(abuf, a.data, a.rs, a.cs, from, len, pc, kc, mk.mr);
+                let direct_a_blk = direct_a.then_some(Direct {
+                    data: a.data,
+                    start: ic * a.rs + pc,
+                    ld: a.rs,
+                });
                 for jc in (0..n).step_by(mk.nc) {
                     let nc = mk.nc.min(n - jc);
                     // Lanes of B's panels are its columns: (p, j) is at p * rs + j * cs. Read
@@ -158,7 +178,7 @@ impl<T: Real> Job for Gemm<'_, T> {
                         mc,
                         nc,
                     };
-                    block.compute(abuf, bbuf, direct, &mut c);
+                    block.compute((abuf, direct_a_blk), (bbuf, direct), &mut c);
                 }
             }
         }
@@ -178,7 +198,8 @@ struct Block<'k, T: 'static> {
     nc: usize,
 }
 
-/// A block of B read in place: element `(p, j)` of the block at `data[start + p * ld + j]`.
+/// A block of A or B read in place: element `(r, s)` of the block at `data[start + r * ld + s]`
+/// (rows of A and steps of B are `ld` apart).
 #[derive(Clone, Copy)]
 struct Direct<'a, T> {
     data: &'a [T],
@@ -186,26 +207,34 @@ struct Direct<'a, T> {
     ld: usize,
 }
 
+/// Packed panels of A or B, and the block read in place if it is: with `Some`, full panels are
+/// read from it and the buffer holds only the last, partial panel.
+type Panels<'a, T> = (&'a [T], Option<Direct<'a, T>>);
+
 impl<T: Real> Block<'_, T> {
-    /// With `direct`, full panels of B are read from it and `bbuf` holds only the last, partial
-    /// panel; without, `bbuf` holds all the block's panels.
     #[inline(always)]
-    fn compute(
-        &self,
-        abuf: &[T],
-        bbuf: &[T],
-        direct: Option<Direct<'_, T>>,
-        c: &mut MatMut<'_, T>,
-    ) {
+    fn compute(&self, (abuf, da): Panels<'_, T>, (bbuf, db): Panels<'_, T>, c: &mut MatMut<'_, T>) {
         let MicroKernel { mr, nr, func, .. } = *self.mk;
         let kc = self.kc;
         let ldc = c.ld;
-        for (ir, ap) in (0..self.mc).step_by(mr).zip(abuf.chunks_exact(kc * mr)) {
+        for ir in (0..self.mc).step_by(mr) {
             let rows = mr.min(self.mc - ir);
+            // `ap`: the panel's first value, `(rsa, csa)`: the distances between its rows and
+            // between its steps.
+            let (ap, rsa, csa) = match da {
+                Some(d) if rows == mr => {
+                    let off = d.start + ir * d.ld;
+                    // The panel's last value, (ir + mr - 1, kc - 1) of the block, is inside A.
+                    assert!(off + (mr - 1) * d.ld + kc <= d.data.len());
+                    (&d.data[off..], d.ld, 1)
+                }
+                Some(_) => (&abuf[..kc * mr], 1, mr),
+                None => (&abuf[ir / mr * kc * mr..][..kc * mr], 1, mr),
+            };
             for jr in (0..self.nc).step_by(nr) {
                 let cols = nr.min(self.nc - jr);
                 // `bp`: the panel's first value, `ldb`: the distance between its steps.
-                let (bp, ldb) = match direct {
+                let (bp, ldb) = match db {
                     Some(d) if cols == nr => {
                         let off = d.start + jr;
                         // The panel's last value, (kc - 1, jr + nr - 1) of the block, is inside
@@ -224,15 +253,16 @@ impl<T: Real> Block<'_, T> {
                     // m x n with this ld; asserting it keeps the unsafe call's bounds local.
                     assert!((i0 + mr - 1) * ldc + j0 + nr <= c.data.len());
                     let cp = c.data[start..].as_mut_ptr();
-                    // SAFETY: `ap` holds `kc * mr` packed values (a chunk of exactly that size);
-                    // `bp` holds `kc` steps of `nr` values `ldb` apart (`kc * nr` packed values,
-                    // or B in place, asserted above); the tile of `mr` rows of `nr` values at
+                    // SAFETY: `ap` holds `kc` steps of `mr` values at `(rsa, csa)` (`kc * mr`
+                    // packed values, or A in place, asserted above); `bp` holds `kc` steps of
+                    // `nr` values `ldb` apart (`kc * nr` packed values, or B in place, asserted
+                    // above); the tile of `mr` rows of `nr` values at
                     // stride `ldc` from `cp` lies inside `c.data` (assert above), which is
                     // borrowed mutably so nothing else aliases it; `func` is the kernel of the
                     // current path, which `dispatch` only runs on a CPU that supports it.
                     unsafe {
                         let (a, b) = (ap.as_ptr(), bp.as_ptr());
-                        func(kc, self.alpha, a, b, ldb, self.beta, cp, ldc)
+                        func(kc, self.alpha, a, rsa, csa, b, ldb, self.beta, cp, ldc)
                     };
                 } else {
                     let mut tile = [T::zero(); MAX_TILE];
@@ -241,8 +271,8 @@ impl<T: Real> Block<'_, T> {
                     // holds `mr * nr` values at stride `nr` (assert above); beta = 0 so it is
                     // only written.
                     unsafe {
-                        let (a, b) = (ap.as_ptr(), bp.as_ptr());
-                        func(kc, self.alpha, a, b, ldb, T::zero(), tile.as_mut_ptr(), nr)
+                        let (a, b, t) = (ap.as_ptr(), bp.as_ptr(), tile.as_mut_ptr());
+                        func(kc, self.alpha, a, rsa, csa, b, ldb, T::zero(), t, nr)
                     };
                     for (i, trow) in tile.chunks_exact(nr).take(rows).enumerate() {
                         let crow = &mut c.data[(i0 + i) * ldc + j0..][..cols];

@@ -11,18 +11,22 @@ mod portable;
 
 use super::isa::Isa;
 
-/// Signature of a micro-kernel: `(kc, alpha, a, b, ldb, beta, c, ldc)`.
+/// Signature of a micro-kernel: `(kc, alpha, a, rsa, csa, b, ldb, beta, c, ldc)`.
 ///
-/// Computes `C = alpha * sum_p a[p*mr..][..mr] (outer) b[p*ldb..][..nr] + beta * C` on the tile
-/// `c[i*ldc + j]`, `i < mr`, `j < nr` (`ldb = nr` for a packed panel of B, B's leading dimension
-/// when it is read in place). When `beta == 0`, C is not read (NaN in C is ignored).
+/// Computes `C = alpha * sum_p A_p (outer) B_p + beta * C` on the tile `c[i*ldc + j]`, `i < mr`,
+/// `j < nr`, where `A_p[i] = a[i*rsa + p*csa]` and `B_p[j] = b[p*ldb + j]`: a packed panel of A has
+/// `(rsa, csa) = (1, mr)`, a row-major A read in place `(lda, 1)`; a packed panel of B has
+/// `ldb = nr`, a row-major B read in place its leading dimension. When `beta == 0`, C is not read
+/// (NaN in C is ignored).
 ///
 /// # Safety
 ///
-/// `a` must be valid for reading `kc * mr` values, `b` for reading `kc` runs of `nr` values
-/// `ldb` apart, `c` for writing (and, when `beta != 0`, reading) `mr` rows of `nr` values at
-/// stride `ldc`; the CPU must support the kernel's path; `c` must not overlap `a` or `b`.
-pub type KernelFn<T> = unsafe fn(usize, T, *const T, *const T, usize, T, *mut T, usize);
+/// `a` must be valid for reading `a[i*rsa + p*csa]` and `b` for reading `b[p*ldb + j]` for all
+/// `i < mr`, `j < nr`, `p < kc`; `c` for writing (and, when `beta != 0`, reading) `mr` rows of
+/// `nr` values at stride `ldc`; the CPU must support the kernel's path; `c` must not overlap `a`
+/// or `b`.
+pub type KernelFn<T> =
+    unsafe fn(usize, T, *const T, usize, usize, *const T, usize, T, *mut T, usize);
 
 /// A micro-kernel and the blocking it was tuned with.
 pub struct MicroKernel<T> {
@@ -82,18 +86,20 @@ macro_rules! simd_kernel {
             kc: usize,
             alpha: $T,
             a: *const $T,
+            rsa: usize,
+            csa: usize,
             b: *const $T,
             ldb: usize,
             beta: $T,
             c: *mut $T,
             ldc: usize,
         ) {
-            // SAFETY: the caller guarantees that `a` holds `kc * MR` readable values and `b` `kc`
-            // readable runs of `NV * W` values `ldb` apart (so every `a.add`/`b.add` below stays
-            // inside them; after the last step the pointers are one step past, never read), that
-            // the tile of `MR` rows of `NV * W` values at stride `ldc` from `c` is writable
-            // (readable when `beta != 0`), and that the CPU has this function's target features.
-            // Unaligned loads and stores are used throughout.
+            // SAFETY: the caller guarantees that `a[i*rsa + p*csa]` (i < MR) and `b[p*ldb..][..NV
+            // * W]` are readable for every step p < kc (the pointers below are moved with
+            // `wrapping_add` and only read at those places), that the tile of `MR` rows of
+            // `NV * W` values at stride `ldc` from `c` is writable (readable when `beta != 0`),
+            // and that the CPU has this function's target features. Unaligned loads and stores
+            // are used throughout.
             unsafe {
                 let mut acc = [[$zero(); $NV]; $MR];
                 let (mut a, mut b) = (a, b);
@@ -103,12 +109,12 @@ macro_rules! simd_kernel {
                         *bvv = $load(b.add(v * $W));
                     }
                     for (i, row) in acc.iter_mut().enumerate() {
-                        let ai = $set1(*a.add(i));
+                        let ai = $set1(*a.wrapping_add(i * rsa));
                         for (accv, &bvv) in row.iter_mut().zip(&bv) {
                             *accv = $fmadd(ai, bvv, *accv);
                         }
                     }
-                    a = a.add($MR);
+                    a = a.wrapping_add(csa);
                     b = b.wrapping_add(ldb);
                 }
                 let alpha_v = $set1(alpha);

@@ -29,13 +29,15 @@ pub static F32: MicroKernel<f32> = MicroKernel {
 
 /// # Safety
 ///
-/// See [`super::KernelFn`]: `a` readable for `kc * MR`, `b` for `kc` runs of `NR` values `ldb`
-/// apart, `c` writable for `MR` rows of `NR` at stride `ldc`, readable too when `beta != 0`.
+/// See [`super::KernelFn`]: `a[i*rsa + p*csa]` and `b[p*ldb..][..NR]` readable for `i < MR`,
+/// `p < kc`; `c` writable for `MR` rows of `NR` at stride `ldc`, readable too when `beta != 0`.
 #[allow(clippy::too_many_arguments)]
 unsafe fn kernel<T: Real>(
     kc: usize,
     alpha: T,
     a: *const T,
+    rsa: usize,
+    csa: usize,
     b: *const T,
     ldb: usize,
     beta: T,
@@ -44,11 +46,11 @@ unsafe fn kernel<T: Real>(
 ) {
     let mut acc = [[T::zero(); NR]; MR];
     for p in 0..kc {
-        // SAFETY: the caller guarantees `a` holds `kc * MR` values and `b` holds `kc` runs of
-        // `NR` values `ldb` apart, so step `p < kc` of each is readable.
-        let (ap, bp) = unsafe {
+        // SAFETY: the caller guarantees `a[i*rsa + p*csa]` for `i < MR` and `NR` values from
+        // `b + p*ldb` are readable at every step `p < kc`.
+        let (ap, bp): ([T; MR], &[T]) = unsafe {
             (
-                std::slice::from_raw_parts(a.add(p * MR), MR),
+                std::array::from_fn(|i| *a.add(i * rsa + p * csa)),
                 std::slice::from_raw_parts(b.add(p * ldb), NR),
             )
         };
