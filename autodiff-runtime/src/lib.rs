@@ -26,6 +26,7 @@ pub use autodiff_macros::differentiate;
 pub mod check;
 pub mod dual;
 pub mod jacobian;
+pub mod kernels;
 pub mod rules;
 pub mod value;
 
