@@ -27,6 +27,7 @@ pub mod check;
 pub mod dual;
 pub mod jacobian;
 pub mod kernels;
+pub mod nn;
 pub mod rules;
 pub mod value;
 

@@ -1,0 +1,305 @@
+//! Layers on slices that `#[differentiate]` code calls and differentiates through their own
+//! matrix-level rules (issue 11, part 2): takes row-major slices, gives the layer's value and
+//! hand-written `_jvp`/`_vjp`/`_vjp_dropped` companions in the generated convention (primal
+//! arguments, then one tangent or adjoint per float argument; an output buffer `&mut y` is an
+//! in-out argument), each running on [`crate::kernels`]. The macro differentiates a call
+//! `nn::linear(..)` through `nn::linear_jvp`/`nn::linear_vjp` like any custom rule, so the
+//! reverse of `C = A B` is two products (`Ā += C̄ Bᵀ`, `B̄ += Aᵀ C̄`), not a scalar loop.
+//!
+//! ```
+//! use autodiff_runtime::{differentiate, nn};
+//!
+//! /// Mean squared error of a two-layer network `W2 relu(W1 x + b1) + b2` (sizes 3 -> 4 -> 2).
+//! #[differentiate(wrt(w1, b1, w2, b2))]
+//! fn loss(w1: &[f64], b1: &[f64], w2: &[f64], b2: &[f64], x: &[f64], target: &[f64]) -> f64 {
+//!     let mut h = vec![0.0; 4];
+//!     nn::linear(w1, x, b1, &mut h, 4, 3);
+//!     let mut a = vec![0.0; 4];
+//!     nn::relu(&h, &mut a);
+//!     let mut y = vec![0.0; 2];
+//!     nn::linear(w2, &a, b2, &mut y, 2, 4);
+//!     nn::mse(&y, target)
+//! }
+//!
+//! let (w1, b1) = (vec![0.1; 12], vec![0.0, 0.1, -0.1, 0.2]);
+//! let (w2, b2) = (vec![0.3; 8], vec![0.0, 0.5]);
+//! let (value, g) = loss_grad(&w1, &b1, &w2, &b2, &[1.0, -2.0, 0.5], &[1.0, 0.0]);
+//! assert_eq!(g.w1.len(), 12);
+//! assert!(value > 0.0);
+//! ```
+//!
+//! Each layer overwrites its output buffer, so in reverse the buffer's adjoint is consumed (the
+//! adjoint with respect to its initial contents is zero, as the in-out convention says).
+//! Shapes are checked by the kernels (a mismatch panics naming the shapes).
+
+use crate::kernels::{self, MatMut, MatRef, Real};
+
+/// `c = a b` with `a` `m x k`, `b` `k x n` and `c` `m x n`, row-major.
+pub fn matmul<T: Real>(a: &[T], b: &[T], c: &mut [T], m: usize, k: usize, n: usize) {
+    kernels::matmul(
+        T::one(),
+        MatRef::new(a, m, k),
+        MatRef::new(b, k, n),
+        T::zero(),
+        MatMut::new(c, m, n),
+    );
+}
+
+/// Forward mode of [`matmul`]: `dc = da b + a db`.
+#[allow(clippy::too_many_arguments)]
+pub fn matmul_jvp<T: Real>(
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
+    m: usize,
+    k: usize,
+    n: usize,
+    da: &[T],
+    db: &[T],
+    dc: &mut [T],
+) {
+    matmul(a, b, c, m, k, n);
+    let (one, zero) = (T::one(), T::zero());
+    let dcm = MatMut::new(dc, m, n);
+    kernels::matmul(one, MatRef::new(da, m, k), MatRef::new(b, k, n), zero, dcm);
+    let dcm = MatMut::new(dc, m, n);
+    kernels::matmul(one, MatRef::new(a, m, k), MatRef::new(db, k, n), one, dcm);
+}
+
+/// Reverse mode of [`matmul`]: with `c̄` the adjoint in `dc`, `da += c̄ bᵀ`, `db += aᵀ c̄`; `dc`
+/// ends zero (`c` is overwritten).
+#[allow(clippy::too_many_arguments)]
+pub fn matmul_vjp<T: Real>(
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
+    m: usize,
+    k: usize,
+    n: usize,
+    da: &mut [T],
+    db: &mut [T],
+    dc: &mut [T],
+) {
+    matmul(a, b, c, m, k, n);
+    let one = T::one();
+    let cbar = MatRef::new(&*dc, m, n);
+    kernels::matmul(
+        one,
+        cbar,
+        MatRef::new(b, k, n).t(),
+        one,
+        MatMut::new(da, m, k),
+    );
+    let cbar = MatRef::new(&*dc, m, n);
+    kernels::matmul(
+        one,
+        MatRef::new(a, m, k).t(),
+        cbar,
+        one,
+        MatMut::new(db, k, n),
+    );
+    dc.fill(T::zero());
+}
+
+/// [`matmul_vjp`] for a call statement (the convention of generated code).
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn matmul_vjp_dropped<T: Real>(
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
+    m: usize,
+    k: usize,
+    n: usize,
+    da: &mut [T],
+    db: &mut [T],
+    dc: &mut [T],
+) {
+    matmul_vjp(a, b, c, m, k, n, da, db, dc)
+}
+
+/// `y = w x + b` with `w` `m x n` row-major, `x` of `n`, `b` and `y` of `m`.
+pub fn linear<T: Real>(w: &[T], x: &[T], b: &[T], y: &mut [T], m: usize, n: usize) {
+    y.copy_from_slice(b);
+    kernels::matvec(T::one(), MatRef::new(w, m, n), x, T::one(), y);
+}
+
+/// Forward mode of [`linear`]: `dy = dw x + w dx + db`.
+#[allow(clippy::too_many_arguments)]
+pub fn linear_jvp<T: Real>(
+    w: &[T],
+    x: &[T],
+    b: &[T],
+    y: &mut [T],
+    m: usize,
+    n: usize,
+    dw: &[T],
+    dx: &[T],
+    db: &[T],
+    dy: &mut [T],
+) {
+    linear(w, x, b, y, m, n);
+    dy.copy_from_slice(db);
+    kernels::matvec(T::one(), MatRef::new(dw, m, n), x, T::one(), dy);
+    kernels::matvec(T::one(), MatRef::new(w, m, n), dx, T::one(), dy);
+}
+
+/// Reverse mode of [`linear`]: with `ȳ` the adjoint in `dy`, `dw += ȳ xᵀ`, `dx += wᵀ ȳ`,
+/// `db += ȳ`; `dy` ends zero.
+#[allow(clippy::too_many_arguments)]
+pub fn linear_vjp<T: Real>(
+    w: &[T],
+    x: &[T],
+    b: &[T],
+    y: &mut [T],
+    m: usize,
+    n: usize,
+    dw: &mut [T],
+    dx: &mut [T],
+    db: &mut [T],
+    dy: &mut [T],
+) {
+    linear(w, x, b, y, m, n);
+    kernels::ger(T::one(), dy, x, MatMut::new(dw, m, n));
+    kernels::matvec(T::one(), MatRef::new(w, m, n).t(), dy, T::one(), dx);
+    kernels::axpy(T::one(), dy, db);
+    dy.fill(T::zero());
+}
+
+/// [`linear_vjp`] for a call statement (the convention of generated code).
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn linear_vjp_dropped<T: Real>(
+    w: &[T],
+    x: &[T],
+    b: &[T],
+    y: &mut [T],
+    m: usize,
+    n: usize,
+    dw: &mut [T],
+    dx: &mut [T],
+    db: &mut [T],
+    dy: &mut [T],
+) {
+    linear_vjp(w, x, b, y, m, n, dw, dx, db, dy)
+}
+
+/// Element-wise activations `y = f(x)`, each with its three companions (the kernels' names).
+macro_rules! activations {
+    ($($f:ident, $jvp:ident, $vjp:ident, $dropped:ident: $doc:literal;)*) => {$(
+        #[doc = concat!("`y[i] = ", $doc, "` (the kernel [`kernels::", stringify!($f), "`]).")]
+        pub fn $f<T: Real>(x: &[T], y: &mut [T]) {
+            kernels::$f(x, y);
+        }
+
+        #[doc = concat!("Forward mode of [`", stringify!($f), "`].")]
+        pub fn $jvp<T: Real>(x: &[T], y: &mut [T], dx: &[T], dy: &mut [T]) {
+            kernels::$jvp(x, dx, y, dy);
+        }
+
+        #[doc = concat!(
+            "Reverse mode of [`", stringify!($f), "`]: `dx += f'(x) dy`; `dy` ends zero ",
+            "(`y` is overwritten)."
+        )]
+        pub fn $vjp<T: Real>(x: &[T], y: &mut [T], dx: &mut [T], dy: &mut [T]) {
+            kernels::$f(x, y);
+            kernels::$vjp(x, dy, dx);
+            dy.fill(T::zero());
+        }
+
+        #[doc(hidden)]
+        pub fn $dropped<T: Real>(x: &[T], y: &mut [T], dx: &mut [T], dy: &mut [T]) {
+            $vjp(x, y, dx, dy)
+        }
+    )*};
+}
+
+activations! {
+    relu, relu_jvp, relu_vjp, relu_vjp_dropped: "max(x[i], 0)` (`relu'(0) = 0`";
+    sigmoid, sigmoid_jvp, sigmoid_vjp, sigmoid_vjp_dropped: "1 / (1 + exp(-x[i]))";
+    tanh, tanh_jvp, tanh_vjp, tanh_vjp_dropped: "tanh(x[i])";
+    gelu_tanh, gelu_tanh_jvp, gelu_tanh_vjp, gelu_tanh_vjp_dropped: "gelu(x[i])` (tanh form`";
+    gelu_erf, gelu_erf_jvp, gelu_erf_vjp, gelu_erf_vjp_dropped: "x[i] Φ(x[i])` (erf form`";
+    silu, silu_jvp, silu_vjp, silu_vjp_dropped: "x[i] sigmoid(x[i])";
+    softplus, softplus_jvp, softplus_vjp, softplus_vjp_dropped: "ln(1 + exp(x[i]))";
+    exp, exp_jvp, exp_vjp, exp_vjp_dropped: "exp(x[i])";
+    log, log_jvp, log_vjp, log_vjp_dropped: "ln(x[i])";
+}
+
+/// Mean squared error `Σ (pred[i] - target[i])² / n`.
+pub fn mse<T: Real>(pred: &[T], target: &[T]) -> T {
+    kernels::mse(pred, target)
+}
+
+/// Forward mode of [`mse`] (both arguments may carry tangents).
+pub fn mse_jvp<T: Real>(pred: &[T], target: &[T], dpred: &[T], dtarget: &[T]) -> (T, T) {
+    // The loss depends on `pred - target` only.
+    let diff: Vec<T> = dpred.iter().zip(dtarget).map(|(&p, &t)| p - t).collect();
+    kernels::mse_jvp(pred, target, &diff)
+}
+
+/// Reverse mode of [`mse`]: `dpred += seed ∂/∂pred`, `dtarget += seed ∂/∂target`.
+pub fn mse_vjp<T: Real>(
+    pred: &[T],
+    target: &[T],
+    dpred: &mut [T],
+    dtarget: &mut [T],
+    seed: T,
+) -> T {
+    kernels::mse_vjp(pred, target, seed, dpred);
+    kernels::mse_vjp(pred, target, -seed, dtarget);
+    kernels::mse(pred, target)
+}
+
+/// [`mse_vjp`] for a call statement (zero seed).
+#[doc(hidden)]
+pub fn mse_vjp_dropped<T: Real>(pred: &[T], target: &[T], dpred: &mut [T], dtarget: &mut [T]) {
+    let _ = mse_vjp(pred, target, dpred, dtarget, T::zero());
+}
+
+/// Mean over `rows` of the cross-entropy of the softmax of each row of `logits` (`rows x cols`,
+/// row-major) with the class `labels[row]`.
+pub fn cross_entropy<T: Real>(logits: &[T], labels: &[usize], rows: usize, cols: usize) -> T {
+    kernels::cross_entropy_labels(MatRef::new(logits, rows, cols), labels)
+}
+
+/// Forward mode of [`cross_entropy`].
+pub fn cross_entropy_jvp<T: Real>(
+    logits: &[T],
+    labels: &[usize],
+    rows: usize,
+    cols: usize,
+    dlogits: &[T],
+) -> (T, T) {
+    kernels::cross_entropy_labels_jvp(
+        MatRef::new(logits, rows, cols),
+        labels,
+        MatRef::new(dlogits, rows, cols),
+    )
+}
+
+/// Reverse mode of [`cross_entropy`]: `dlogits += seed (softmax(logits) - onehot(labels)) / rows`.
+pub fn cross_entropy_vjp<T: Real>(
+    logits: &[T],
+    labels: &[usize],
+    rows: usize,
+    cols: usize,
+    dlogits: &mut [T],
+    seed: T,
+) -> T {
+    let x = MatRef::new(logits, rows, cols);
+    kernels::cross_entropy_labels_vjp(x, labels, seed, MatMut::new(dlogits, rows, cols));
+    kernels::cross_entropy_labels(x, labels)
+}
+
+/// [`cross_entropy_vjp`] for a call statement (zero seed).
+#[doc(hidden)]
+pub fn cross_entropy_vjp_dropped<T: Real>(
+    logits: &[T],
+    labels: &[usize],
+    rows: usize,
+    cols: usize,
+    dlogits: &mut [T],
+) {
+    let _ = cross_entropy_vjp(logits, labels, rows, cols, dlogits, T::zero());
+}
