@@ -2,7 +2,8 @@
 //! (n = 64, 256, 1024, f32 and f64) and the activations (forward and VJP over 4096 elements), gives
 //! criterion measurements, then tables of ratios measured in the same run: matmul GFLOP/s against
 //! the `matrixmultiply` crate, nalgebra's own product and this core's FMA peak (measured by a loop
-//! of independent FMA chains), and activation throughput against a scalar loop over `std`.
+//! of independent FMA chains), the transposed products of the matmul VJP against matrixmultiply,
+//! and activation throughput against a scalar loop over `std`.
 //!
 //! Run: `cargo bench --bench kernels` (about three minutes on two cores), or
 //! `cargo bench --bench kernels -- --tables` to skip criterion and print the tables only (about a
@@ -276,6 +277,84 @@ fn gemm_table() {
     }
 }
 
+/// `ours` and matrixmultiply on one transposed product (`Aᵀ B` or `A Bᵀ`): the products of the
+/// matmul VJP.
+macro_rules! transposed_variants {
+    ($t:ty, $n:expr, $ta:expr, $tb:expr, $mm:path) => {{
+        let (n, ta, tb) = ($n, $ta, $tb);
+        let a: Vec<$t> = random(n * n, 5).into_iter().map(|v| v as $t).collect();
+        let b: Vec<$t> = random(n * n, 6).into_iter().map(|v| v as $t).collect();
+        let (a2, b2) = (a.clone(), b.clone());
+        let (mut c1, mut c2) = (vec![0.0 as $t; n * n], vec![0.0 as $t; n * n]);
+        let ours = move || {
+            let (av, bv) = (MatRef::new(&a, n, n), MatRef::new(&b, n, n));
+            let av = if ta { av.t() } else { av };
+            let bv = if tb { bv.t() } else { bv };
+            k::matmul(1.0, av, bv, 0.0, MatMut::new(&mut c1, n, n));
+            black_box(&c1);
+        };
+        let ni = n as isize;
+        let (rsa, csa) = if ta { (1, ni) } else { (ni, 1) };
+        let (rsb, csb) = if tb { (1, ni) } else { (ni, 1) };
+        let mm = move || {
+            // SAFETY: `a2`, `b2` and `c2` hold n x n matrices; the strides describe them (row-major,
+            // or read transposed), `c2` does not alias them.
+            unsafe {
+                $mm(
+                    n,
+                    n,
+                    n,
+                    1.0,
+                    a2.as_ptr(),
+                    rsa,
+                    csa,
+                    b2.as_ptr(),
+                    rsb,
+                    csb,
+                    0.0,
+                    c2.as_mut_ptr(),
+                    ni,
+                    1,
+                )
+            };
+            black_box(&c2);
+        };
+        (ours, mm)
+    }};
+}
+
+fn transposed_table() {
+    println!(
+        "\nmatmul with a transposed operand (the VJP products), GFLOP/s (median of {ROUNDS} \
+         interleaved rounds)"
+    );
+    println!("{:<14} {:>8} {:>8} {:>8}", "", "ours", "mm", "ours/mm");
+    for n in SIZES {
+        let flops = 2.0 * (n * n * n) as f64;
+        for (name, ta, tb) in [("AᵀB", true, false), ("ABᵀ", false, true)] {
+            for ty in ["f64", "f32"] {
+                let t = if ty == "f64" {
+                    let (mut o, mut m) =
+                        transposed_variants!(f64, n, ta, tb, matrixmultiply::dgemm);
+                    medians(&mut [&mut o, &mut m])
+                } else {
+                    let (mut o, mut m) =
+                        transposed_variants!(f32, n, ta, tb, matrixmultiply::sgemm);
+                    medians(&mut [&mut o, &mut m])
+                };
+                let g: Vec<f64> = t.iter().map(|s| flops / s / 1e9).collect();
+                println!(
+                    "{:<14} {:>8.1} {:>8.1} {:>8.2}",
+                    format!("{ty} {n} {name}"),
+                    g[0],
+                    g[1],
+                    g[0] / g[1]
+                );
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Activations
 // ---------------------------------------------------------------------------------------------
@@ -492,6 +571,7 @@ fn main() {
     }
     if !as_test {
         gemm_table();
+        transposed_table();
         act_table();
     }
 }
