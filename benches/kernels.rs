@@ -24,8 +24,8 @@ use rand_chacha::ChaCha8Rng;
 const SIZES: [usize; 3] = [64, 256, 1024];
 const ACT_LEN: usize = 4096;
 /// Time of one sample in the tables, and number of rounds.
-const SAMPLE: Duration = Duration::from_millis(40);
-const ROUNDS: usize = 9;
+const SAMPLE: Duration = Duration::from_millis(30);
+const ROUNDS: usize = 15;
 
 fn random(n: usize, seed: u64) -> Vec<f64> {
     let mut r = ChaCha8Rng::seed_from_u64(seed);
