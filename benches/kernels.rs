@@ -561,7 +561,9 @@ fn act_table() {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let as_test = args.iter().any(|a| a == "--test" || a == "--list");
+    // `cargo bench` passes `--bench`; without it (`cargo test --benches`) criterion only tests
+    // that each benchmark runs, and the tables are skipped.
+    let as_test = !args.iter().any(|a| a == "--bench") || args.iter().any(|a| a == "--list");
     let tables_only = args.iter().any(|a| a == "--tables");
     if !tables_only {
         let mut c = Criterion::default().without_plots().configure_from_args();
