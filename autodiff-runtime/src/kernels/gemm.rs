@@ -7,7 +7,10 @@
 //! block of `mc` rows of A, for each block of `kc` steps of the inner dimension, pack that block of
 //! A (panels of `mr` rows); for each block of `nc` columns of B, pack it (panels of `nr` columns,
 //! kept in L2); then for each `mr`-row panel of A (kept in L1) run the micro-kernel against each
-//! `nr`-column panel of B. Tiles that stick out of C are computed into a small buffer and merged.
+//! `nr`-column panel of B. Row-major operands skip most of the packing: the micro-kernel takes the
+//! strides of its A panel and B steps, so full panels of a row-major A (always, up to a 16 MiB
+//! block) and of a small row-major B are read in place and only partial panels are packed. Tiles
+//! that stick out of C are computed into a small buffer and merged.
 
 use std::cell::RefCell;
 
@@ -186,7 +189,8 @@ impl<T: Real> Job for Gemm<'_, T> {
     }
 }
 
-/// One packed block of A (`mc x kc`) times one packed block of B (`kc x nc`) into C.
+/// One block of A (`mc x kc`) times one block of B (`kc x nc`) into C, each packed or read in
+/// place.
 struct Block<'k, T: 'static> {
     mk: &'k MicroKernel<T>,
     alpha: T,

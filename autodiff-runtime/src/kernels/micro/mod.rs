@@ -1,7 +1,7 @@
-//! Micro-kernels of the matrix product: takes packed panels of A (`kc` steps of `mr` values) and B
-//! (`kc` steps of `nr` values), gives `C = alpha * A B + beta * C` on one `mr x nr` tile of a
-//! row-major C, one implementation per path (AVX-512F, AVX2+FMA, portable), with the cache-block
-//! sizes tuned for it.
+//! Micro-kernels of the matrix product: takes a panel of A (`kc` steps of `mr` values) and one of
+//! B (`kc` steps of `nr` values), packed or read in place through their strides, gives
+//! `C = alpha A B + beta C` on one `mr x nr` tile of a row-major C, one implementation per path
+//! (AVX-512F, AVX2+FMA, portable), with the cache-block sizes tuned for it.
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
