@@ -118,3 +118,51 @@ pub fn scale<T: Float>(g: T, p: T) -> T {
 pub fn scale_strong<T: Float>(g: T, p: T) -> T {
     crate::dual::term(g, p)
 }
+
+// ------------------------------------------------------------------- nested arrays
+//
+// A nested array (`[[T; C]; R]`, `&[[T; C]]`, `Vec<[T; C]>`) is flattened row-major inside the
+// generated companions: the public companions convert at the boundary, and a row passed to a
+// function taking `&[T; C]` is borrowed back as an array.
+
+/// Row `s` (of length `N`) as an array: `&p[i * N..i * N + N]` given to a function taking
+/// `&[T; N]` (or, coerced, `&[T]`).
+#[inline(always)]
+pub fn row<T, const N: usize>(s: &[T]) -> &[T; N] {
+    match s.try_into() {
+        Ok(r) => r,
+        Err(_) => panic!("#[differentiate]: a row of {} items where {} were expected (a bug in the macro, please report it)", s.len(), N),
+    }
+}
+
+/// [`row`], writable.
+#[inline(always)]
+pub fn row_mut<T, const N: usize>(s: &mut [T]) -> &mut [T; N] {
+    let n = s.len();
+    match s.try_into() {
+        Ok(r) => r,
+        Err(_) => panic!("#[differentiate]: a row of {n} items where {N} were expected (a bug in the macro, please report it)"),
+    }
+}
+
+/// `[[T; C]; R]` as `[T; RC]`, row-major (`RC == R * C`, checked).
+#[inline(always)]
+pub fn flatten<T: Copy, const C: usize, const R: usize, const RC: usize>(a: [[T; C]; R]) -> [T; RC] {
+    assert_eq!(R * C, RC, "#[differentiate]: flattened length (a bug in the macro, please report it)");
+    core::array::from_fn(|k| a[k / C][k % C])
+}
+
+/// `[T; RC]` as `[[T; C]; R]`, row-major (`RC == R * C`, checked).
+#[inline(always)]
+pub fn unflatten<T: Copy, const C: usize, const R: usize, const RC: usize>(a: [T; RC]) -> [[T; C]; R] {
+    assert_eq!(R * C, RC, "#[differentiate]: flattened length (a bug in the macro, please report it)");
+    core::array::from_fn(|i| core::array::from_fn(|j| a[i * C + j]))
+}
+
+/// A flat `Vec` as rows of `C` (its length a multiple of `C`, checked).
+#[inline]
+pub fn unflatten_vec<T: Copy, const C: usize>(v: Vec<T>) -> Vec<[T; C]> {
+    let (rows, rest) = v.as_chunks::<C>();
+    assert!(rest.is_empty(), "#[differentiate]: a flat Vec of {} items is not rows of {C} (a bug in the macro, please report it)", v.len());
+    rows.to_vec()
+}

@@ -80,26 +80,29 @@ impl Printer<'_> {
                 let b = (self.name)(*v);
                 let s = r.start.as_ref().map(|s| self.expr(s));
                 let e = r.end.as_ref().map(|e| self.expr(e));
-                if r.inclusive {
+                let borrow = if r.inclusive {
                     quote_spanned!(span=> &mut #b[#s..=#e])
                 } else {
                     quote_spanned!(span=> &mut #b[#s..#e])
-                }
+                };
+                borrowed_row(borrow, r.array.as_ref(), true)
             }
             ExprKind::SubSlice {
                 base,
                 start,
                 end,
                 inclusive,
+                array,
             } => {
                 let b = (self.name)(*base);
                 let s = start.as_ref().map(|s| self.expr(s));
                 let e = end.as_ref().map(|e| self.expr(e));
-                if *inclusive {
+                let borrow = if *inclusive {
                     quote_spanned!(span=> &#b[#s..=#e])
                 } else {
                     quote_spanned!(span=> &#b[#s..#e])
-                }
+                };
+                borrowed_row(borrow, array.as_ref(), false)
             }
             ExprKind::Poison => quote!(()),
             _ => {
@@ -303,4 +306,20 @@ pub fn range_tokens(
         t = quote!(#t.step_by(#st));
     }
     t
+}
+
+/// A borrowed sub-slice (`&v[a..b]`, `&mut v[a..b]`) as it is passed: as is, or, for a row of a
+/// nested array, as an array of the row's length (`row::<_, N>(&v[a..b])`), which a callee
+/// taking `&[T; N]` needs and one taking `&[T]` accepts by coercion.
+pub fn borrowed_row(
+    borrow: TokenStream,
+    array: Option<&crate::ir::ArrayLen>,
+    mutable: bool,
+) -> TokenStream {
+    let rt = crate::names::rt();
+    match (array, mutable) {
+        (None, _) => borrow,
+        (Some(n), false) => quote!(#rt::row::<_, #n>(#borrow)),
+        (Some(n), true) => quote!(#rt::row_mut::<_, #n>(#borrow)),
+    }
 }

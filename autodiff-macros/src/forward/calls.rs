@@ -71,8 +71,9 @@ impl Forward<'_> {
                     let s = r.start.as_ref().map(|s| self.primal(s));
                     let x = r.end.as_ref().map(|x| self.primal(x));
                     let dots = if r.inclusive { quote!(..=) } else { quote!(..) };
+                    let row = |b| crate::codegen::primal::borrowed_row(b, r.array.as_ref(), true);
                     if self.var_active(w) {
-                        tangents.push(quote!(&mut #tw[#s #dots #x]));
+                        tangents.push(row(quote!(&mut #tw[#s #dots #x])));
                     } else {
                         let tmp = self.fresh("z");
                         let p = self.primal(&Expr::new(ExprKind::Var(w), a.span));
@@ -81,7 +82,7 @@ impl Forward<'_> {
                             like: quote!(#p[#s #dots #x]),
                         };
                         pre.push(tangent_let(quote!(mut #tmp), zeros));
-                        tangents.push(quote!(&mut #tmp[..]));
+                        tangents.push(row(quote!(&mut #tmp[..])));
                     }
                     continue;
                 }

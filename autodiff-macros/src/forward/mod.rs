@@ -402,16 +402,19 @@ impl<'a> Forward<'a> {
                 start,
                 end,
                 inclusive,
+                array,
             } => {
                 let name = &self.name(*base);
                 let t = self.tangent(*base);
                 let s = start.as_ref().map(|s| self.bind_int(s, pre));
                 let en = end.as_ref().map(|x| self.bind_int(x, pre));
-                if *inclusive {
-                    Val::Pair(quote!(&#name[#s..=#en]), quote!(&#t[#s..=#en]))
+                let (p, t) = if *inclusive {
+                    (quote!(&#name[#s..=#en]), quote!(&#t[#s..=#en]))
                 } else {
-                    Val::Pair(quote!(&#name[#s..#en]), quote!(&#t[#s..#en]))
-                }
+                    (quote!(&#name[#s..#en]), quote!(&#t[#s..#en]))
+                };
+                let row = |b| crate::codegen::primal::borrowed_row(b, array.as_ref(), false);
+                Val::Pair(row(p), row(t))
             }
             // Never active.
             ExprKind::Lit(_)

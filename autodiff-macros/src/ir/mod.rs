@@ -405,12 +405,14 @@ pub enum ExprKind {
     /// arguments). `true` when `v` is itself a `&mut` argument (printed `&mut *v`). With a range,
     /// `&mut v[a..b]`: the call reads and overwrites that sub-slice only.
     MutRef(VarId, bool, Option<Box<SubRange>>),
-    /// `&v[a..b]`: a sub-slice argument.
+    /// `&v[a..b]`: a sub-slice argument. With `array`, a row of a nested array (`&p[i]`,
+    /// `p: &[[f64; 3]]`, flattened): borrowed as `&[T; N]`.
     SubSlice {
         base: VarId,
         start: Option<Box<Expr>>,
         end: Option<Box<Expr>>,
         inclusive: bool,
+        array: Option<ArrayLen>,
     },
     /// Placeholder after an error was reported; never emitted.
     Poison,
@@ -439,6 +441,8 @@ pub struct SubRange {
     pub start: Option<Box<Expr>>,
     pub end: Option<Box<Expr>>,
     pub inclusive: bool,
+    /// A row of a nested array (`&mut p[i]`): borrowed as `&mut [T; N]`.
+    pub array: Option<ArrayLen>,
 }
 
 /// What a copy of a sequence gives.
@@ -533,6 +537,18 @@ pub struct Param {
     /// Passed as `&mut` with float contents (`&mut [T]`, `&mut [T; N]`, `&mut Vec<T>`): an
     /// in-out argument when active, a workspace when not. Its contents are mutable in the body.
     pub inout: bool,
+    /// A nested array (`[[T; C]; R]`, `&[[T; C]]`, `Vec<[T; C]>`...): `ty` is its flat type,
+    /// which the IR and the inner companions see.
+    pub nest: Option<Nest>,
+}
+
+/// A nested array argument or output, flattened row-major (`p[i][j]` is `p[i * C + j]`): the
+/// type as written and the length of its rows. Public companions take and give the type as
+/// written and convert at the boundary (`codegen/nested.rs`).
+#[derive(Clone, Debug)]
+pub struct Nest {
+    pub ty: syn::Type,
+    pub row: ArrayLen,
 }
 
 impl Param {
@@ -559,6 +575,8 @@ pub struct Output {
     pub shape: Shape,
     /// The float type of the output's elements (`f64`, `T`).
     pub elem_ty: syn::Type,
+    /// A nested array output (`-> [[T; C]; R]`, `-> Vec<[T; C]>`): `ty` is the flat type.
+    pub nest: Option<Nest>,
 }
 
 impl Output {

@@ -131,7 +131,9 @@ pub fn shape_of(vars: &[Var], e: &Expr) -> Shape {
             _ => Shape::Other,
         },
         ExprKind::Ref(inner) => shape_of(vars, inner),
-        ExprKind::SubSlice { base, .. } => match vars[*base].shape {
+        ExprKind::SubSlice { base, array, .. } => match vars[*base].shape {
+            // A row of a nested array, borrowed as `&[T; N]`.
+            Shape::Seq(_) if array.is_some() => Shape::Seq(SeqKind::Array(array.clone().unwrap())),
             Shape::Seq(_) => Shape::Seq(SeqKind::Slice),
             _ => Shape::Other,
         },

@@ -428,14 +428,18 @@ impl Expr {
                     start,
                     end,
                     inclusive,
+                    array,
                 },
                 K::SubSlice {
                     base: b2,
                     start: s2,
                     end: e2,
                     inclusive: i2,
+                    array: a2,
                 },
-            ) => base == b2 && inclusive == i2 && opt(start, s2) && opt(end, e2),
+            ) => {
+                base == b2 && inclusive == i2 && array == a2 && opt(start, s2) && opt(end, e2)
+            }
             _ => false,
         }
     }

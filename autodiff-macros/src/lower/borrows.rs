@@ -17,6 +17,8 @@ pub(super) struct Landing {
     start: Option<Expr>,
     end: Option<Expr>,
     inclusive: bool,
+    /// A row of a nested array: borrowed as an array of this length.
+    array: Option<ArrayLen>,
 }
 
 impl Lowerer<'_> {
@@ -42,6 +44,7 @@ impl Lowerer<'_> {
                         start: l.start.map(Box::new),
                         end: l.end.map(Box::new),
                         inclusive: l.inclusive,
+                        array: l.array,
                     },
                     span,
                 ),
@@ -73,6 +76,7 @@ impl Lowerer<'_> {
                     start: None,
                     end: None,
                     inclusive: false,
+                    array: None,
                 };
                 return Some(self.mut_ref(e, l, out));
             }
@@ -118,6 +122,7 @@ impl Lowerer<'_> {
             start: Some(view.offset.clone()),
             end: Some(end),
             inclusive: false,
+            array: view.row.clone(),
         })
     }
 
@@ -137,6 +142,7 @@ impl Lowerer<'_> {
                 start: l.start.map(Box::new),
                 end: l.end.map(Box::new),
                 inclusive: l.inclusive,
+                array: l.array,
             })),
         };
         self.mut_ref_tokens.push(e.to_token_stream());
@@ -173,6 +179,7 @@ impl Lowerer<'_> {
                             start,
                             end,
                             inclusive: matches!(rg.limits, syn::RangeLimits::Closed(_)),
+                            array: None,
                         }));
                     }
                 }
@@ -208,6 +215,7 @@ impl Lowerer<'_> {
             start,
             end,
             inclusive: false,
+            array: None,
         }))
     }
 

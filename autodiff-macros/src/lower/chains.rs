@@ -647,6 +647,7 @@ impl Lowerer<'_> {
                 offset: shifted(offset, k),
                 len: width.clone(),
                 mutable: false,
+                row: None,
             }),
             ISeq::Chunks {
                 var,
@@ -663,6 +664,7 @@ impl Lowerer<'_> {
                     offset: shifted(offset, start),
                     len: int_method(size.clone(), "min", vec![rest]),
                     mutable: *mutable,
+                    row: None,
                 })
             }
             ISeq::Map(a, c) => {

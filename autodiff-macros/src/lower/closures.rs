@@ -334,6 +334,7 @@ impl Lowerer<'_> {
                         start: Some(Box::new(v.offset)),
                         end: Some(Box::new(end)),
                         inclusive: false,
+                        array: v.row,
                     },
                     span,
                 ))

@@ -398,12 +398,14 @@ impl Lowerer<'_> {
             offset: start.clone(),
             len: k.clone(),
             mutable,
+            row: None,
         };
         let tail = View {
             base: var,
             offset: bin(BinOp::Add, start, k.clone()),
             len: bin(BinOp::Sub, src_len(var, &len, span), k),
             mutable,
+            row: None,
         };
         self.bind_item(&pt.elems[0], Item::View(head), out);
         self.bind_item(&pt.elems[1], Item::View(tail), out);

@@ -86,6 +86,7 @@ impl Lowerer<'_> {
                                     start: Some(Box::new(view.offset.clone())),
                                     end: Some(Box::new(end)),
                                     inclusive: false,
+                                    array: view.row.clone(),
                                 },
                                 span,
                             );

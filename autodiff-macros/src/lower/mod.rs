@@ -177,6 +177,8 @@ pub(crate) struct View {
     /// Borrowed `&mut` (`split_at_mut`, `chunks_mut`): passed bare to a call statement, the
     /// callee may write through it.
     pub mutable: bool,
+    /// A row of a nested array (`p[i]`, an item of `p.iter()`): borrowed as `&[T; N]`.
+    pub row: Option<ArrayLen>,
 }
 
 /// What a type is to the macro.

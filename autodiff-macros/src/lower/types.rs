@@ -178,6 +178,7 @@ impl Lowerer<'_> {
                 elem_ty,
                 active,
                 inout,
+                nest: None,
             });
         }
         if let Some(wrt) = &attr.wrt {
@@ -311,6 +312,7 @@ impl Lowerer<'_> {
             ty: syn::parse_quote!(()),
             shape: Shape::Tuple(Vec::new()),
             elem_ty,
+            nest: None,
         };
         let ty = match &sig.output {
             syn::ReturnType::Default => {
@@ -357,6 +359,7 @@ impl Lowerer<'_> {
                 elem_ty: ty.clone(),
                 ty,
                 shape: Shape::Scalar,
+                nest: None,
             }),
             TypeClass::Seq(kind @ (SeqKind::Vec | SeqKind::Array(_))) => {
                 let elem = seq_elem(&ty)?;
@@ -364,6 +367,7 @@ impl Lowerer<'_> {
                     elem_ty: elem,
                     ty,
                     shape: Shape::Seq(kind),
+                    nest: None,
                 })
             }
             _ => {
@@ -390,6 +394,7 @@ impl Lowerer<'_> {
                             shape: Shape::Tuple(shapes),
                             elem_ty,
                             ty,
+                            nest: None,
                         });
                     }
                 }

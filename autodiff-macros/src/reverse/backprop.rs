@@ -146,6 +146,7 @@ impl Emitter<'_> {
                 start,
                 end,
                 inclusive,
+                ..
             } => {
                 let s = start.as_ref().map(|s| self.val(s, cx, &mut dummy, code));
                 let x = end.as_ref().map(|x| self.val(x, cx, &mut dummy, code));
@@ -430,6 +431,7 @@ impl Emitter<'_> {
                         start,
                         end,
                         inclusive,
+                        array,
                     },
                     _,
                 ) if active => {
@@ -441,7 +443,11 @@ impl Emitter<'_> {
                     } else {
                         quote!(#s..#x)
                     };
-                    adjs.push(quote!(&mut #b[#r]));
+                    adjs.push(crate::codegen::primal::borrowed_row(
+                        quote!(&mut #b[#r]),
+                        array.as_ref(),
+                        true,
+                    ));
                 }
                 (_, Shape::Seq(SeqKind::Array(_))) => {
                     let t = self.fresh("a");

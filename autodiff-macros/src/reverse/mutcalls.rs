@@ -129,24 +129,26 @@ impl Emitter<'_> {
             value: quote!(#copy),
         });
         if let Some(r) = range {
-            // The copy of the sub-slice is a `Vec`; the adjoint, the same range of `w`'s.
-            prims.push(quote!(&mut #t[..]));
+            // The copy of the sub-slice is a `Vec` (an array for a row of a nested array); the
+            // adjoint, the same range of `w`'s.
+            let row = |b| crate::codegen::primal::borrowed_row(b, r.array.as_ref(), true);
+            prims.push(row(quote!(&mut #t[..])));
             if self.vars[w].active && self.acc.contains(&w) {
                 let s = r.start.as_ref().map(|s| self.val(s, cx, dummy, code));
                 let x = r.end.as_ref().map(|x| self.val(x, cx, dummy, code));
                 let b = self.adj_used(w);
-                adjs.push(if r.inclusive {
+                adjs.push(row(if r.inclusive {
                     quote!(&mut #b[#s..=#x])
                 } else {
                     quote!(&mut #b[#s..#x])
-                });
+                }));
             } else {
                 let z = self.fresh("a");
                 code.push(Op::Let {
                     pat: quote!(mut #z),
                     value: quote!(#rt::zero_tangent(&#t[..])),
                 });
-                adjs.push(quote!(&mut #z[..]));
+                adjs.push(row(quote!(&mut #z[..])));
             }
             return;
         }

@@ -179,7 +179,9 @@ impl Emitter<'_> {
                 start,
                 end,
                 inclusive,
+                array,
             } => {
+                let row = |b| crate::codegen::primal::borrowed_row(b, array.as_ref(), false);
                 if !self.stable_at_stmt(*base) {
                     let t = self.fwd_expr(e);
                     let s = self.save(
@@ -188,16 +190,17 @@ impl Emitter<'_> {
                         out,
                         None,
                     );
-                    cx.snap.insert(key, quote!(&#s[..]));
-                    return quote!(&#s[..]);
+                    let whole = row(quote!(&#s[..]));
+                    cx.snap.insert(key, whole.clone());
+                    return whole;
                 }
                 let b = self.uname(*base);
                 let s = start.as_ref().map(|s| self.val(s, cx, out, code));
                 let x = end.as_ref().map(|x| self.val(x, cx, out, code));
                 if *inclusive {
-                    quote!(&#b[#s..=#x])
+                    row(quote!(&#b[#s..=#x]))
                 } else {
-                    quote!(&#b[#s..#x])
+                    row(quote!(&#b[#s..#x]))
                 }
             }
             ExprKind::Poison => quote!(()),
