@@ -106,6 +106,12 @@ pub fn companion(f: &Ident, suffix: &str) -> Ident {
     format_ident!("{}_{}", strip_raw(f), suffix, span = f.span())
 }
 
+/// `__ad_flat_f_jvp`, `__ad_flat_f_vjp`: the hidden companions of a function with nested array
+/// arguments or outputs, over their flat forms (`codegen/nested.rs`), which the public ones call.
+pub fn flat_companion(f: &Ident, suffix: &str) -> Ident {
+    format_ident!("__ad_flat_{}_{}", strip_raw(f), suffix, span = f.span())
+}
+
 /// `FGrad` for `f` (`my_loss` gives `MyLossGrad`).
 pub fn grad_struct(f: &Ident) -> Ident {
     let mut out = String::new();
@@ -179,6 +185,7 @@ mod tests {
                     origin: VarOrigin::Synthetic,
                     ty: None,
                     active: true,
+                    row: None,
                 };
                 let owner = format!("lowering variable {w} #{n}");
                 mint(var(&v, n), owner.clone());
@@ -198,6 +205,7 @@ mod tests {
                         origin: origin.clone(),
                         ty: None,
                         active: true,
+                        row: None,
                     };
                     // A function has one argument of each name, whatever its number.
                     let owner = if origin == VarOrigin::Param(0) {

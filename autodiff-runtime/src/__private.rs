@@ -147,15 +147,27 @@ pub fn row_mut<T, const N: usize>(s: &mut [T]) -> &mut [T; N] {
 
 /// `[[T; C]; R]` as `[T; RC]`, row-major (`RC == R * C`, checked).
 #[inline(always)]
-pub fn flatten<T: Copy, const C: usize, const R: usize, const RC: usize>(a: [[T; C]; R]) -> [T; RC] {
-    assert_eq!(R * C, RC, "#[differentiate]: flattened length (a bug in the macro, please report it)");
+pub fn flatten<T: Copy, const C: usize, const R: usize, const RC: usize>(
+    a: [[T; C]; R],
+) -> [T; RC] {
+    assert_eq!(
+        R * C,
+        RC,
+        "#[differentiate]: flattened length (a bug in the macro, please report it)"
+    );
     core::array::from_fn(|k| a[k / C][k % C])
 }
 
 /// `[T; RC]` as `[[T; C]; R]`, row-major (`RC == R * C`, checked).
 #[inline(always)]
-pub fn unflatten<T: Copy, const C: usize, const R: usize, const RC: usize>(a: [T; RC]) -> [[T; C]; R] {
-    assert_eq!(R * C, RC, "#[differentiate]: flattened length (a bug in the macro, please report it)");
+pub fn unflatten<T: Copy, const C: usize, const R: usize, const RC: usize>(
+    a: [T; RC],
+) -> [[T; C]; R] {
+    assert_eq!(
+        R * C,
+        RC,
+        "#[differentiate]: flattened length (a bug in the macro, please report it)"
+    );
     core::array::from_fn(|i| core::array::from_fn(|j| a[i * C + j]))
 }
 
@@ -165,4 +177,10 @@ pub fn unflatten_vec<T: Copy, const C: usize>(v: Vec<T>) -> Vec<[T; C]> {
     let (rows, rest) = v.as_chunks::<C>();
     assert!(rest.is_empty(), "#[differentiate]: a flat Vec of {} items is not rows of {C} (a bug in the macro, please report it)", v.len());
     rows.to_vec()
+}
+
+/// A flat slice as rows of `C` (a nested array named in a pass-through macro, `assert!`).
+#[inline(always)]
+pub fn rows<T, const C: usize>(s: &[T]) -> &[[T; C]] {
+    s.as_chunks::<C>().0
 }

@@ -4,4 +4,5 @@
 pub mod dump;
 pub mod expand;
 mod jacobian;
+mod nested;
 pub mod primal;

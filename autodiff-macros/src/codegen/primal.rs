@@ -144,8 +144,13 @@ pub fn macro_stmt(m: &TokenStream, visible: &[VarId], vars: &[Var]) -> TokenStre
     let binds = visible.iter().map(|&id| {
         let var = &vars[id];
         let (user, u) = (&var.name, names::var(var, id));
-        match var.shape {
-            Shape::Scalar | Shape::Int | Shape::Bool => quote!(let #user = #u;),
+        match (&var.shape, &var.row) {
+            (Shape::Scalar | Shape::Int | Shape::Bool, _) => quote!(let #user = #u;),
+            // A nested array, flattened: seen as rows again.
+            (_, Some(c)) => {
+                let rt = names::rt();
+                quote!(let #user = #rt::rows::<_, #c>(&#u[..]);)
+            }
             _ => quote!(let #user = &#u;),
         }
     });

@@ -11,7 +11,7 @@ mod shape;
 mod visit;
 
 pub use shape::{shape_of, INT_TYPES};
-pub use visit::{token_names, visit_exprs_mut, visit_stmts, walk_exprs};
+pub use visit::{token_names, visit_exprs_mut, visit_stmts, walk_exprs, walk_stmt_exprs};
 
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
@@ -165,6 +165,9 @@ pub struct Var {
     pub ty: Option<syn::Type>,
     /// Computed by `activity`: depends on an active input.
     pub active: bool,
+    /// The row length `C` when the variable holds a nested array (`[[T; C]; R]`, `&[[T; C]]`),
+    /// flattened row-major by lowering (`lower/nested.rs`).
+    pub row: Option<ArrayLen>,
 }
 
 impl Var {

@@ -437,9 +437,7 @@ impl Expr {
                     inclusive: i2,
                     array: a2,
                 },
-            ) => {
-                base == b2 && inclusive == i2 && array == a2 && opt(start, s2) && opt(end, e2)
-            }
+            ) => base == b2 && inclusive == i2 && array == a2 && opt(start, s2) && opt(end, e2),
             _ => false,
         }
     }

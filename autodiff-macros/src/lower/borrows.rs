@@ -30,6 +30,33 @@ impl Lowerer<'_> {
         out: &mut Vec<Stmt>,
     ) -> Option<Expr> {
         let span = e.span();
+        // `&p[i]`, `&mut p[i]`: a row of a nested array, borrowed as `&[T; C]`.
+        if let syn::Expr::Index(_) = &*r.expr {
+            if let Some(view) = self.row_view(&r.expr, out) {
+                let end = super::chains::bin(BinOp::Add, view.offset.clone(), view.len.clone());
+                let l = Landing {
+                    base: view.base,
+                    start: Some(view.offset),
+                    end: Some(end),
+                    inclusive: false,
+                    array: view.row,
+                };
+                if r.mutability.is_some() {
+                    self.vars[l.base].mutable = true;
+                    return Some(self.mut_ref(e, l, out));
+                }
+                return Some(Expr::new(
+                    ExprKind::SubSlice {
+                        base: l.base,
+                        start: l.start.map(Box::new),
+                        end: l.end.map(Box::new),
+                        inclusive: false,
+                        array: l.array,
+                    },
+                    span,
+                ));
+            }
+        }
         if r.mutability.is_none() {
             let syn::Expr::Index(ix) = &*r.expr else {
                 return None;
@@ -168,6 +195,14 @@ impl Lowerer<'_> {
             }
             x => {
                 let v = self.var_of_path(x)?;
+                if self.rows.contains_key(&v) && !self.views.contains_key(&v) {
+                    self.poison(
+                        ix,
+                        "ranges of rows of an array of arrays (yet)",
+                        "borrow one row (`&p[i]`) or index elements (`p[i][j]`)",
+                    );
+                    return Some(None);
+                }
                 match self.view_landing(v) {
                     Some(l) => l,
                     None => {

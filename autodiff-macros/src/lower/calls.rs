@@ -28,6 +28,9 @@ impl Lowerer<'_> {
                 }
             }
         }
+        if let Some(e) = self.nested_method(m) {
+            return e;
+        }
         let recv_var = self.var_of_path(&m.receiver);
         let recv_is_seq = recv_var.is_some_and(|v| matches!(self.vars[v].shape, Shape::Seq(_)));
         match name.as_str() {

@@ -272,6 +272,15 @@ impl Lowerer<'_> {
                         return None;
                     }
                 };
+                if self.rows.contains_key(&v) && !self.views.contains_key(&v) {
+                    self.diag.unsupported_at(
+                        ix,
+                        "ranges of rows of an array of arrays (yet)",
+                        "iterate over all rows with `skip`/`take` (`p.iter().skip(a).take(n)`), \
+                         or index the rows (`for i in a..b { p[i] }`)",
+                    );
+                    return None;
+                }
                 let span = ix.index.span();
                 let start = match &rg.start {
                     Some(st) => {
@@ -306,6 +315,15 @@ impl Lowerer<'_> {
             syn::Expr::Path(_) => {
                 let v = self.var_of_path(e)?;
                 Some(self.slice_source(v))
+            }
+            // `p[i].iter()` of a nested array `p`: the elements of the row.
+            syn::Expr::Index(_) if self.is_row(e) => {
+                let view = self.row_view(e, out)?;
+                Some(ISeq::Slice {
+                    var: view.base,
+                    offset: Some(view.offset),
+                    len: Some(view.len),
+                })
             }
             syn::Expr::Range(r) => {
                 let (s, en) = self.range_bounds(r, "iterator chains", "`(a..b)`")?;
@@ -470,6 +488,28 @@ impl Lowerer<'_> {
             self.vars[*var].mutable = true;
             return Some(ISeq::Mut(Box::new(inner)));
         }
+        // The rows of a nested array, written through.
+        if let ISeq::Chunks {
+            var,
+            offset,
+            len,
+            size,
+            exact,
+            mutable: false,
+        } = inner
+        {
+            if self.row_of(var).is_some() {
+                self.vars[var].mutable = true;
+                return Some(ISeq::Chunks {
+                    var,
+                    offset,
+                    len,
+                    size,
+                    exact,
+                    mutable: true,
+                });
+            }
+        }
         self.diag.unsupported_at(
             e,
             "iterating mutably over this expression",
@@ -490,6 +530,17 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn slice_source(&self, v: VarId) -> ISeq {
+        if let (Some(row), false) = (self.row_of(v), self.views.contains_key(&v)) {
+            // The rows of a nested array: chunks of its row length.
+            return ISeq::Chunks {
+                var: v,
+                offset: None,
+                len: None,
+                size: Self::row_len_expr(&row, Span::call_site()),
+                exact: true,
+                mutable: false,
+            };
+        }
         match self.views.get(&v) {
             Some(view) => ISeq::Slice {
                 var: view.base,
@@ -664,7 +715,8 @@ impl Lowerer<'_> {
                     offset: shifted(offset, start),
                     len: int_method(size.clone(), "min", vec![rest]),
                     mutable: *mutable,
-                    row: None,
+                    // Only the rows of a nested array are chunks of a nested variable.
+                    row: self.row_of(*var),
                 })
             }
             ISeq::Map(a, c) => {

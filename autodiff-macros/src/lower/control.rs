@@ -163,7 +163,21 @@ impl Lowerer<'_> {
             syn::Expr::Paren(p) => self.place(&p.expr, out),
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.place(&u.expr, out),
             syn::Expr::Index(ix) => {
+                // `p[i][j] = ..` of a nested array `p` (flattened).
+                if let Some((base, index)) = self.nested_elem(ix, out) {
+                    self.vars[base].mutable = true;
+                    return Some(Place::Index(base, Box::new(index)));
+                }
                 let base = self.var_of_path(&ix.expr);
+                if base.is_some_and(|v| self.rows.contains_key(&v) && !self.views.contains_key(&v))
+                {
+                    self.diag.unsupported_at(
+                        e,
+                        "this write to a row of an array of arrays",
+                        "assign the row (`p[i] = [a, b, c];`) or its elements (`p[i][j] = ..`)",
+                    );
+                    return None;
+                }
                 match base {
                     // An element of a view (`split_at_mut`, `chunks_mut`) is an element of the
                     // sequence it views.
@@ -197,6 +211,15 @@ impl Lowerer<'_> {
                 }
             }
             _ => match self.var_of_path(e) {
+                Some(v) if self.views.get(&v).is_some_and(|w| w.row.is_some()) => {
+                    self.diag.unsupported_at(
+                        e,
+                        "assigning a whole row through a borrowed row",
+                        "write its elements (`r[j] = ..`), or assign the row in the array \
+                         (`p[i] = [a, b, c];`)",
+                    );
+                    None
+                }
                 Some(v) if self.elem_aliases.contains_key(&v) => {
                     let (base, index) = self.elem_aliases[&v].clone();
                     self.vars[base].mutable = true;

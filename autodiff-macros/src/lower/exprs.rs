@@ -25,6 +25,8 @@ impl Lowerer<'_> {
 
     pub(super) fn expr(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) -> Expr {
         let span = e.span();
+        // A nested array literal is allowed at the top of a `let`'s value or a returned value.
+        let nested_ok = std::mem::take(&mut self.nested_ok);
         if self.mentions_poisoned(e) {
             return Expr::new(ExprKind::Poison, span);
         }
@@ -180,6 +182,19 @@ impl Lowerer<'_> {
                         "pass `&v[a..b]` directly to a differentiated function, or index elements",
                     );
                 }
+                // `p[i][j]` and `p[i]` of a nested array `p` (flattened).
+                if let Some((base, index)) = self.nested_elem(ix, out) {
+                    return Expr::new(
+                        ExprKind::Index {
+                            base,
+                            index: Box::new(index),
+                        },
+                        span,
+                    );
+                }
+                if let Some(view) = self.row_view(e, out) {
+                    return self.row_copy(e, view);
+                }
                 match self.var_of_path(&ix.expr) {
                     Some(base) => {
                         let mut index = self.expr(&ix.index, out);
@@ -220,8 +235,15 @@ impl Lowerer<'_> {
                 Expr::new(ExprKind::Tuple(items), span)
             }
             syn::Expr::Array(a) => {
-                let items = a.elems.iter().map(|x| self.expr(x, out)).collect();
-                Expr::new(ExprKind::Array(items), span)
+                let items: Vec<Expr> = a.elems.iter().map(|x| self.expr(x, out)).collect();
+                match self.flatten_rows(&items, e) {
+                    None => Expr::new(ExprKind::Array(items), span),
+                    Some(Ok((flat, row))) => match self.nested_value(e, row, nested_ok) {
+                        true => Expr::new(ExprKind::Array(flat), span),
+                        false => Expr::new(ExprKind::Poison, span),
+                    },
+                    Some(Err(())) => Expr::new(ExprKind::Poison, span),
+                }
             }
             syn::Expr::Repeat(r) => {
                 if self.refs_locals(&r.len) {
@@ -232,6 +254,10 @@ impl Lowerer<'_> {
                     );
                 }
                 let elem = self.expr(&r.expr, out);
+                if let Shape::Seq(SeqKind::Array(row)) = self.shape_of(&elem) {
+                    // `[[x; C]; R]`, `[[a, b]; R]`: flattened.
+                    return self.repeat_rows(e, elem, row, &r.len, nested_ok);
+                }
                 Expr::new(
                     ExprKind::ArrayRepeat {
                         elem: Box::new(elem),
@@ -240,7 +266,7 @@ impl Lowerer<'_> {
                     span,
                 )
             }
-            syn::Expr::Macro(m) => self.expr_macro(&m.mac, out),
+            syn::Expr::Macro(m) => self.expr_macro(&m.mac, out, nested_ok),
             syn::Expr::Field(f) => match &f.member {
                 syn::Member::Unnamed(i) => {
                     let base = self.expr(&f.base, out);
@@ -380,7 +406,12 @@ impl Lowerer<'_> {
         }
     }
 
-    pub(super) fn expr_macro(&mut self, mac: &syn::Macro, out: &mut Vec<Stmt>) -> Expr {
+    pub(super) fn expr_macro(
+        &mut self,
+        mac: &syn::Macro,
+        out: &mut Vec<Stmt>,
+        nested_ok: bool,
+    ) -> Expr {
         let span = mac.span();
         let is_vec = mac.path.is_ident("vec");
         if !is_vec {
@@ -419,6 +450,34 @@ impl Lowerer<'_> {
             Ok(VecArgs::Repeat(elem, len)) => {
                 let elem = self.expr(&elem, out);
                 let len = self.expr(&len, out);
+                if let Shape::Seq(SeqKind::Array(row)) = self.shape_of(&elem) {
+                    // `vec![[x; C]; n]`: `vec![x; n * C]`.
+                    let x = match elem.kind {
+                        ExprKind::ArrayRepeat { elem: x, len: l }
+                            if ArrayLen::new(l.clone()) == row =>
+                        {
+                            x
+                        }
+                        _ => {
+                            return self.poison(
+                                &mac,
+                                "`vec![row; n]` with a row other than `[x; C]`",
+                                "start from `vec![[x; C]; n]` and write the elements",
+                            )
+                        }
+                    };
+                    if !self.nested_value(&mac, row.clone(), nested_ok) {
+                        return Expr::new(ExprKind::Poison, span);
+                    }
+                    let c = Self::row_len_expr(&row, span);
+                    return Expr::new(
+                        ExprKind::VecRepeat {
+                            elem: x,
+                            len: Box::new(super::chains::bin(BinOp::Mul, len, c)),
+                        },
+                        span,
+                    );
+                }
                 Expr::new(
                     ExprKind::VecRepeat {
                         elem: Box::new(elem),
@@ -428,8 +487,15 @@ impl Lowerer<'_> {
                 )
             }
             Ok(VecArgs::List(items)) => {
-                let items = items.iter().map(|x| self.expr(x, out)).collect();
-                Expr::new(ExprKind::VecList(items), span)
+                let items: Vec<Expr> = items.iter().map(|x| self.expr(x, out)).collect();
+                match self.flatten_rows(&items, &mac) {
+                    None => Expr::new(ExprKind::VecList(items), span),
+                    Some(Ok((flat, row))) => match self.nested_value(&mac, row, nested_ok) {
+                        true => Expr::new(ExprKind::VecList(flat), span),
+                        false => Expr::new(ExprKind::Poison, span),
+                    },
+                    Some(Err(())) => Expr::new(ExprKind::Poison, span),
+                }
             }
             Err(err) => {
                 self.diag.push(err);

@@ -23,6 +23,7 @@ mod control;
 mod convert;
 mod exprs;
 mod inplace;
+mod nested;
 mod patterns;
 mod shapes;
 mod stmts;
@@ -49,10 +50,25 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         mut_ref_tokens: Vec::new(),
         elem_aliases: HashMap::new(),
         alias_ok: false,
+        rows: HashMap::new(),
+        output_row: None,
+        top_tail: true,
+        nested_ok: false,
+        nested_row: None,
+        const_generics: item
+            .sig
+            .generics
+            .const_params()
+            .map(|c| c.ident.to_string())
+            .collect(),
     };
     cx.check_signature(&item.sig);
     let params = cx.params(&item.sig, attr);
     let output = cx.output(&item.sig, &params);
+    cx.output_row = output
+        .as_ref()
+        .and_then(|o| o.nest.as_ref())
+        .map(|n| n.row.clone());
     let mut body = Vec::new();
     // A function giving `()` ends in a statement, even when written without `;`
     // (`if c { r[0] = x; } else { r[0] = y; }`).
@@ -63,6 +79,10 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     cx.reclassify_calls(&mut body, tail.as_mut());
     cx.check_call_results(&body, tail.as_ref());
     cx.check_mut_borrows(&body, tail.as_ref());
+    cx.check_nested_uses(&body, tail.as_ref());
+    for (v, row) in &cx.rows {
+        cx.vars[*v].row = Some(row.clone());
+    }
     let output = output?;
     let float_generics = item
         .sig
@@ -129,6 +149,20 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) elem_aliases: HashMap<VarId, (VarId, Expr)>,
     /// Set while lowering the operand of `*` or a method receiver (see `deref_operand`).
     pub(crate) alias_ok: bool,
+    /// Variables holding a nested array (`[[T; C]; R]`, `&[[T; C]]`...), flattened row-major:
+    /// their row length `C` (`lower/nested.rs`).
+    pub(crate) rows: HashMap<VarId, ArrayLen>,
+    /// Set just before lowering an expression that may be a nested array literal (a `let`'s
+    /// value, the returned value); taken by the first `expr` call.
+    pub(crate) nested_ok: bool,
+    /// The row length of the nested array literal just lowered where `nested_ok` allowed it.
+    pub(crate) nested_row: Option<ArrayLen>,
+    /// The row length of a nested array output (`-> [[T; C]; R]`).
+    pub(crate) output_row: Option<ArrayLen>,
+    /// True until the function's body starts lowering (its tail may be a nested literal).
+    pub(crate) top_tail: bool,
+    /// The function's const generic parameters (array lengths that cannot be multiplied).
+    pub(crate) const_generics: Vec<String>,
     pub(crate) diag: &'a mut Diag,
     pub(crate) vars: Vec<Var>,
     pub(crate) scopes: Vec<Vec<(String, VarId)>>,
@@ -212,6 +246,7 @@ impl Lowerer<'_> {
             origin,
             ty,
             active: false,
+            row: None,
         });
         self.vars.len() - 1
     }

@@ -17,6 +17,8 @@ impl Lowerer<'_> {
         out: &mut Vec<Stmt>,
         want_value: bool,
     ) -> Option<Expr> {
+        // The function's body (lowered first): its value may be a nested array literal.
+        let top = std::mem::take(&mut self.top_tail);
         self.with_scope(|cx| {
             let n = b.stmts.len();
             let mut tail = None;
@@ -25,6 +27,7 @@ impl Lowerer<'_> {
                     syn::Stmt::Expr(e, None)
                         if want_value && i + 1 == n && !is_unit_stmt_expr(e) =>
                     {
+                        cx.nested_ok = top && cx.output_row.is_some();
                         tail = Some(cx.expr(e, out));
                     }
                     _ => cx.stmt(s, out),
@@ -108,6 +111,22 @@ impl Lowerer<'_> {
             let mut visible: Vec<VarId> = Vec::new();
             for word in mentioned_names(&tokens) {
                 if let Some(v) = self.lookup(&word) {
+                    // Windows, chunks, rows and `iter_mut` items have no variable of their own
+                    // in generated code.
+                    if self.views.contains_key(&v) || self.elem_aliases.contains_key(&v) {
+                        self.diag.unsupported_at(
+                            &mac,
+                            &format!(
+                                "naming `{word}`, a borrowed part of a sequence (a window, chunk, \
+                                 row or `iter_mut` item), in `{name}!`"
+                            ),
+                            &format!(
+                                "copy what the macro needs into a local first \
+                                 (`let first = {word}[0];`)"
+                            ),
+                        );
+                        continue;
+                    }
                     if !visible.contains(&v) {
                         visible.push(v);
                     }
@@ -185,6 +204,12 @@ impl Lowerer<'_> {
                 return;
             }
         }
+        // `let r = &p[i];`: `r` names a row of a nested array.
+        if let (Some(init), None) = (init, &ty) {
+            if self.let_row(pat, init, out) {
+                return;
+            }
+        }
         // `let f = |a| ...;`: inlined at each call.
         if let (syn::Pat::Ident(pi), Some(syn::Expr::Closure(c))) = (pat, init) {
             self.bind_closure(&pi.ident, c);
@@ -197,7 +222,43 @@ impl Lowerer<'_> {
                 return;
             }
         }
-        let mut init_ir = init.map(|e| self.expr(e, out));
+        // `let m: [[f64; 3]; 3] = ..`: the variable holds the flat form.
+        let (ty, mut row) = match ty {
+            Some(t) => match self.flat_type(&t) {
+                Some((flat, row)) => (Some(flat), Some(row)),
+                None => (Some(t), None),
+            },
+            None => (None, None),
+        };
+        self.nested_row = None;
+        let mut init_ir = init.map(|e| {
+            self.nested_ok = true;
+            self.expr(e, out)
+        });
+        self.nested_ok = false;
+        if let Some(r) = self
+            .nested_row
+            .take()
+            .or_else(|| self.row_of_value(init_ir.as_ref()))
+        {
+            row = Some(r);
+        }
+        if let (
+            Some(_),
+            Some(Expr {
+                kind: ExprKind::Call { .. },
+                span,
+                ..
+            }),
+        ) = (&row, &init_ir)
+        {
+            self.diag.unsupported(
+                *span,
+                "arrays of arrays returned by a call (yet)",
+                "return a flat array and index it `m[i * C + j]`, or write the result through \
+                 a `&mut` argument",
+            );
+        }
         // A call's result takes the shape the annotation gives.
         if let (
             Some(t),
@@ -231,6 +292,18 @@ impl Lowerer<'_> {
             (None, None) => Shape::Other,
         };
         let pat_ir = self.pattern(pat, &shape, ty.clone());
+        if let Some(row) = row {
+            match &pat_ir {
+                Pat::Bind(v) => {
+                    self.rows.insert(*v, row);
+                }
+                _ => self.diag.unsupported_at(
+                    pat,
+                    "destructuring an array of arrays",
+                    "bind it to one name and index it (`m[i][j]`)",
+                ),
+            }
+        }
         // The result of a call is assumed to be one float (or a tuple of floats, destructured)
         // unless the `let` says otherwise.
         if let (
@@ -366,6 +439,7 @@ impl Lowerer<'_> {
                     }
                 }
             }
+            syn::Expr::Assign(a) if self.row_assign(a, out) => {}
             syn::Expr::Assign(a) => {
                 let value = self.expr(&a.right, out);
                 if let Some(place) = self.place(&a.left, out) {
@@ -451,7 +525,10 @@ impl Lowerer<'_> {
                 span: c.span(),
             }),
             syn::Expr::Return(r) => {
-                let value = r.expr.as_ref().map(|v| self.expr(v, out));
+                let value = r.expr.as_ref().map(|v| {
+                    self.nested_ok = self.output_row.is_some();
+                    self.expr(v, out)
+                });
                 out.push(Stmt::Return {
                     value,
                     span: r.span(),

@@ -67,12 +67,15 @@ impl Lowerer<'_> {
                     TypeClass::Seq(SeqKind::Array(ArrayLen::new(a.len.to_token_stream())))
                 }
                 TypeClass::Int | TypeClass::Bool | TypeClass::Other => TypeClass::Other,
-                _ => TypeClass::UnsupportedFloat("arrays of arrays of floats"),
+                // `[[T; C]; R]` is flattened before it gets here (`lower/nested.rs`).
+                _ => TypeClass::UnsupportedFloat(
+                    "arrays nested more than two deep, or arrays of `Vec`s",
+                ),
             },
             syn::Type::Slice(s) => match self.classify(&s.elem) {
                 TypeClass::Float => TypeClass::Seq(SeqKind::Slice),
                 TypeClass::Int | TypeClass::Bool | TypeClass::Other => TypeClass::Other,
-                _ => TypeClass::UnsupportedFloat("slices of arrays or vectors of floats"),
+                _ => TypeClass::UnsupportedFloat("slices of `Vec`s or of arrays of arrays"),
             },
             syn::Type::Paren(p) => self.classify(&p.elem),
             syn::Type::Group(g) => self.classify(&g.elem),
@@ -158,7 +161,17 @@ impl Lowerer<'_> {
                 }
             };
             let selected = attr.wrt.as_ref().is_none_or(|w| w.contains(&name));
-            let ty = (*pt.ty).clone();
+            // A nested array is seen in its flat form (`lower/nested.rs`).
+            let (ty, nest) = match self.flat_type(&pt.ty) {
+                Some((flat, row)) => (
+                    flat,
+                    Some(Nest {
+                        ty: (*pt.ty).clone(),
+                        row,
+                    }),
+                ),
+                None => ((*pt.ty).clone(), None),
+            };
             let (shape, elem_ty, inout) = self.param_shape(&ty, selected, &name);
             let active = selected && shape.is_float();
             let var = self.new_var(
@@ -170,6 +183,9 @@ impl Lowerer<'_> {
                 Some(ty.clone()),
             );
             self.bind(&name, var);
+            if let Some(n) = &nest {
+                self.rows.insert(var, n.row.clone());
+            }
             params.push(Param {
                 var,
                 name,
@@ -178,7 +194,7 @@ impl Lowerer<'_> {
                 elem_ty,
                 active,
                 inout,
-                nest: None,
+                nest,
             });
         }
         if let Some(wrt) = &attr.wrt {
@@ -345,6 +361,22 @@ impl Lowerer<'_> {
                 return Some(unit(p.elem_ty.clone()?));
             }
         }
+        // `-> [[T; C]; R]`, `-> Vec<[T; C]>`: the flat form, converted by the public companions.
+        if !matches!(ty, syn::Type::Reference(_)) {
+            if let Some((flat, row)) = self.flat_type(&ty) {
+                let out = self.output_of(&flat);
+                return out.map(|o| Output {
+                    nest: Some(Nest { ty, row }),
+                    ..o
+                });
+            }
+        }
+        self.output_of(&ty)
+    }
+
+    /// The output of type `ty` (not `()`).
+    fn output_of(&mut self, ty: &syn::Type) -> Option<Output> {
+        let ty = ty.clone();
         let bad = |me: &mut Self| {
             me.diag.error_at(
                 &ty,

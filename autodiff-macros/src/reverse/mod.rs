@@ -190,6 +190,7 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<V
         origin: VarOrigin::Synthetic,
         ty: Some(f.output.ty.clone()),
         active: true,
+        row: None,
     });
     let body = normalize(f, &mut vars, ret, diag);
     dump.section("exits normalised (reverse mode)", || {

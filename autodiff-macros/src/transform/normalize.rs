@@ -119,6 +119,7 @@ impl Norm<'_> {
             origin: VarOrigin::Synthetic,
             ty: None,
             active: false,
+            row: None,
         });
         n
     }

@@ -1,0 +1,233 @@
+//! Companions of functions with nested array arguments or outputs (`[[T; C]; R]`, `&[[T; C]]`,
+//! `&mut [[T; C]]`, `Vec<[T; C]>`): takes the signatures and the bodies the emitters wrote for the
+//! flat form (`lower/nested.rs`), gives hidden inner companions with flat signatures
+//! (`__ad_flat_<f>_jvp`, `__ad_flat_<f>_vjp`) and the public `<f>_jvp`, `<f>_vjp`,
+//! `<f>_vjp_dropped` with the types as written, which flatten arguments, tangents, adjoint
+//! buffers and seeds (borrowing where they can: `as_flattened`, `as_flattened_mut`) and give
+//! outputs back as rows.
+
+use super::expand::Signatures;
+use crate::ir::*;
+use crate::names;
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+
+impl Signatures<'_> {
+    /// Whether an argument or the output is a nested array.
+    pub(super) fn is_nested(&self) -> bool {
+        self.f.params.iter().any(|p| p.nest.is_some()) || self.f.output.nest.is_some()
+    }
+
+    /// The public tangent type of a nested argument (the argument's own type; `&[[T; C]]` for a
+    /// `Vec` by value; the adjoint's type for an in-out one).
+    pub(super) fn nested_tangent_ty(p: &Param) -> Option<TokenStream> {
+        let n = p.nest.as_ref()?;
+        if p.inout {
+            return Self::nested_adjoint_ty(p);
+        }
+        let (e, c) = (Self::elem_of(p), &n.row);
+        Some(match &n.ty {
+            syn::Type::Path(_) => quote!(&[[#e; #c]]),
+            t => t.to_token_stream(),
+        })
+    }
+
+    /// The public adjoint type of a nested argument: `&mut [[T; C]; R]` for arrays (by value or
+    /// by reference), `&mut [[T; C]]` otherwise.
+    pub(super) fn nested_adjoint_ty(p: &Param) -> Option<TokenStream> {
+        let n = p.nest.as_ref()?;
+        let (e, c) = (Self::elem_of(p), &n.row);
+        let inner = match &n.ty {
+            syn::Type::Reference(r) => &*r.elem,
+            t => t,
+        };
+        Some(match inner {
+            syn::Type::Array(a) => {
+                let r = &a.len;
+                quote!(&mut [[#e; #c]; #r])
+            }
+            _ => quote!(&mut [[#e; #c]]),
+        })
+    }
+
+    /// The gradient struct's field of a nested argument: `[[T; C]; R]` or `Vec<[T; C]>`.
+    pub(super) fn nested_grad_ty(p: &Param) -> Option<TokenStream> {
+        let n = p.nest.as_ref()?;
+        let (e, c) = (Self::elem_of(p), &n.row);
+        let inner = match &n.ty {
+            syn::Type::Reference(r) => &*r.elem,
+            t => t,
+        };
+        Some(match inner {
+            syn::Type::Array(a) => {
+                let r = &a.len;
+                quote!([[#e; #c]; #r])
+            }
+            _ => quote!(::std::vec::Vec<[#e; #c]>),
+        })
+    }
+
+    fn elem_of(p: &Param) -> TokenStream {
+        match &p.elem_ty {
+            Some(t) => t.to_token_stream(),
+            None => quote!(f64),
+        }
+    }
+
+    /// The inner companions' arguments: the function's own, with nested types flattened.
+    pub(super) fn flat_inputs(&self) -> Vec<TokenStream> {
+        self.f
+            .item
+            .sig
+            .inputs
+            .iter()
+            .map(|i| match i {
+                syn::FnArg::Typed(pt) => {
+                    let p = self.f.params.iter().find(|p| match &*pt.pat {
+                        syn::Pat::Ident(pi) => pi.ident == p.name,
+                        _ => false,
+                    });
+                    match p {
+                        Some(p) if p.nest.is_some() => {
+                            let (pat, ty) = (&pt.pat, &p.ty);
+                            quote!(#pat: #ty)
+                        }
+                        _ => i.to_token_stream(),
+                    }
+                }
+                other => other.to_token_stream(),
+            })
+            .collect()
+    }
+
+    /// The public type of the output (`[[T; C]; R]`, `Vec<[T; C]>`, or the flat one's).
+    pub(super) fn public_out(&self) -> TokenStream {
+        match &self.f.output.nest {
+            Some(n) => n.ty.to_token_stream(),
+            None => self.f.output.ty.to_token_stream(),
+        }
+    }
+
+    /// The public seed type: the output's type, `&[[T; C]]` for a `Vec<[T; C]>` output.
+    pub(super) fn public_seed_ty(&self) -> TokenStream {
+        let o = &self.f.output;
+        match (&o.nest, &o.shape) {
+            (Some(n), Shape::Seq(SeqKind::Vec)) => {
+                let (e, c) = (&o.elem_ty, &n.row);
+                quote!(&[[#e; #c]])
+            }
+            (Some(n), _) => n.ty.to_token_stream(),
+            (None, _) => self.seed_ty(),
+        }
+    }
+
+    /// A public argument in the inner companions' flat form: `name` of parameter `p` (an
+    /// argument, `tangent` or adjoint buffer).
+    fn flat_arg(p: &Param, name: &syn::Ident, role: Role) -> TokenStream {
+        let rt = names::rt();
+        if p.nest.is_none() {
+            return quote!(#name);
+        }
+        let by_value_array = matches!(p.shape, Shape::Seq(SeqKind::Array(_)));
+        let by_value_vec = matches!(p.shape, Shape::Seq(SeqKind::Vec));
+        match role {
+            Role::Arg if by_value_array => quote!(#rt::flatten(#name)),
+            Role::Arg if by_value_vec => quote!(::std::vec::Vec::into_flattened(#name)),
+            Role::Arg if p.inout => quote!(#name.as_flattened_mut()),
+            Role::Arg => quote!(#name.as_flattened()),
+            Role::Tangent if p.inout => quote!(#name.as_flattened_mut()),
+            Role::Tangent if by_value_array => quote!(#rt::flatten(#name)),
+            Role::Tangent => quote!(#name.as_flattened()),
+            Role::Adjoint => match &p.shape {
+                Shape::Seq(SeqKind::Array(n)) => {
+                    quote!(#rt::row_mut::<_, #n>(#name.as_flattened_mut()))
+                }
+                _ => quote!(#name.as_flattened_mut()),
+            },
+        }
+    }
+
+    /// A value of the flat output as the public type.
+    fn nest_output(&self, v: TokenStream) -> TokenStream {
+        let rt = names::rt();
+        let o = &self.f.output;
+        match (&o.nest, &o.shape) {
+            (Some(n), Shape::Seq(SeqKind::Vec)) => {
+                let c = &n.row;
+                quote!(#rt::unflatten_vec::<_, #c>(#v))
+            }
+            (Some(_), _) => quote!(#rt::unflatten(#v)),
+            (None, _) => v,
+        }
+    }
+
+    /// The public seed in the flat form.
+    fn flat_seed(&self, seed: &syn::Ident) -> TokenStream {
+        let rt = names::rt();
+        let o = &self.f.output;
+        match (&o.nest, &o.shape) {
+            (Some(_), Shape::Seq(SeqKind::Vec)) => quote!(#seed.as_flattened()),
+            (Some(_), _) => quote!(#rt::flatten(#seed)),
+            (None, _) => quote!(#seed),
+        }
+    }
+
+    /// The bodies of the public `_jvp`, `_vjp` and `_vjp_dropped`, which call the inner ones.
+    pub(super) fn nested_bodies(&self) -> (TokenStream, TokenStream, TokenStream) {
+        let name = &self.f.item.sig.ident;
+        let taken = self.taken();
+        let args: Vec<TokenStream> = self
+            .f
+            .params
+            .iter()
+            .map(|p| Self::flat_arg(p, &p.name, Role::Arg))
+            .collect();
+        let active: Vec<&Param> = self.f.params.iter().filter(|p| p.active).collect();
+        let tans = active.iter().map(|p| {
+            let d = names::shadow_param(&p.name, &taken);
+            Self::flat_arg(p, &d, Role::Tangent)
+        });
+        let adjs: Vec<TokenStream> = active
+            .iter()
+            .map(|p| {
+                let d = names::shadow_param(&p.name, &taken);
+                Self::flat_arg(p, &d, Role::Adjoint)
+            })
+            .collect();
+        let unit = self.f.output.is_unit();
+        let jvp = names::flat_companion(name, "jvp");
+        let vjp = names::flat_companion(name, "vjp");
+        let jvp_body = if unit {
+            quote!(#jvp(#(#args,)* #(#tans),*))
+        } else {
+            let (v, t) = (quote!(__ad_v), quote!(__ad_t));
+            let (nv, nt) = (self.nest_output(v.clone()), self.nest_output(t.clone()));
+            quote! {
+                let (#v, #t) = #jvp(#(#args,)* #(#tans),*);
+                (#nv, #nt)
+            }
+        };
+        let seed = names::seed(&taken);
+        let vjp_body = if unit {
+            quote!(#vjp(#(#args,)* #(#adjs),*))
+        } else {
+            let s = self.flat_seed(&seed);
+            let v = self.nest_output(quote!(#vjp(#(#args,)* #(#adjs,)* #s)));
+            quote!(#v)
+        };
+        let zero = match &self.f.output.shape {
+            _ if unit => None,
+            Shape::Seq(SeqKind::Vec) => Some(quote!(&[])),
+            s => Some(crate::reverse::zero_adjoint(s)),
+        };
+        let dropped_body = quote!(let _ = #vjp(#(#args,)* #(#adjs,)* #zero););
+        (jvp_body, vjp_body, dropped_body)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Role {
+    Arg,
+    Tangent,
+    Adjoint,
+}

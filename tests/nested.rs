@@ -1,0 +1,346 @@
+//! Issue 10, nested arrays: `[[T; C]; R]`, `&[[T; C]]`, `&mut [[T; C]]`, `Vec<[T; C]>` as
+//! arguments, locals and outputs; `m[i][j]` reads and writes, rows borrowed (`&p[i]`, passed to
+//! functions taking `&[f64; 3]`), copied (`let r = p[i];`), assigned (`p[i] = [..]`) and
+//! iterated (`for q in p.iter()`, `iter_mut`, `zip`, `map`); nested literals. Both modes against
+//! central differences and by the dot-product test.
+
+#![allow(clippy::needless_range_loop, clippy::assign_op_pattern, dead_code)]
+
+mod common;
+use autodiff_runtime::differentiate;
+use common::*;
+use num_traits::Float;
+
+/// Squared distance of two points.
+#[differentiate]
+fn dist2(a: &[f64; 3], b: &[f64; 3]) -> f64 {
+    let mut s = 0.0;
+    for k in 0..3 {
+        let d = a[k] - b[k];
+        s += d * d;
+    }
+    s
+}
+
+/// Pair energy of particles at `p` (springs of rest length 1), rows passed to `dist2`.
+#[differentiate]
+fn pair_energy(p: &[[f64; 3]], k: f64) -> f64 {
+    let n = p.len();
+    let mut e = 0.0;
+    for i in 0..n {
+        for j in i + 1..n {
+            let r = dist2(&p[i], &p[j]).sqrt();
+            e += 0.5 * k * (r - 1.0) * (r - 1.0);
+        }
+    }
+    e
+}
+
+/// `R v` with `R` by reference and `v` by value.
+#[differentiate]
+fn rot_apply(r: &[[f64; 3]; 3], v: [f64; 3]) -> [f64; 3] {
+    let mut out = [0.0; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            out[i] += r[i][j] * v[j];
+        }
+    }
+    out
+}
+
+/// A 3x3 matrix product by value, into a local nested array, returned nested.
+#[differentiate]
+fn matmul3(a: [[f64; 3]; 3], b: [[f64; 3]; 3]) -> [[f64; 3]; 3] {
+    let mut c = [[0.0; 3]; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            for k in 0..3 {
+                c[i][j] += a[i][k] * b[k][j];
+            }
+        }
+    }
+    c
+}
+
+/// A rotation matrix, written as a nested literal.
+#[differentiate]
+fn rotation(theta: f64) -> [[f64; 2]; 2] {
+    let (s, c) = (theta.sin(), theta.cos());
+    [[c, -s], [s, c]]
+}
+
+/// Iteration over rows: `for q in p.iter()`, `map` over rows, a borrowed row, a copied row,
+/// `p[i].iter()` and `p[i].len()`.
+#[differentiate]
+fn row_stats(p: &[[f64; 3]]) -> f64 {
+    let mut s = 0.0;
+    for q in p.iter() {
+        s += q[0] * q[1] - q[2].sin();
+    }
+    let m: f64 = p.iter().map(|q| q[0] * q[2]).sum();
+    let r = &p[1];
+    let c = p[0];
+    let t: f64 = p[2].iter().map(|x| x * x).sum();
+    s * m + r[0] * c[2] + t * (p[0].len() as f64) + c[1].exp()
+}
+
+/// Explicit Euler step of particles in place: `iter_mut` over rows zipped with rows, a row
+/// assigned, a row lent `&mut` to a function.
+#[differentiate]
+fn drift(x: &mut [[f64; 2]], v: &[[f64; 2]], dt: f64) {
+    for (xi, vi) in x.iter_mut().zip(v.iter()) {
+        xi[0] += dt * vi[0];
+        xi[1] += dt * vi[1] * xi[0];
+    }
+    let a = x[0][0];
+    x[0] = [a * x[1][1], x[1][0] + dt];
+    push_out(&mut x[1], dt);
+}
+
+/// Scales a point in place.
+#[differentiate]
+fn push_out(q: &mut [f64; 2], s: f64) {
+    q[0] *= 1.0 + s;
+    q[1] = q[1] * q[0];
+}
+
+/// `Vec<[f64; 3]>` by value, a `vec![[0.0; 3]; n]` local, a `Vec<[f64; 3]>` output.
+#[differentiate]
+fn cumulative(p: Vec<[f64; 3]>, w: f64) -> Vec<[f64; 3]> {
+    let n = p.len();
+    let mut out = vec![[0.0; 3]; n];
+    out[0] = p[0];
+    for i in 1..n {
+        for k in 0..3 {
+            out[i][k] = w * out[i - 1][k] + p[i][k] * p[i][k];
+        }
+    }
+    out
+}
+
+/// Generic over the float type.
+#[differentiate]
+fn generic_norms<T: Float>(p: &[[T; 2]]) -> T {
+    let mut s = T::zero();
+    for i in 0..p.len() {
+        s = s + (p[i][0] * p[i][0] + p[i][1] * p[i][1]).sqrt();
+    }
+    s
+}
+
+fn rows<const C: usize>(flat: &[f64]) -> Vec<[f64; C]> {
+    flat.as_chunks::<C>().0.to_vec()
+}
+
+fn flat<const C: usize>(rows: &[[f64; C]]) -> Vec<f64> {
+    rows.as_flattened().to_vec()
+}
+
+#[test]
+fn pair_energy_over_rows_of_positions() {
+    let k = 1.7;
+    Harness::new(12)
+        .primal(move |p| vec![pair_energy(&rows::<3>(p), k)])
+        .jvp(move |p, t| {
+            let (v, d) = pair_energy_jvp(&rows::<3>(p), k, &rows::<3>(t), 0.0);
+            (vec![v], vec![d])
+        })
+        .vjp(move |p, c, g| {
+            let mut bp = vec![[0.0; 3]; 4];
+            let mut bk = 0.0;
+            let v = pair_energy_vjp(&rows::<3>(p), k, &mut bp, &mut bk, c[0]);
+            for (a, b) in g.iter_mut().zip(flat(&bp)) {
+                *a += b;
+            }
+            vec![v]
+        })
+        .random(4, -2.0, 2.0);
+    // The gradient struct holds rows.
+    let p = [[0.0, 0.0, 0.0], [1.5, 0.0, 0.0]];
+    let (e, g) = pair_energy_grad(&p, 2.0);
+    assert!((e - 0.25).abs() < 1e-12);
+    assert!((g.p[0][0] + 1.0).abs() < 1e-12 && (g.p[1][0] - 1.0).abs() < 1e-12);
+    assert!((g.k - 0.125).abs() < 1e-12);
+}
+
+#[test]
+fn matrix_vector_and_matrix_products() {
+    Harness::new(12)
+        .primal(|p| {
+            let r: [[f64; 3]; 3] = rows::<3>(&p[..9]).try_into().unwrap();
+            rot_apply(&r, [p[9], p[10], p[11]]).to_vec()
+        })
+        .jvp(|p, t| {
+            let r: [[f64; 3]; 3] = rows::<3>(&p[..9]).try_into().unwrap();
+            let dr: [[f64; 3]; 3] = rows::<3>(&t[..9]).try_into().unwrap();
+            let (v, d) = rot_apply_jvp(&r, [p[9], p[10], p[11]], &dr, [t[9], t[10], t[11]]);
+            (v.to_vec(), d.to_vec())
+        })
+        .vjp(|p, c, g| {
+            let r: [[f64; 3]; 3] = rows::<3>(&p[..9]).try_into().unwrap();
+            let mut br = [[0.0; 3]; 3];
+            let mut bv = [0.0; 3];
+            let v = rot_apply_vjp(
+                &r,
+                [p[9], p[10], p[11]],
+                &mut br,
+                &mut bv,
+                [c[0], c[1], c[2]],
+            );
+            for (k, b) in flat(&br).iter().chain(&bv).enumerate() {
+                g[k] += b;
+            }
+            v.to_vec()
+        })
+        .random(3, -1.0, 1.0);
+    let m = |x: &[f64]| -> [[f64; 3]; 3] { rows::<3>(x).try_into().unwrap() };
+    Harness::new(18)
+        .primal(move |p| flat(&matmul3(m(&p[..9]), m(&p[9..]))))
+        .jvp(move |p, t| {
+            let (v, d) = matmul3_jvp(m(&p[..9]), m(&p[9..]), m(&t[..9]), m(&t[9..]));
+            (flat(&v), flat(&d))
+        })
+        .vjp(move |p, c, g| {
+            let (mut ba, mut bb) = ([[0.0; 3]; 3], [[0.0; 3]; 3]);
+            let v = matmul3_vjp(m(&p[..9]), m(&p[9..]), &mut ba, &mut bb, m(c));
+            for (k, b) in flat(&ba).iter().chain(&flat(&bb)).enumerate() {
+                g[k] += b;
+            }
+            flat(&v)
+        })
+        .random(3, -1.0, 1.0);
+}
+
+#[test]
+fn nested_literal_output() {
+    let (r, dr) = rotation_jvp(0.3, 1.0);
+    assert_eq!(r, rotation(0.3));
+    assert!((dr[0][1] + 0.3f64.cos()).abs() < 1e-15 && (dr[1][1] + 0.3f64.sin()).abs() < 1e-15);
+    Harness::new(1)
+        .primal(|p| flat(&rotation(p[0])))
+        .jvp(|p, t| {
+            let (v, d) = rotation_jvp(p[0], t[0]);
+            (flat(&v), flat(&d))
+        })
+        .vjp(|p, c, g| {
+            let seed: [[f64; 2]; 2] = rows::<2>(c).try_into().unwrap();
+            flat(&rotation_vjp(p[0], &mut g[0], seed))
+        })
+        .random(4, -3.0, 3.0);
+}
+
+#[test]
+fn iteration_over_rows() {
+    Harness::new(12)
+        .primal(|p| vec![row_stats(&rows::<3>(p))])
+        .jvp(|p, t| {
+            let (v, d) = row_stats_jvp(&rows::<3>(p), &rows::<3>(t));
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| {
+            let mut bp = vec![[0.0; 3]; 4];
+            let v = row_stats_vjp(&rows::<3>(p), &mut bp, c[0]);
+            for (a, b) in g.iter_mut().zip(flat(&bp)) {
+                *a += b;
+            }
+            vec![v]
+        })
+        .random(4, -1.0, 1.0);
+}
+
+#[test]
+fn rows_written_in_place() {
+    // Inputs: x (3 rows of 2), v (3 rows of 2), dt; outputs: x's final contents.
+    Harness::new(13)
+        .primal(|p| {
+            let mut x = rows::<2>(&p[..6]);
+            drift(&mut x, &rows::<2>(&p[6..12]), p[12]);
+            flat(&x)
+        })
+        .jvp(|p, t| {
+            let mut x = rows::<2>(&p[..6]);
+            let mut dx = rows::<2>(&t[..6]);
+            drift_jvp(
+                &mut x,
+                &rows::<2>(&p[6..12]),
+                p[12],
+                &mut dx,
+                &rows::<2>(&t[6..12]),
+                t[12],
+            );
+            (flat(&x), flat(&dx))
+        })
+        .vjp(|p, c, g| {
+            let mut x = rows::<2>(&p[..6]);
+            let mut bx = rows::<2>(c);
+            let mut bv = vec![[0.0; 2]; 3];
+            let mut bdt = 0.0;
+            drift_vjp(
+                &mut x,
+                &rows::<2>(&p[6..12]),
+                p[12],
+                &mut bx,
+                &mut bv,
+                &mut bdt,
+            );
+            for (k, b) in flat(&bx).iter().chain(&flat(&bv)).chain([&bdt]).enumerate() {
+                g[k] += b;
+            }
+            flat(&x)
+        })
+        .random(4, -1.0, 1.0);
+}
+
+#[test]
+fn vec_of_rows_by_value_and_as_output() {
+    Harness::new(10)
+        .primal(|p| flat(&cumulative(rows::<3>(&p[..9]), p[9])))
+        .jvp(|p, t| {
+            let (v, d) = cumulative_jvp(rows::<3>(&p[..9]), p[9], &rows::<3>(&t[..9]), t[9]);
+            (flat(&v), flat(&d))
+        })
+        .vjp(|p, c, g| {
+            let mut bp = vec![[0.0; 3]; 3];
+            let mut bw = 0.0;
+            let v = cumulative_vjp(rows::<3>(&p[..9]), p[9], &mut bp, &mut bw, &rows::<3>(c));
+            for (k, b) in flat(&bp).iter().chain([&bw]).enumerate() {
+                g[k] += b;
+            }
+            flat(&v)
+        })
+        .random(4, -1.0, 1.0);
+}
+
+#[test]
+fn generic_float_rows_f32_and_f64() {
+    let p = [[3.0f64, 4.0], [0.6, 0.8]];
+    let (v, g) = generic_norms_grad(&p);
+    assert!((v - 6.0).abs() < 1e-12);
+    assert!((g.p[0][0] - 0.6).abs() < 1e-12 && (g.p[1][1] - 0.8).abs() < 1e-12);
+    let p32 = [[3.0f32, 4.0], [0.6, 0.8]];
+    let (v32, d32) = generic_norms_jvp(&p32, &[[1.0, 0.0], [0.0, 1.0]]);
+    assert!((v32 - 6.0).abs() < 1e-6 && (d32 - 1.4).abs() < 1e-6);
+}
+
+/// Pass-through macros naming a nested array and a row see rows, as in the function.
+#[differentiate]
+fn checked(p: &[[f64; 2]], x: f64) -> f64 {
+    assert_eq!(p.len(), 3, "three points");
+    let mut s = 0.0;
+    for i in 0..p.len() {
+        debug_assert!(p[i].len() == 2 && p[i][0] < 1e9);
+        s += p[i][0] * p[i][1] * x;
+    }
+    s
+}
+
+#[test]
+fn macros_see_rows() {
+    let p = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]];
+    let (v, g) = checked_grad(&p, 2.0);
+    assert_eq!(v, 88.0);
+    assert_eq!(g.p[2], [12.0, 10.0]);
+    assert_eq!(g.x, 44.0);
+    let (_, d) = checked_jvp(&p, 2.0, &[[0.0; 2]; 3], 1.0);
+    assert_eq!(d, 44.0);
+}
