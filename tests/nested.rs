@@ -344,3 +344,86 @@ fn macros_see_rows() {
     let (_, d) = checked_jvp(&p, 2.0, &[[0.0; 2]; 3], 1.0);
     assert_eq!(d, 44.0);
 }
+
+/// Sum of `x * y` over the rows.
+#[differentiate]
+fn row_products(p: &[[f64; 2]]) -> f64 {
+    p.iter().map(|q| q[0] * q[1]).sum()
+}
+
+/// Adds `s` times each row's swapped coordinates to it, in place.
+#[differentiate]
+fn shear(x: &mut [[f64; 2]], s: f64) {
+    for q in x.iter_mut() {
+        let a = q[0];
+        q[0] += s * q[1];
+        q[1] += s * a;
+    }
+}
+
+/// Nested arrays passed whole to differentiated functions: an argument (`p`, `&p`), a local
+/// `Vec` of rows (`&w`), written in place (`&mut w`, `&mut *x`).
+#[differentiate]
+fn passes_rows(p: &[[f64; 2]], x: &mut [[f64; 2]], s: f64) -> f64 {
+    let mut w = p.to_vec();
+    shear(&mut w, s);
+    shear(&mut *x, s * s);
+    let mut e = row_products(p) + row_products(&p) * s;
+    e += row_products(&w) * row_products(x);
+    let mut z = vec![[0.0; 2]; 3];
+    z[1][0] = s;
+    z[2][1] = e;
+    shear(&mut z, 0.5);
+    e + row_products(&z)
+}
+
+#[test]
+fn nested_arrays_passed_whole() {
+    // Inputs: p (3 rows of 2), x (3 rows of 2), s; outputs: the value, then x's final contents.
+    Harness::new(13)
+        .primal(|q| {
+            let mut x = rows::<2>(&q[6..12]);
+            let v = passes_rows(&rows::<2>(&q[..6]), &mut x, q[12]);
+            let mut out = vec![v];
+            out.extend(flat(&x));
+            out
+        })
+        .jvp(|q, t| {
+            let mut x = rows::<2>(&q[6..12]);
+            let mut dx = rows::<2>(&t[6..12]);
+            let (v, d) = passes_rows_jvp(
+                &rows::<2>(&q[..6]),
+                &mut x,
+                q[12],
+                &rows::<2>(&t[..6]),
+                &mut dx,
+                t[12],
+            );
+            let (mut out, mut dout) = (vec![v], vec![d]);
+            out.extend(flat(&x));
+            dout.extend(flat(&dx));
+            (out, dout)
+        })
+        .vjp(|q, c, g| {
+            let mut x = rows::<2>(&q[6..12]);
+            let mut bp = vec![[0.0; 2]; 3];
+            let mut bx = rows::<2>(&c[1..]);
+            let mut bs = 0.0;
+            let v = passes_rows_vjp(
+                &rows::<2>(&q[..6]),
+                &mut x,
+                q[12],
+                &mut bp,
+                &mut bx,
+                &mut bs,
+                c[0],
+            );
+            for (k, b) in flat(&bp).iter().chain(&flat(&bx)).chain([&bs]).enumerate() {
+                g[k] += b;
+            }
+            let mut out = vec![v];
+            out.extend(flat(&x));
+            out
+        })
+        .random(4, -1.0, 1.0);
+}

@@ -184,3 +184,9 @@ pub fn unflatten_vec<T: Copy, const C: usize>(v: Vec<T>) -> Vec<[T; C]> {
 pub fn rows<T, const C: usize>(s: &[T]) -> &[[T; C]] {
     s.as_chunks::<C>().0
 }
+
+/// [`rows`], writable.
+#[inline(always)]
+pub fn rows_mut<T, const C: usize>(s: &mut [T]) -> &mut [[T; C]] {
+    s.as_chunks_mut::<C>().0
+}

@@ -1,18 +1,14 @@
 use autodiff_runtime::differentiate;
 
 #[differentiate]
-fn total(p: &[[f64; 3]]) -> f64 {
-    let mut s = 0.0;
-    for q in p.iter() {
-        s += q[0];
-    }
-    s
+fn total(m: &[[f64; 3]; 2]) -> f64 {
+    m[0][0] + m[1][2]
 }
 
 #[differentiate]
-fn f(p: &[[f64; 3]], x: f64) -> f64 {
-    // Passing a nested array whole to another function.
-    total(p) * x
+fn f(m: [[f64; 3]; 2], x: f64) -> f64 {
+    // An array of arrays of a fixed number of rows, passed whole (slices of rows can be).
+    total(&m) * x
 }
 
 fn main() {}

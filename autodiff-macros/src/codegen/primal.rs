@@ -313,18 +313,22 @@ pub fn range_tokens(
     t
 }
 
-/// A borrowed sub-slice (`&v[a..b]`, `&mut v[a..b]`) as it is passed: as is, or, for a row of a
+/// A borrowed sub-slice (`&v[a..b]`, `&mut v[a..b]`) as it is passed: as is; for a row of a
 /// nested array, as an array of the row's length (`row::<_, N>(&v[a..b])`), which a callee
-/// taking `&[T; N]` needs and one taking `&[T]` accepts by coercion.
+/// taking `&[T; N]` needs and one taking `&[T]` accepts by coercion; for a whole nested array, as
+/// rows again (`rows::<_, C>(&v[..])`).
 pub fn borrowed_row(
     borrow: TokenStream,
-    array: Option<&crate::ir::ArrayLen>,
+    array: Option<&crate::ir::Nesting>,
     mutable: bool,
 ) -> TokenStream {
+    use crate::ir::Nesting;
     let rt = crate::names::rt();
     match (array, mutable) {
         (None, _) => borrow,
-        (Some(n), false) => quote!(#rt::row::<_, #n>(#borrow)),
-        (Some(n), true) => quote!(#rt::row_mut::<_, #n>(#borrow)),
+        (Some(Nesting::Row(n)), false) => quote!(#rt::row::<_, #n>(#borrow)),
+        (Some(Nesting::Row(n)), true) => quote!(#rt::row_mut::<_, #n>(#borrow)),
+        (Some(Nesting::Rows(c)), false) => quote!(#rt::rows::<_, #c>(#borrow)),
+        (Some(Nesting::Rows(c)), true) => quote!(#rt::rows_mut::<_, #c>(#borrow)),
     }
 }

@@ -408,14 +408,14 @@ pub enum ExprKind {
     /// arguments). `true` when `v` is itself a `&mut` argument (printed `&mut *v`). With a range,
     /// `&mut v[a..b]`: the call reads and overwrites that sub-slice only.
     MutRef(VarId, bool, Option<Box<SubRange>>),
-    /// `&v[a..b]`: a sub-slice argument. With `array`, a row of a nested array (`&p[i]`,
-    /// `p: &[[f64; 3]]`, flattened): borrowed as `&[T; N]`.
+    /// `&v[a..b]`: a sub-slice argument. With `array`, part of a nested array (flattened):
+    /// a row `&p[i]` borrowed as `&[T; N]`, or all of it borrowed as `&[[T; C]]`.
     SubSlice {
         base: VarId,
         start: Option<Box<Expr>>,
         end: Option<Box<Expr>>,
         inclusive: bool,
-        array: Option<ArrayLen>,
+        array: Option<Nesting>,
     },
     /// Placeholder after an error was reported; never emitted.
     Poison,
@@ -444,8 +444,18 @@ pub struct SubRange {
     pub start: Option<Box<Expr>>,
     pub end: Option<Box<Expr>>,
     pub inclusive: bool,
-    /// A row of a nested array (`&mut p[i]`): borrowed as `&mut [T; N]`.
-    pub array: Option<ArrayLen>,
+    /// Part of a nested array: a row (`&mut p[i]`, borrowed as `&mut [T; N]`) or all of it
+    /// (`&mut p`, borrowed as `&mut [[T; C]]`).
+    pub array: Option<Nesting>,
+}
+
+/// How a borrowed range of a flattened nested array (`lower/nested.rs`) is passed on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Nesting {
+    /// A row, `&p[i]`: `&[T; N]`.
+    Row(ArrayLen),
+    /// The whole array, `&p` (`p: &[[T; C]]`): `&[[T; C]]`.
+    Rows(ArrayLen),
 }
 
 /// What a copy of a sequence gives.

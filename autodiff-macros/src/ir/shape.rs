@@ -131,10 +131,10 @@ pub fn shape_of(vars: &[Var], e: &Expr) -> Shape {
             _ => Shape::Other,
         },
         ExprKind::Ref(inner) => shape_of(vars, inner),
-        ExprKind::SubSlice { base, array, .. } => match vars[*base].shape {
+        ExprKind::SubSlice { base, array, .. } => match (&vars[*base].shape, array) {
             // A row of a nested array, borrowed as `&[T; N]`.
-            Shape::Seq(_) if array.is_some() => Shape::Seq(SeqKind::Array(array.clone().unwrap())),
-            Shape::Seq(_) => Shape::Seq(SeqKind::Slice),
+            (Shape::Seq(_), Some(Nesting::Row(n))) => Shape::Seq(SeqKind::Array(n.clone())),
+            (Shape::Seq(_), _) => Shape::Seq(SeqKind::Slice),
             _ => Shape::Other,
         },
         ExprKind::Poison => Shape::Other,

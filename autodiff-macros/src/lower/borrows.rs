@@ -17,8 +17,8 @@ pub(super) struct Landing {
     start: Option<Expr>,
     end: Option<Expr>,
     inclusive: bool,
-    /// A row of a nested array: borrowed as an array of this length.
-    array: Option<ArrayLen>,
+    /// Part of a nested array: how it is passed on.
+    array: Option<Nesting>,
 }
 
 impl Lowerer<'_> {
@@ -39,7 +39,7 @@ impl Lowerer<'_> {
                     start: Some(view.offset),
                     end: Some(end),
                     inclusive: false,
-                    array: view.row,
+                    array: view.row.map(Nesting::Row),
                 };
                 if r.mutability.is_some() {
                     self.vars[l.base].mutable = true;
@@ -149,7 +149,7 @@ impl Lowerer<'_> {
             start: Some(view.offset.clone()),
             end: Some(end),
             inclusive: false,
-            array: view.row.clone(),
+            array: view.row.clone().map(Nesting::Row),
         })
     }
 

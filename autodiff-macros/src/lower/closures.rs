@@ -334,7 +334,7 @@ impl Lowerer<'_> {
                         start: Some(Box::new(v.offset)),
                         end: Some(Box::new(end)),
                         inclusive: false,
-                        array: v.row,
+                        array: v.row.map(Nesting::Row),
                     },
                     span,
                 ))

@@ -88,7 +88,7 @@ impl Lowerer<'_> {
                                     start: Some(Box::new(view.offset.clone())),
                                     end: Some(Box::new(end)),
                                     inclusive: false,
-                                    array: view.row.clone(),
+                                    array: view.row.clone().map(Nesting::Row),
                                 },
                                 span,
                             );

@@ -51,6 +51,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         elem_aliases: HashMap::new(),
         alias_ok: false,
         rows: HashMap::new(),
+        rows_fixed: Default::default(),
         output_row: None,
         top_tail: true,
         nested_ok: false,
@@ -79,6 +80,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     cx.reclassify_calls(&mut body, tail.as_mut());
     cx.check_call_results(&body, tail.as_ref());
     cx.check_mut_borrows(&body, tail.as_ref());
+    cx.lend_rows(&mut body, tail.as_mut());
     cx.check_nested_uses(&body, tail.as_ref());
     for (v, row) in &cx.rows {
         cx.vars[*v].row = Some(row.clone());
@@ -152,6 +154,8 @@ pub(crate) struct Lowerer<'a> {
     /// Variables holding a nested array (`[[T; C]; R]`, `&[[T; C]]`...), flattened row-major:
     /// their row length `C` (`lower/nested.rs`).
     pub(crate) rows: HashMap<VarId, ArrayLen>,
+    /// Those of `rows` with a fixed number of rows (`[[T; C]; R]`, `&[[T; C]; R]`).
+    pub(crate) rows_fixed: std::collections::HashSet<VarId>,
     /// Set just before lowering an expression that may be a nested array literal (a `let`'s
     /// value, the returned value); taken by the first `expr` call.
     pub(crate) nested_ok: bool,

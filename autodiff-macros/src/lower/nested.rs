@@ -458,6 +458,69 @@ impl Lowerer<'_> {
         false
     }
 
+    /// Whether the type of a nested array has a fixed number of rows (`[[T; C]; R]`,
+    /// `&[[T; C]; R]`): passed on, its flat form cannot be given back that type.
+    pub(super) fn fixed_rows(ty: &syn::Type) -> bool {
+        match ty {
+            syn::Type::Reference(r) => Self::fixed_rows(&r.elem),
+            syn::Type::Paren(p) => Self::fixed_rows(&p.elem),
+            t => matches!(t, syn::Type::Array(_)),
+        }
+    }
+
+    /// After lowering: a nested array of any number of rows (`&[[T; C]]`, `Vec<[T; C]>`) passed
+    /// whole to a differentiated function (`g(p)`, `g(&p)`, `g(&mut p)`) is lent as rows
+    /// again (`Nesting::Rows`).
+    pub(super) fn lend_rows(&mut self, body: &mut [Stmt], tail: Option<&mut Expr>) {
+        if self.rows.is_empty() {
+            return;
+        }
+        let (rows, fixed, vars) = (&self.rows, &self.rows_fixed, &self.vars);
+        let passable = |v: VarId| {
+            rows.contains_key(&v)
+                && !fixed.contains(&v)
+                && matches!(vars[v].shape, Shape::Seq(SeqKind::Slice | SeqKind::Vec))
+        };
+        let mut fix = |e: &mut Expr| {
+            let ExprKind::Call { args, .. } = &mut e.kind else {
+                return;
+            };
+            for a in args.iter_mut() {
+                let v = match &a.kind {
+                    ExprKind::Var(v) if vars[*v].shape == Shape::Seq(SeqKind::Slice) => *v,
+                    ExprKind::Ref(inner) => match inner.kind {
+                        ExprKind::Var(v) => v,
+                        _ => continue,
+                    },
+                    ExprKind::MutRef(v, reborrow, None) if passable(*v) => {
+                        let range = SubRange {
+                            start: None,
+                            end: None,
+                            inclusive: false,
+                            array: Some(Nesting::Rows(rows[v].clone())),
+                        };
+                        a.kind = ExprKind::MutRef(*v, *reborrow, Some(Box::new(range)));
+                        continue;
+                    }
+                    _ => continue,
+                };
+                if passable(v) {
+                    a.kind = ExprKind::SubSlice {
+                        base: v,
+                        start: None,
+                        end: None,
+                        inclusive: false,
+                        array: Some(Nesting::Rows(rows[&v].clone())),
+                    };
+                }
+            }
+        };
+        visit_exprs_mut(body, &mut fix);
+        if let Some(t) = tail {
+            t.visit_mut(&mut fix);
+        }
+    }
+
     /// After lowering: every use of a whole nested array variable where its flat form would
     /// mean something else (an argument of a call or method, an item of a tuple or array) is
     /// reported.
@@ -505,12 +568,11 @@ impl Lowerer<'_> {
             self.diag.unsupported(
                 span,
                 &format!(
-                    "passing `{name}`, an array of arrays, whole to a function or method (yet)"
+                    "passing `{name}`, an array of arrays, whole to a function or method here \
+                     (only `&[[T; C]]`, `&mut [[T; C]]` and `Vec<[T; C]>` values can be passed \
+                     whole, to differentiated functions)"
                 ),
-                &format!(
-                    "pass its rows (`&{name}[i]`) or its elements, or flatten it yourself \
-                     (`{name}.as_flattened()`) before the call"
-                ),
+                &format!("pass its rows (`&{name}[i]`) or its elements"),
             );
         }
     }

@@ -223,12 +223,12 @@ impl Lowerer<'_> {
             }
         }
         // `let m: [[f64; 3]; 3] = ..`: the variable holds the flat form.
-        let (ty, mut row) = match ty {
+        let (ty, mut row, fixed) = match ty {
             Some(t) => match self.flat_type(&t) {
-                Some((flat, row)) => (Some(flat), Some(row)),
-                None => (Some(t), None),
+                Some((flat, row)) => (Some(flat), Some(row), Self::fixed_rows(&t)),
+                None => (Some(t), None, false),
             },
-            None => (None, None),
+            None => (None, None, false),
         };
         self.nested_row = None;
         let mut init_ir = init.map(|e| {
@@ -296,6 +296,14 @@ impl Lowerer<'_> {
             match &pat_ir {
                 Pat::Bind(v) => {
                     self.rows.insert(*v, row);
+                    // Rows of a fixed count: annotated so, or copied from such an array.
+                    let from_fixed = matches!(
+                        init_ir.as_ref().map(|e| &e.kind),
+                        Some(ExprKind::Var(w) | ExprKind::CopySeq(w, _)) if self.rows_fixed.contains(w)
+                    );
+                    if fixed || from_fixed {
+                        self.rows_fixed.insert(*v);
+                    }
                 }
                 _ => self.diag.unsupported_at(
                     pat,

@@ -185,6 +185,9 @@ impl Lowerer<'_> {
             self.bind(&name, var);
             if let Some(n) = &nest {
                 self.rows.insert(var, n.row.clone());
+                if Self::fixed_rows(&n.ty) {
+                    self.rows_fixed.insert(var);
+                }
             }
             params.push(Param {
                 var,

@@ -146,8 +146,13 @@ impl Emitter<'_> {
                 start,
                 end,
                 inclusive,
-                ..
+                array,
             } => {
+                // The adjoint of rows (a temporary buffer of rows), flat.
+                let g = match array {
+                    Some(crate::ir::Nesting::Rows(_)) => quote!((#g).as_flattened()),
+                    _ => g,
+                };
                 let s = start.as_ref().map(|s| self.val(s, cx, &mut dummy, code));
                 let x = end.as_ref().map(|x| self.val(x, cx, &mut dummy, code));
                 self.flush_dummy(dummy, code);

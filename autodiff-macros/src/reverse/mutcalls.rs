@@ -132,7 +132,12 @@ impl Emitter<'_> {
             // The copy of the sub-slice is a `Vec` (an array for a row of a nested array); the
             // adjoint, the same range of `w`'s.
             let row = |b| crate::codegen::primal::borrowed_row(b, r.array.as_ref(), true);
-            prims.push(row(quote!(&mut #t[..])));
+            // The copy of a whole nested array is rows already.
+            let copied = |b| match &r.array {
+                Some(crate::ir::Nesting::Rows(_)) => b,
+                _ => row(b),
+            };
+            prims.push(copied(quote!(&mut #t[..])));
             if self.vars[w].active && self.acc.contains(&w) {
                 let s = r.start.as_ref().map(|s| self.val(s, cx, dummy, code));
                 let x = r.end.as_ref().map(|x| self.val(x, cx, dummy, code));
@@ -148,7 +153,7 @@ impl Emitter<'_> {
                     pat: quote!(mut #z),
                     value: quote!(#rt::zero_tangent(&#t[..])),
                 });
-                adjs.push(row(quote!(&mut #z[..])));
+                adjs.push(copied(quote!(&mut #z[..])));
             }
             return;
         }

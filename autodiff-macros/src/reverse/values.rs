@@ -190,7 +190,11 @@ impl Emitter<'_> {
                         out,
                         None,
                     );
-                    let whole = row(quote!(&#s[..]));
+                    // A copy of rows is rows already.
+                    let whole = match array {
+                        Some(crate::ir::Nesting::Rows(_)) => quote!(&#s[..]),
+                        _ => row(quote!(&#s[..])),
+                    };
                     cx.snap.insert(key, whole.clone());
                     return whole;
                 }
