@@ -4,7 +4,12 @@
 //! iterated (`for q in p.iter()`, `iter_mut`, `zip`, `map`); nested literals. Both modes against
 //! central differences and by the dot-product test.
 
-#![allow(clippy::needless_range_loop, clippy::assign_op_pattern, dead_code)]
+#![allow(
+    clippy::needless_range_loop,
+    clippy::assign_op_pattern,
+    clippy::needless_borrow,
+    dead_code
+)]
 
 mod common;
 use autodiff_runtime::differentiate;
