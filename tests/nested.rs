@@ -432,3 +432,35 @@ fn nested_arrays_passed_whole() {
         })
         .random(4, -1.0, 1.0);
 }
+
+#[test]
+fn jacobians_of_nested_arrays() {
+    // Rows: R v (3); columns: R (9, row-major), then v (3).
+    let r = [[1.0, 2.0, 0.5], [0.0, -1.0, 3.0], [2.0, 1.0, 1.0]];
+    let v = [0.3, -0.7, 1.1];
+    let (value, j) = rot_apply_jacobian(&r, v);
+    assert_eq!(value, rot_apply(&r, v));
+    assert_eq!((j.rows(), j.cols()), (3, 12));
+    for i in 0..3 {
+        for k in 0..3 {
+            assert_eq!(j[(i, 3 * i + k)], v[k]);
+            assert_eq!(j[(i, 9 + k)], r[i][k]);
+        }
+    }
+    // A nested output: rows are C's entries row-major.
+    let a = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]];
+    let (c, j) = matmul3_jacobian(a, a);
+    assert_eq!(c, matmul3(a, a));
+    assert_eq!((j.rows(), j.cols()), (9, 18));
+    // d c[0][1] / d a[0][2] = a[2][1]; d c[0][1] / d b[2][1] = a[0][2].
+    assert_eq!(j[(1, 2)], a[2][1]);
+    assert_eq!(j[(1, 9 + 7)], a[0][2]);
+    // An in-out slice of rows: rows are the final contents.
+    let mut x = vec![[0.5, -0.25], [1.0, 2.0], [0.0, 1.5]];
+    let vv = vec![[1.0, 0.0], [0.5, 0.5], [-1.0, 2.0]];
+    let mut x2 = x.clone();
+    drift(&mut x2, &vv, 0.1);
+    let j = drift_jacobian(&mut x, &vv, 0.1);
+    assert_eq!(x, x2);
+    assert_eq!((j.rows(), j.cols()), (6, 13));
+}

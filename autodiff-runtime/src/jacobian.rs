@@ -83,6 +83,54 @@ impl<T: Float, const N: usize> Flat<T> for [T; N] {
     }
 }
 
+/// Arrays of arrays, row-major (the order `#[differentiate]` flattens them in).
+impl<T: Float, const C: usize, const R: usize> Flat<T> for [[T; C]; R] {
+    #[inline]
+    fn flat_len(&self) -> usize {
+        R * C
+    }
+    #[inline]
+    fn flat_get(&self, k: usize) -> T {
+        self[k / C][k % C]
+    }
+    #[inline]
+    fn flat_set(&mut self, k: usize, v: T) {
+        self[k / C][k % C] = v;
+    }
+}
+
+/// Slices of rows, row-major.
+impl<T: Float, const C: usize> Flat<T> for [[T; C]] {
+    #[inline]
+    fn flat_len(&self) -> usize {
+        self.len() * C
+    }
+    #[inline]
+    fn flat_get(&self, k: usize) -> T {
+        self[k / C][k % C]
+    }
+    #[inline]
+    fn flat_set(&mut self, k: usize, v: T) {
+        self[k / C][k % C] = v;
+    }
+}
+
+/// `Vec`s of rows, row-major.
+impl<T: Float, const C: usize> Flat<T> for Vec<[T; C]> {
+    #[inline]
+    fn flat_len(&self) -> usize {
+        self.len() * C
+    }
+    #[inline]
+    fn flat_get(&self, k: usize) -> T {
+        self[k / C][k % C]
+    }
+    #[inline]
+    fn flat_set(&mut self, k: usize, v: T) {
+        self[k / C][k % C] = v;
+    }
+}
+
 impl<T: Float> Flat<T> for [T] {
     #[inline]
     fn flat_len(&self) -> usize {

@@ -463,7 +463,8 @@ impl<'a> Signatures<'a> {
     }
 
     /// `full` for a function with nested arrays: the inner companions over the flat forms, then
-    /// the public ones converting (`codegen/nested.rs`). No `_jacobian` yet.
+    /// the public ones converting (`codegen/nested.rs`); `_grad` and `_jacobian` call the public
+    /// ones.
     fn full_nested(&self, fwd: TokenStream, rev: TokenStream) -> TokenStream {
         let (ji, vi, _) = self.headers_as(true);
         let (j, v, g) = self.headers_as(false);
@@ -473,6 +474,11 @@ impl<'a> Signatures<'a> {
             let body = self.grad_body();
             quote!(#s #g { #body })
         });
+        let jac = self.jacobian_headers().map(|(h, hs)| {
+            let body = self.jacobian_body();
+            let sparse = self.sparse_jacobian_body();
+            quote!(#h { #body } #hs { #sparse })
+        });
         let (dh, _) = self.dropped();
         quote! {
             #ji { #fwd }
@@ -480,6 +486,7 @@ impl<'a> Signatures<'a> {
             #j { #jb }
             #v { #vb }
             #grad
+            #jac
             #dh { #db }
         }
     }

@@ -55,11 +55,7 @@ impl Signatures<'_> {
                     Shape::Scalar | Shape::Int | Shape::Bool | Shape::Seq(SeqKind::Array(_))
                 )
         };
-        // Nested arrays (`codegen/nested.rs`) have no `Flat` view yet.
-        vector
-            && !self.is_nested()
-            && self.f.params.iter().any(|p| p.active)
-            && self.f.params.iter().all(reusable)
+        vector && self.f.params.iter().any(|p| p.active) && self.f.params.iter().all(reusable)
     }
 
     /// The headers of `<f>_jacobian` and `<f>_jacobian_sparse`.
@@ -76,14 +72,14 @@ impl Signatures<'_> {
         let out = match self.f.output.is_unit() {
             true => quote!(#jm::Jacobian<#e>),
             false => {
-                let o = &self.f.output.ty;
+                let o = self.public_out();
                 quote!((#o, #jm::Jacobian<#e>))
             }
         };
         let out_sparse = match self.f.output.is_unit() {
             true => quote!(#jm::SparseJacobian<#e>),
             false => {
-                let o = &self.f.output.ty;
+                let o = self.public_out();
                 quote!((#o, #jm::SparseJacobian<#e>))
             }
         };
@@ -322,7 +318,17 @@ impl Signatures<'_> {
             zeros.push(quote!(let mut #t = #rt::zero_tangent(&#n);));
             units.push(quote!(#jm::set_unit_in::<#e, _>(&mut #t, #o, __ad_k);));
             let by_ref = matches!(p.ty, syn::Type::Reference(_));
-            let array_or_float = matches!(p.shape, Shape::Seq(SeqKind::Array(_)) | Shape::Scalar);
+            // An array of arrays of a fixed number of rows is an array here too (its flat form,
+            // `&[T]` for `&[[T; C]; R]`, is not what the public companions take).
+            let fixed_rows = p.nest.as_ref().is_some_and(|n| {
+                let inner = match &n.ty {
+                    syn::Type::Reference(r) => &*r.elem,
+                    t => t,
+                };
+                matches!(inner, syn::Type::Array(_))
+            });
+            let array_or_float =
+                fixed_rows || matches!(p.shape, Shape::Seq(SeqKind::Array(_)) | Shape::Scalar);
             tangents.push(match (p.inout, array_or_float, by_ref) {
                 // An in-out argument's tangent is `&mut` like the argument.
                 (true, true, _) => quote!(&mut #t),
