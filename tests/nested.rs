@@ -11,6 +11,7 @@
     dead_code
 )]
 
+#[macro_use]
 mod common;
 use autodiff_runtime::differentiate;
 use common::*;
@@ -463,4 +464,29 @@ fn jacobians_of_nested_arrays() {
     let j = drift_jacobian(&mut x, &vv, 0.1);
     assert_eq!(x, x2);
     assert_eq!((j.rows(), j.cols()), (6, 13));
+}
+
+/// Product of a point's coordinates.
+#[differentiate]
+fn coord_product(a: &[f64; 2]) -> f64 {
+    a[0] * a[1]
+}
+
+/// Rows of a nested array that is written later, lent to a function (random programs, helper
+/// fuzzing: the reverse sweep's saved copy of the row was a slice, E0308).
+#[differentiate]
+fn lends_changing_rows(x: f64) -> f64 {
+    let mut nm = [[x, 1.0], [2.0, x]];
+    let mut s = 0.0;
+    for i in 0..2 {
+        s += coord_product(&nm[i]);
+        nm[i][0] = s * x;
+    }
+    s + coord_product(&nm[1])
+}
+
+#[test]
+fn rows_of_a_changing_nested_array_lent() {
+    chk!(lends_changing_rows, lends_changing_rows_jvp, lends_changing_rows_vjp; 0)
+        .random(6, -2.0, 2.0);
 }

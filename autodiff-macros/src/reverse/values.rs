@@ -13,10 +13,10 @@ impl Emitter<'_> {
         mark(self.vars, e, false, &mut cx.needed);
         let mut snaps = Vec::new();
         self.collect_snaps(e, cx, &mut snaps);
-        let mut sub_slices = BTreeSet::new();
+        let mut sub_slices = std::collections::BTreeMap::new();
         e.visit(&mut |n| {
-            if matches!(n.kind, ExprKind::SubSlice { .. }) {
-                sub_slices.insert(n.id);
+            if let ExprKind::SubSlice { array, .. } = &n.kind {
+                sub_slices.insert(n.id, array.clone());
             }
         });
         // One saved copy per distinct read (`s * s` saves `s` once).
@@ -40,11 +40,16 @@ impl Emitter<'_> {
                     quote!(#s)
                 }
             };
-            // A saved sub-slice is an owned copy; the expression it stands for is a borrow.
-            let name = if sub_slices.contains(&key) {
-                quote!(&#name[..])
-            } else {
-                name
+            // A saved sub-slice is an owned copy; the expression it stands for is a borrow (a
+            // row of a nested array borrowed as an array again; a copy of rows is rows).
+            let name = match sub_slices.get(&key) {
+                Some(Some(crate::ir::Nesting::Row(n))) => crate::codegen::primal::borrowed_row(
+                    quote!(&#name[..]),
+                    Some(&crate::ir::Nesting::Row(n.clone())),
+                    false,
+                ),
+                Some(_) => quote!(&#name[..]),
+                None => name,
             };
             cx.snap.insert(key, name);
         }
