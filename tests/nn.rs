@@ -370,6 +370,7 @@ fn dense_layer_f32() {
 
 /// Softmax, log-softmax and log-sum-exp of the same logits `z = x w` (3 x 2 times 2 x 4) inside
 /// one differentiated function: the entropy of each row plus a penalty on its log-sum-exp.
+#[allow(clippy::needless_range_loop)] // index loops: what the macro reads
 #[differentiate(wrt(x, w))]
 fn row_entropy(x: &[f64], w: &[f64]) -> f64 {
     let mut z = vec![0.0; 12];
@@ -391,6 +392,7 @@ fn row_entropy(x: &[f64], w: &[f64]) -> f64 {
 }
 
 /// The same in f32.
+#[allow(clippy::needless_range_loop)] // index loops: what the macro reads
 #[differentiate(wrt(x, w))]
 fn row_entropy32(x: &[f32], w: &[f32]) -> f32 {
     let mut z = vec![0.0f32; 12];

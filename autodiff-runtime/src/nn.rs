@@ -30,7 +30,13 @@
 //!
 //! Each layer overwrites its output buffer, so in reverse the buffer's adjoint is consumed (the
 //! adjoint with respect to its initial contents is zero, as the in-out convention says).
-//! Shapes are checked by the kernels (a mismatch panics naming the shapes).
+//! Shapes are checked (a mismatch panics naming the shapes).
+//!
+//! `_vjp` also writes the layer's value into the output buffer, as the convention says; the hidden
+//! `_vjp_dropped` companions, which generated code calls on a copy of the buffer's saved
+//! contents that it then drops (ARCHITECTURE.md, "Calls"), only add the adjoints: the reverse
+//! sweep does not run the layer's forward kernel a second time (for `dense`, a whole matrix
+//! product).
 
 use crate::kernels::{self, MatMut, MatRef, Real};
 
@@ -81,6 +87,24 @@ pub fn matmul_vjp<T: Real>(
     dc: &mut [T],
 ) {
     matmul(a, b, c, m, k, n);
+    matmul_vjp_dropped(a, b, c, m, k, n, da, db, dc)
+}
+
+/// The adjoints of [`matmul_vjp`] without the value: `c` is left as given (generated code calls
+/// this on a copy of `c` that it drops).
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn matmul_vjp_dropped<T: Real>(
+    a: &[T],
+    b: &[T],
+    _c: &mut [T],
+    m: usize,
+    k: usize,
+    n: usize,
+    da: &mut [T],
+    db: &mut [T],
+    dc: &mut [T],
+) {
     let one = T::one();
     let cbar = MatRef::new(&*dc, m, n);
     kernels::matmul(
@@ -99,23 +123,6 @@ pub fn matmul_vjp<T: Real>(
         MatMut::new(db, k, n),
     );
     dc.fill(T::zero());
-}
-
-/// [`matmul_vjp`] for a call statement (the convention of generated code).
-#[doc(hidden)]
-#[allow(clippy::too_many_arguments)]
-pub fn matmul_vjp_dropped<T: Real>(
-    a: &[T],
-    b: &[T],
-    c: &mut [T],
-    m: usize,
-    k: usize,
-    n: usize,
-    da: &mut [T],
-    db: &mut [T],
-    dc: &mut [T],
-) {
-    matmul_vjp(a, b, c, m, k, n, da, db, dc)
 }
 
 /// Panics unless a buffer holds exactly `rows x cols` elements (the kernels' views only check
@@ -183,12 +190,15 @@ pub fn dense_jvp<T: Real>(
     );
 }
 
-/// The adjoints of [`dense`] without its value: with `ȳ` in `dy`, `dx += ȳ wᵀ`, `dw += xᵀ ȳ`,
-/// `db += Σ_rows ȳ`; `dy` ends zero.
+/// The adjoints of [`dense_vjp`] without the value: `y` is left as given (generated code calls
+/// this on a copy of `y` that it drops).
+#[doc(hidden)]
 #[allow(clippy::too_many_arguments)]
-fn dense_adjoints<T: Real>(
+pub fn dense_vjp_dropped<T: Real>(
     x: &[T],
     w: &[T],
+    _b: &[T],
+    _y: &mut [T],
     rows: usize,
     n_in: usize,
     n_out: usize,
@@ -197,6 +207,8 @@ fn dense_adjoints<T: Real>(
     db: &mut [T],
     dy: &mut [T],
 ) {
+    check_len("dense_vjp", "x", x.len(), rows, n_in);
+    check_len("dense_vjp", "w", w.len(), n_in, n_out);
     check_len("dense_vjp", "dx", dx.len(), rows, n_in);
     check_len("dense_vjp", "dw", dw.len(), n_in, n_out);
     check_len("dense_vjp", "db", db.len(), 1, n_out);
@@ -240,26 +252,7 @@ pub fn dense_vjp<T: Real>(
     dy: &mut [T],
 ) {
     dense(x, w, b, y, rows, n_in, n_out);
-    dense_adjoints(x, w, rows, n_in, n_out, dx, dw, db, dy);
-}
-
-/// [`dense_vjp`] for a call statement (the convention of generated code).
-#[doc(hidden)]
-#[allow(clippy::too_many_arguments)]
-pub fn dense_vjp_dropped<T: Real>(
-    x: &[T],
-    w: &[T],
-    b: &[T],
-    y: &mut [T],
-    rows: usize,
-    n_in: usize,
-    n_out: usize,
-    dx: &mut [T],
-    dw: &mut [T],
-    db: &mut [T],
-    dy: &mut [T],
-) {
-    dense_vjp(x, w, b, y, rows, n_in, n_out, dx, dw, db, dy)
+    dense_vjp_dropped(x, w, b, y, rows, n_in, n_out, dx, dw, db, dy);
 }
 
 /// `y = w x + b` with `w` `m x n` row-major, `x` of `n`, `b` and `y` of `m`.
@@ -304,20 +297,18 @@ pub fn linear_vjp<T: Real>(
     dy: &mut [T],
 ) {
     linear(w, x, b, y, m, n);
-    kernels::ger(T::one(), dy, x, MatMut::new(dw, m, n));
-    kernels::matvec(T::one(), MatRef::new(w, m, n).t(), dy, T::one(), dx);
-    kernels::axpy(T::one(), dy, db);
-    dy.fill(T::zero());
+    linear_vjp_dropped(w, x, b, y, m, n, dw, dx, db, dy);
 }
 
-/// [`linear_vjp`] for a call statement (the convention of generated code).
+/// The adjoints of [`linear_vjp`] without the value: `y` is left as given (generated code calls
+/// this on a copy of `y` that it drops).
 #[doc(hidden)]
 #[allow(clippy::too_many_arguments)]
 pub fn linear_vjp_dropped<T: Real>(
     w: &[T],
     x: &[T],
-    b: &[T],
-    y: &mut [T],
+    _b: &[T],
+    _y: &mut [T],
     m: usize,
     n: usize,
     dw: &mut [T],
@@ -325,7 +316,10 @@ pub fn linear_vjp_dropped<T: Real>(
     db: &mut [T],
     dy: &mut [T],
 ) {
-    linear_vjp(w, x, b, y, m, n, dw, dx, db, dy)
+    kernels::ger(T::one(), dy, x, MatMut::new(dw, m, n));
+    kernels::matvec(T::one(), MatRef::new(w, m, n).t(), dy, T::one(), dx);
+    kernels::axpy(T::one(), dy, db);
+    dy.fill(T::zero());
 }
 
 /// Element-wise activations `y = f(x)`, each with its three companions (the kernels' names).
@@ -347,13 +341,14 @@ macro_rules! activations {
         )]
         pub fn $vjp<T: Real>(x: &[T], y: &mut [T], dx: &mut [T], dy: &mut [T]) {
             kernels::$f(x, y);
-            kernels::$vjp(x, dy, dx);
-            dy.fill(T::zero());
+            $dropped(x, y, dx, dy);
         }
 
+        /// The adjoints without the value (`y` left as given: generated code drops it).
         #[doc(hidden)]
-        pub fn $dropped<T: Real>(x: &[T], y: &mut [T], dx: &mut [T], dy: &mut [T]) {
-            $vjp(x, y, dx, dy)
+        pub fn $dropped<T: Real>(x: &[T], _y: &mut [T], dx: &mut [T], dy: &mut [T]) {
+            kernels::$vjp(x, dy, dx);
+            dy.fill(T::zero());
         }
     )*};
 }
@@ -419,6 +414,20 @@ macro_rules! row_layers {
             dy: &mut [T],
         ) {
             $f(x, y, rows, cols);
+            $dropped(x, y, rows, cols, dx, dy);
+        }
+
+        /// The adjoints without the value (`y` left as given: generated code drops it).
+        #[doc(hidden)]
+        pub fn $dropped<T: Real>(
+            x: &[T],
+            _y: &mut [T],
+            rows: usize,
+            cols: usize,
+            dx: &mut [T],
+            dy: &mut [T],
+        ) {
+            check_len(stringify!($vjp), "x", x.len(), rows, cols);
             check_len(stringify!($vjp), "dx", dx.len(), rows, cols);
             check_len(stringify!($vjp), "dy", dy.len(), rows, cols);
             kernels::$vjp(
@@ -427,18 +436,6 @@ macro_rules! row_layers {
                 MatMut::new(dx, rows, cols),
             );
             dy.fill(T::zero());
-        }
-
-        #[doc(hidden)]
-        pub fn $dropped<T: Real>(
-            x: &[T],
-            y: &mut [T],
-            rows: usize,
-            cols: usize,
-            dx: &mut [T],
-            dy: &mut [T],
-        ) {
-            $vjp(x, y, rows, cols, dx, dy)
         }
     )*};
 }
@@ -487,6 +484,21 @@ pub fn logsumexp_vjp<T: Real>(
     dout: &mut [T],
 ) {
     logsumexp(x, out, rows, cols);
+    logsumexp_vjp_dropped(x, out, rows, cols, dx, dout);
+}
+
+/// The adjoints of [`logsumexp_vjp`] without the value (`out` left as given: generated code
+/// drops it).
+#[doc(hidden)]
+pub fn logsumexp_vjp_dropped<T: Real>(
+    x: &[T],
+    _out: &mut [T],
+    rows: usize,
+    cols: usize,
+    dx: &mut [T],
+    dout: &mut [T],
+) {
+    check_len("logsumexp_vjp", "x", x.len(), rows, cols);
     check_len("logsumexp_vjp", "dx", dx.len(), rows, cols);
     kernels::logsumexp_vjp(
         MatRef::new(x, rows, cols),
@@ -494,19 +506,6 @@ pub fn logsumexp_vjp<T: Real>(
         MatMut::new(dx, rows, cols),
     );
     dout.fill(T::zero());
-}
-
-/// [`logsumexp_vjp`] for a call statement (the convention of generated code).
-#[doc(hidden)]
-pub fn logsumexp_vjp_dropped<T: Real>(
-    x: &[T],
-    out: &mut [T],
-    rows: usize,
-    cols: usize,
-    dx: &mut [T],
-    dout: &mut [T],
-) {
-    logsumexp_vjp(x, out, rows, cols, dx, dout)
 }
 
 /// Mean squared error `Σ (pred[i] - target[i])² / n`.
