@@ -13,8 +13,12 @@
 //! A nalgebra variant is not possible yet: `#[differentiate]` does not accept nalgebra values
 //! (`DMatrix`, `DVector`, ...) as arguments or locals (issue 11, item 3).
 //!
-//! Run: `cargo bench --bench mlp` (criterion, then the table), or `cargo bench --bench mlp --
-//! --tables` for the table only. Under `cargo test --benches` criterion runs each benchmark once
+//! The table also times, in the same rounds, what the `nn` gradient spends on the adjoint of `x`
+//! (not in `wrt`, computed by the first layer's rule and discarded), and counts page faults per
+//! call of the `_vjp` and `_grad` variants (Linux).
+//!
+//! Run: `cargo bench --bench mlp` (criterion, then the table: about a minute once built), or
+//! `cargo bench --bench mlp -- --tables` for the table only (about 5 s). Under `cargo test --benches` criterion runs each benchmark once
 //! at a small size (batch 4, 16-8-10: the test profile is unoptimized) and the table is skipped.
 //! The table times every variant in turn, round after round (`ROUNDS` rounds, each sample about
 //! `SAMPLE` long), and divides medians, as benches/kernels.rs and benches/overhead.rs do: a noisy
@@ -444,6 +448,23 @@ fn medians(variants: &mut [Variant<'_>]) -> Vec<f64> {
         .collect()
 }
 
+/// Minor page faults of this process so far (Linux: field 10 of /proc/self/stat), if readable.
+fn minor_faults() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    rest.split(' ').nth(7)?.parse().ok()
+}
+
+/// Minor page faults per call of `f` over 20 calls.
+fn faults_per_call(f: &mut dyn FnMut() -> f32) -> Option<f64> {
+    let before = minor_faults()?;
+    for _ in 0..20 {
+        black_box(f());
+    }
+    Some((minor_faults()? - before) as f64 / 20.0)
+}
+
 fn ms(s: f64) -> String {
     format!("{:.3} ms", s * 1e3)
 }
@@ -501,6 +522,18 @@ fn table() {
         ms(xa),
         xa / pr,
         (time("nn vjp") - xa) / pr
+    );
+    let mut faults = |name: &str| {
+        let f = &mut vs.iter_mut().find(|(n, _)| *n == name).unwrap().1;
+        faults_per_call(&mut **f).map_or("-".to_string(), |c| format!("{c:.0}"))
+    };
+    println!(
+        "page faults per call (the allocator giving memory back between calls): nn _vjp {}, \
+         nn _grad {}, loops _vjp {}, loops _grad {}",
+        faults("nn vjp"),
+        faults("nn grad"),
+        faults("loops vjp"),
+        faults("loops grad")
     );
     println!(
         "plain loops / nn layers: primal {:.1}x, _vjp {:.1}x; nn _vjp / hand-written {:.2}",
