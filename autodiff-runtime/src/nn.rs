@@ -30,7 +30,13 @@
 //!
 //! Each layer overwrites its output buffer, so in reverse the buffer's adjoint is consumed (the
 //! adjoint with respect to its initial contents is zero, as the in-out convention says).
-//! Shapes are checked by the kernels (a mismatch panics naming the shapes).
+//! Shapes are checked (a mismatch panics naming the shapes).
+//!
+//! `_vjp` also writes the layer's value into the output buffer, as the convention says; the hidden
+//! `_vjp_dropped` companions, which generated code calls on a copy of the buffer's saved
+//! contents that it then drops (ARCHITECTURE.md, "Calls"), only add the adjoints: the reverse
+//! sweep does not run the layer's forward kernel a second time (for `dense`, a whole matrix
+//! product).
 
 use crate::kernels::{self, MatMut, MatRef, Real};
 
@@ -81,6 +87,24 @@ pub fn matmul_vjp<T: Real>(
     dc: &mut [T],
 ) {
     matmul(a, b, c, m, k, n);
+    matmul_vjp_dropped(a, b, c, m, k, n, da, db, dc)
+}
+
+/// The adjoints of [`matmul_vjp`] without the value: `c` is left as given (generated code calls
+/// this on a copy of `c` that it drops).
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn matmul_vjp_dropped<T: Real>(
+    a: &[T],
+    b: &[T],
+    _c: &mut [T],
+    m: usize,
+    k: usize,
+    n: usize,
+    da: &mut [T],
+    db: &mut [T],
+    dc: &mut [T],
+) {
     let one = T::one();
     let cbar = MatRef::new(&*dc, m, n);
     kernels::matmul(
@@ -101,21 +125,134 @@ pub fn matmul_vjp<T: Real>(
     dc.fill(T::zero());
 }
 
-/// [`matmul_vjp`] for a call statement (the convention of generated code).
+/// Panics unless a buffer holds exactly `rows x cols` elements (the kernels' views only check
+/// that it holds at least that many).
+fn check_len(layer: &str, name: &str, len: usize, rows: usize, cols: usize) {
+    assert!(
+        Some(len) == rows.checked_mul(cols),
+        "nn::{layer}: {name} has {len} elements, expected {rows} x {cols}"
+    );
+}
+
+/// Batched dense layer `y = x w + b`: `x` is `rows x n_in` (one sample a row), `w` is
+/// `n_in x n_out`, `b` of `n_out` is added to every row of `y` (`rows x n_out`), all row-major.
+/// (The transpose of [`linear`]'s layout: `w` maps a row of inputs to a row of outputs, as in
+/// `x @ w + b`.)
+#[allow(clippy::too_many_arguments)]
+pub fn dense<T: Real>(
+    x: &[T],
+    w: &[T],
+    b: &[T],
+    y: &mut [T],
+    rows: usize,
+    n_in: usize,
+    n_out: usize,
+) {
+    check_len("dense", "x", x.len(), rows, n_in);
+    check_len("dense", "w", w.len(), n_in, n_out);
+    check_len("dense", "b", b.len(), 1, n_out);
+    check_len("dense", "y", y.len(), rows, n_out);
+    for yr in y.chunks_exact_mut(n_out.max(1)) {
+        yr.copy_from_slice(b);
+    }
+    kernels::matmul(
+        T::one(),
+        MatRef::new(x, rows, n_in),
+        MatRef::new(w, n_in, n_out),
+        T::one(),
+        MatMut::new(y, rows, n_out),
+    );
+}
+
+/// Forward mode of [`dense`]: `dy = dx w + x dw + db` (`db` added to every row).
+#[allow(clippy::too_many_arguments)]
+pub fn dense_jvp<T: Real>(
+    x: &[T],
+    w: &[T],
+    b: &[T],
+    y: &mut [T],
+    rows: usize,
+    n_in: usize,
+    n_out: usize,
+    dx: &[T],
+    dw: &[T],
+    db: &[T],
+    dy: &mut [T],
+) {
+    dense(x, w, b, y, rows, n_in, n_out);
+    dense(dx, w, db, dy, rows, n_in, n_out);
+    kernels::matmul(
+        T::one(),
+        MatRef::new(x, rows, n_in),
+        MatRef::new(dw, n_in, n_out),
+        T::one(),
+        MatMut::new(dy, rows, n_out),
+    );
+}
+
+/// The adjoints of [`dense_vjp`] without the value: `y` is left as given (generated code calls
+/// this on a copy of `y` that it drops).
 #[doc(hidden)]
 #[allow(clippy::too_many_arguments)]
-pub fn matmul_vjp_dropped<T: Real>(
-    a: &[T],
-    b: &[T],
-    c: &mut [T],
-    m: usize,
-    k: usize,
-    n: usize,
-    da: &mut [T],
+pub fn dense_vjp_dropped<T: Real>(
+    x: &[T],
+    w: &[T],
+    _b: &[T],
+    _y: &mut [T],
+    rows: usize,
+    n_in: usize,
+    n_out: usize,
+    dx: &mut [T],
+    dw: &mut [T],
     db: &mut [T],
-    dc: &mut [T],
+    dy: &mut [T],
 ) {
-    matmul_vjp(a, b, c, m, k, n, da, db, dc)
+    check_len("dense_vjp", "x", x.len(), rows, n_in);
+    check_len("dense_vjp", "w", w.len(), n_in, n_out);
+    check_len("dense_vjp", "dx", dx.len(), rows, n_in);
+    check_len("dense_vjp", "dw", dw.len(), n_in, n_out);
+    check_len("dense_vjp", "db", db.len(), 1, n_out);
+    check_len("dense_vjp", "dy", dy.len(), rows, n_out);
+    let one = T::one();
+    let ybar = MatRef::new(&*dy, rows, n_out);
+    kernels::matmul(
+        one,
+        ybar,
+        MatRef::new(w, n_in, n_out).t(),
+        one,
+        MatMut::new(dx, rows, n_in),
+    );
+    kernels::matmul(
+        one,
+        MatRef::new(x, rows, n_in).t(),
+        ybar,
+        one,
+        MatMut::new(dw, n_in, n_out),
+    );
+    for yr in dy.chunks_exact(n_out.max(1)) {
+        kernels::axpy(one, yr, db);
+    }
+    dy.fill(T::zero());
+}
+
+/// Reverse mode of [`dense`]: with `ȳ` the adjoint in `dy`, `dx += ȳ wᵀ`, `dw += xᵀ ȳ`,
+/// `db += Σ_rows ȳ`; `dy` ends zero (`y` is overwritten).
+#[allow(clippy::too_many_arguments)]
+pub fn dense_vjp<T: Real>(
+    x: &[T],
+    w: &[T],
+    b: &[T],
+    y: &mut [T],
+    rows: usize,
+    n_in: usize,
+    n_out: usize,
+    dx: &mut [T],
+    dw: &mut [T],
+    db: &mut [T],
+    dy: &mut [T],
+) {
+    dense(x, w, b, y, rows, n_in, n_out);
+    dense_vjp_dropped(x, w, b, y, rows, n_in, n_out, dx, dw, db, dy);
 }
 
 /// `y = w x + b` with `w` `m x n` row-major, `x` of `n`, `b` and `y` of `m`.
@@ -160,20 +297,18 @@ pub fn linear_vjp<T: Real>(
     dy: &mut [T],
 ) {
     linear(w, x, b, y, m, n);
-    kernels::ger(T::one(), dy, x, MatMut::new(dw, m, n));
-    kernels::matvec(T::one(), MatRef::new(w, m, n).t(), dy, T::one(), dx);
-    kernels::axpy(T::one(), dy, db);
-    dy.fill(T::zero());
+    linear_vjp_dropped(w, x, b, y, m, n, dw, dx, db, dy);
 }
 
-/// [`linear_vjp`] for a call statement (the convention of generated code).
+/// The adjoints of [`linear_vjp`] without the value: `y` is left as given (generated code calls
+/// this on a copy of `y` that it drops).
 #[doc(hidden)]
 #[allow(clippy::too_many_arguments)]
 pub fn linear_vjp_dropped<T: Real>(
     w: &[T],
     x: &[T],
-    b: &[T],
-    y: &mut [T],
+    _b: &[T],
+    _y: &mut [T],
     m: usize,
     n: usize,
     dw: &mut [T],
@@ -181,7 +316,10 @@ pub fn linear_vjp_dropped<T: Real>(
     db: &mut [T],
     dy: &mut [T],
 ) {
-    linear_vjp(w, x, b, y, m, n, dw, dx, db, dy)
+    kernels::ger(T::one(), dy, x, MatMut::new(dw, m, n));
+    kernels::matvec(T::one(), MatRef::new(w, m, n).t(), dy, T::one(), dx);
+    kernels::axpy(T::one(), dy, db);
+    dy.fill(T::zero());
 }
 
 /// Element-wise activations `y = f(x)`, each with its three companions (the kernels' names).
@@ -203,13 +341,14 @@ macro_rules! activations {
         )]
         pub fn $vjp<T: Real>(x: &[T], y: &mut [T], dx: &mut [T], dy: &mut [T]) {
             kernels::$f(x, y);
-            kernels::$vjp(x, dy, dx);
-            dy.fill(T::zero());
+            $dropped(x, y, dx, dy);
         }
 
+        /// The adjoints without the value (`y` left as given: generated code drops it).
         #[doc(hidden)]
-        pub fn $dropped<T: Real>(x: &[T], y: &mut [T], dx: &mut [T], dy: &mut [T]) {
-            $vjp(x, y, dx, dy)
+        pub fn $dropped<T: Real>(x: &[T], _y: &mut [T], dx: &mut [T], dy: &mut [T]) {
+            kernels::$vjp(x, dy, dx);
+            dy.fill(T::zero());
         }
     )*};
 }
@@ -224,6 +363,149 @@ activations! {
     softplus, softplus_jvp, softplus_vjp, softplus_vjp_dropped: "ln(1 + exp(x[i]))";
     exp, exp_jvp, exp_vjp, exp_vjp_dropped: "exp(x[i])";
     log, log_jvp, log_vjp, log_vjp_dropped: "ln(x[i])";
+}
+
+/// Row-wise layers `y = f(x)` over `rows x cols` row-major matrices, each with its three
+/// companions (the kernels' names).
+macro_rules! row_layers {
+    ($($f:ident, $jvp:ident, $vjp:ident, $dropped:ident: $doc:literal;)*) => {$(
+        #[doc = concat!(
+            "Row-wise `", $doc, "` of the `rows x cols` row-major `x` into `y` (same shape), ",
+            "the kernel [`kernels::", stringify!($f), "`] (each row's maximum subtracted first: ",
+            "no overflow)."
+        )]
+        pub fn $f<T: Real>(x: &[T], y: &mut [T], rows: usize, cols: usize) {
+            check_len(stringify!($f), "x", x.len(), rows, cols);
+            check_len(stringify!($f), "y", y.len(), rows, cols);
+            kernels::$f(MatRef::new(x, rows, cols), MatMut::new(y, rows, cols));
+        }
+
+        #[doc = concat!("Forward mode of [`", stringify!($f), "`].")]
+        pub fn $jvp<T: Real>(
+            x: &[T],
+            y: &mut [T],
+            rows: usize,
+            cols: usize,
+            dx: &[T],
+            dy: &mut [T],
+        ) {
+            check_len(stringify!($jvp), "x", x.len(), rows, cols);
+            check_len(stringify!($jvp), "y", y.len(), rows, cols);
+            check_len(stringify!($jvp), "dx", dx.len(), rows, cols);
+            check_len(stringify!($jvp), "dy", dy.len(), rows, cols);
+            kernels::$jvp(
+                MatRef::new(x, rows, cols),
+                MatRef::new(dx, rows, cols),
+                MatMut::new(y, rows, cols),
+                MatMut::new(dy, rows, cols),
+            );
+        }
+
+        #[doc = concat!(
+            "Reverse mode of [`", stringify!($f), "`]: `dx += J(x)ᵀ dy`; `dy` ends zero ",
+            "(`y` is overwritten)."
+        )]
+        pub fn $vjp<T: Real>(
+            x: &[T],
+            y: &mut [T],
+            rows: usize,
+            cols: usize,
+            dx: &mut [T],
+            dy: &mut [T],
+        ) {
+            $f(x, y, rows, cols);
+            $dropped(x, y, rows, cols, dx, dy);
+        }
+
+        /// The adjoints without the value (`y` left as given: generated code drops it).
+        #[doc(hidden)]
+        pub fn $dropped<T: Real>(
+            x: &[T],
+            _y: &mut [T],
+            rows: usize,
+            cols: usize,
+            dx: &mut [T],
+            dy: &mut [T],
+        ) {
+            check_len(stringify!($vjp), "x", x.len(), rows, cols);
+            check_len(stringify!($vjp), "dx", dx.len(), rows, cols);
+            check_len(stringify!($vjp), "dy", dy.len(), rows, cols);
+            kernels::$vjp(
+                MatRef::new(x, rows, cols),
+                MatRef::new(&*dy, rows, cols),
+                MatMut::new(dx, rows, cols),
+            );
+            dy.fill(T::zero());
+        }
+    )*};
+}
+
+row_layers! {
+    softmax, softmax_jvp, softmax_vjp, softmax_vjp_dropped:
+        "softmax: y[i][j] = exp(x[i][j]) / Σ_k exp(x[i][k])";
+    log_softmax, log_softmax_jvp, log_softmax_vjp, log_softmax_vjp_dropped:
+        "log-softmax: y[i][j] = x[i][j] - ln Σ_k exp(x[i][k])";
+}
+
+/// Row-wise log-sum-exp: `out[i] = ln Σ_j exp(x[i][j])` for the `rows x cols` row-major `x`,
+/// `out` of `rows` (the kernel [`kernels::logsumexp`], each row's maximum subtracted first).
+pub fn logsumexp<T: Real>(x: &[T], out: &mut [T], rows: usize, cols: usize) {
+    check_len("logsumexp", "x", x.len(), rows, cols);
+    kernels::logsumexp(MatRef::new(x, rows, cols), out);
+}
+
+/// Forward mode of [`logsumexp`]: `dout[i] = Σ_j softmax(x)[i][j] dx[i][j]`.
+pub fn logsumexp_jvp<T: Real>(
+    x: &[T],
+    out: &mut [T],
+    rows: usize,
+    cols: usize,
+    dx: &[T],
+    dout: &mut [T],
+) {
+    check_len("logsumexp_jvp", "x", x.len(), rows, cols);
+    check_len("logsumexp_jvp", "dx", dx.len(), rows, cols);
+    kernels::logsumexp_jvp(
+        MatRef::new(x, rows, cols),
+        MatRef::new(dx, rows, cols),
+        out,
+        dout,
+    );
+}
+
+/// Reverse mode of [`logsumexp`]: `dx[i][j] += softmax(x)[i][j] dout[i]`; `dout` ends zero
+/// (`out` is overwritten).
+pub fn logsumexp_vjp<T: Real>(
+    x: &[T],
+    out: &mut [T],
+    rows: usize,
+    cols: usize,
+    dx: &mut [T],
+    dout: &mut [T],
+) {
+    logsumexp(x, out, rows, cols);
+    logsumexp_vjp_dropped(x, out, rows, cols, dx, dout);
+}
+
+/// The adjoints of [`logsumexp_vjp`] without the value (`out` left as given: generated code
+/// drops it).
+#[doc(hidden)]
+pub fn logsumexp_vjp_dropped<T: Real>(
+    x: &[T],
+    _out: &mut [T],
+    rows: usize,
+    cols: usize,
+    dx: &mut [T],
+    dout: &mut [T],
+) {
+    check_len("logsumexp_vjp", "x", x.len(), rows, cols);
+    check_len("logsumexp_vjp", "dx", dx.len(), rows, cols);
+    kernels::logsumexp_vjp(
+        MatRef::new(x, rows, cols),
+        dout,
+        MatMut::new(dx, rows, cols),
+    );
+    dout.fill(T::zero());
 }
 
 /// Mean squared error `Σ (pred[i] - target[i])² / n`.
