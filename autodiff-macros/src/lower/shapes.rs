@@ -159,6 +159,43 @@ fn tuple_nesting(e: &Expr) -> usize {
     inner + usize::from(matches!(e.kind, ExprKind::Tuple(_)))
 }
 
+/// Annotations to suggest for `name`, bound by the `let` pattern `pat` to a call's result.
+pub(super) fn untyped_examples(name: &str, pat: &TokenStream) -> String {
+    use proc_macro2::{Delimiter, TokenTree};
+    match pat.clone().into_iter().next() {
+        // Destructured: the type goes on the whole pattern.
+        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis => {
+            let commas = g
+                .stream()
+                .into_iter()
+                .filter(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+                .count();
+            let items: Vec<&str> = (0..=commas)
+                .map(|i| if i == 0 { "[f64; 2]" } else { "f64" })
+                .collect();
+            let pat = pat
+                .to_string()
+                .replace(" ,", ",")
+                .replace("( ", "(")
+                .replace(" )", ")");
+            format!("`let {pat}: ({}) = ...`", items.join(", "))
+        }
+        _ => format!(
+            "`let {name}: [f64; 2] = ...`, `let {name}: Vec<f64> = ...` or \
+             `let {name}: (f64, f64) = ...` (or destructure it: `let (a, b) = ...`)"
+        ),
+    }
+}
+
+/// The error for a call's result bound to `name` without a type and then used as more than one
+/// float; `examples` completes "give its type, e.g. ...".
+pub(super) fn call_result_untyped(name: &str, examples: &str) -> String {
+    format!(
+        "`{name}` holds the result of a call, which #[differentiate] takes to be a single float \
+         unless told otherwise; give its type, e.g. {examples}"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use crate::ir::Shape;
@@ -205,41 +242,4 @@ mod tests {
         assert_eq!(errs.len(), 1, "{errs:?}");
         assert!(errs[0].contains("`t` keeps nesting deeper"), "{errs:?}");
     }
-}
-
-/// Annotations to suggest for `name`, bound by the `let` pattern `pat` to a call's result.
-pub(super) fn untyped_examples(name: &str, pat: &TokenStream) -> String {
-    use proc_macro2::{Delimiter, TokenTree};
-    match pat.clone().into_iter().next() {
-        // Destructured: the type goes on the whole pattern.
-        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis => {
-            let commas = g
-                .stream()
-                .into_iter()
-                .filter(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
-                .count();
-            let items: Vec<&str> = (0..=commas)
-                .map(|i| if i == 0 { "[f64; 2]" } else { "f64" })
-                .collect();
-            let pat = pat
-                .to_string()
-                .replace(" ,", ",")
-                .replace("( ", "(")
-                .replace(" )", ")");
-            format!("`let {pat}: ({}) = ...`", items.join(", "))
-        }
-        _ => format!(
-            "`let {name}: [f64; 2] = ...`, `let {name}: Vec<f64> = ...` or \
-             `let {name}: (f64, f64) = ...` (or destructure it: `let (a, b) = ...`)"
-        ),
-    }
-}
-
-/// The error for a call's result bound to `name` without a type and then used as more than one
-/// float; `examples` completes "give its type, e.g. ...".
-pub(super) fn call_result_untyped(name: &str, examples: &str) -> String {
-    format!(
-        "`{name}` holds the result of a call, which #[differentiate] takes to be a single float \
-         unless told otherwise; give its type, e.g. {examples}"
-    )
 }
