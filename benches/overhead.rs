@@ -1,11 +1,17 @@
-//! Overhead of generated derivatives: takes the three problems of `problems/mod.rs`, gives criterion
+//! Overhead of generated derivatives: takes the problems of `problems/`, gives criterion
 //! measurements of each one's primal, hand-written and generated adjoint, hand-written and
-//! generated tangent, then tables of ratios (reverse mode, forward mode) measured in the same run.
+//! generated tangent, then tables of ratios (reverse mode, forward mode), of peak heap bytes per
+//! call, and of the two-variable test functions against num-dual, measured in the same run.
 //!
-//! Run: `cargo bench --bench overhead` (about 45 s once built on two cores, 75 s with the generated
-//! variants), or `cargo bench --bench overhead -- --quick` (about 15 s, criterion's own numbers
-//! then noisier; the table below keeps its full length). A criterion filter (`-- rosenbrock`)
-//! also restricts the table to the problems whose name contains it or is contained in it.
+//! Run: `cargo bench --bench overhead` (about 4 minutes once built on two cores), or
+//! `cargo bench --bench overhead -- --quick` (criterion's own numbers then noisier; the tables
+//! keep their full length). A criterion filter (`-- rosenbrock`) also restricts the tables to the
+//! problems whose name contains it or is contained in it.
+//!
+//! Problems: extended Rosenbrock, a spring chain, a two-layer network (`problems/mod.rs`), a 2-D
+//! heat equation (`problems/heat.rs`), a Runge-Kutta-4 Lotka-Volterra fit (`problems/rk4.rs`);
+//! then Rosenbrock, Himmelblau, Beale and Ackley in two variables (`problems/small.rs`, measured
+//! and printed by `overhead_parts/small.rs`).
 //!
 //! Variants, per problem (criterion ids `<problem>/<variant>`):
 //! - `primal`: the plain function, as written for `#[differentiate]`;
@@ -23,36 +29,49 @@
 //! variant's time is the median over the rounds of (sample time / repetitions); the ratios divide
 //! those medians. Checked by timing stand-ins for the generated functions that call the
 //! hand-written ones: the table read 0.99 to 1.01 where criterion's short runs disagreed by 30 %.
-//! The table is skipped when criterion runs as a test (`cargo test --benches`) or lists its
+//! The tables are skipped when criterion runs as a test (`cargo test --benches`) or lists its
 //! benchmarks.
+//!
+//! Peak heap per call: after the timings, each variant is called once more with the counting
+//! global allocator of `overhead_parts/peak_heap.rs` on; the table gives the most bytes the call
+//! held at once beyond what was live before it (for `_vjp`: tapes plus its own `Vec` locals and
+//! their adjoint buffers) and how many allocations it made.
 
+mod overhead_parts;
 mod problems;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
+use overhead_parts::pde_ode::{HeatInputs, LvInputs};
+use overhead_parts::peak_heap::{format_bytes, heap_use_of_one_call, PeakHeap};
 use problems::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+/// Counts the heap bytes of one call for the peak-heap table (off, one load per request, while
+/// timing).
+#[global_allocator]
+static HEAP: PeakHeap = PeakHeap;
+
 /// One way to compute a problem: a name and a closure that owns its buffers and returns the value.
-type Variant<'a> = (&'static str, Box<dyn FnMut() -> f64 + 'a>);
+pub(crate) type Variant<'a> = (&'static str, Box<dyn FnMut() -> f64 + 'a>);
 
 /// The variant names, in table order; a problem may lack the generated ones.
-const PRIMAL: &str = "primal";
-const HAND_VJP: &str = "hand_vjp";
-const GENERATED_VJP: &str = "generated_vjp";
-const GENERATED_GRAD: &str = "generated_grad";
-const HAND_JVP: &str = "hand_jvp";
-const GENERATED_JVP: &str = "generated_jvp";
+pub(crate) const PRIMAL: &str = "primal";
+pub(crate) const HAND_VJP: &str = "hand_vjp";
+pub(crate) const GENERATED_VJP: &str = "generated_vjp";
+pub(crate) const GENERATED_GRAD: &str = "generated_grad";
+pub(crate) const HAND_JVP: &str = "hand_jvp";
+pub(crate) const GENERATED_JVP: &str = "generated_jvp";
 
 /// Seed of the tangent directions of the forward-mode variants (apart from the inputs' stream, so
 /// adding or removing variants leaves the inputs as they were).
 const DIRECTION_SEED: u64 = 77;
 
 /// A tangent direction for a forward-mode variant: `len` components in [-1, 1].
-fn direction(len: usize) -> Vec<f64> {
+pub(crate) fn direction(len: usize) -> Vec<f64> {
     uniform(
         &mut ChaCha8Rng::seed_from_u64(DIRECTION_SEED),
         len,
@@ -66,7 +85,7 @@ const SAMPLE_TARGET: Duration = Duration::from_millis(4);
 /// Rounds of the ratio table (odd, so the median is one sample).
 const ROUNDS: usize = 41;
 
-fn uniform(rng: &mut ChaCha8Rng, len: usize, lo: f64, hi: f64) -> Vec<f64> {
+pub(crate) fn uniform(rng: &mut ChaCha8Rng, len: usize, lo: f64, hi: f64) -> Vec<f64> {
     (0..len).map(|_| rng.gen_range(lo..hi)).collect()
 }
 
@@ -398,13 +417,31 @@ fn for_each_problem(mut visit: impl FnMut(&'static str, &mut [Variant<'_>])) {
     let rosenbrock = RosenbrockInputs::new(&mut rng);
     let springs = SpringChainInputs::new(&mut rng);
     let net = TwoLayerInputs::new(&mut rng);
+    let heat = HeatInputs::new(&mut rng);
+    let lv = LvInputs::new(&mut rng);
     visit("rosenbrock", &mut rosenbrock.variants());
     visit("spring_chain", &mut springs.variants());
     visit("two_layer_loss", &mut net.variants());
+    visit("heat_2d", &mut heat.variants());
+    visit("rk4_lotka_volterra", &mut lv.variants());
+}
+
+/// Seed of the two-variable functions' points (apart from the large problems' stream).
+const SMALL_SEED: u64 = 2025;
+
+fn small_rng() -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(SMALL_SEED)
 }
 
 fn criterion_phase(c: &mut Criterion) {
     for_each_problem(|problem, variants| {
+        let mut group = c.benchmark_group(problem);
+        for (name, run) in variants.iter_mut() {
+            group.bench_function(*name, |b| b.iter(&mut *run));
+        }
+        group.finish();
+    });
+    overhead_parts::small::for_each_small(&mut small_rng(), |problem, variants| {
         let mut group = c.benchmark_group(problem);
         for (name, run) in variants.iter_mut() {
             group.bench_function(*name, |b| b.iter(&mut *run));
@@ -445,7 +482,7 @@ fn median(mut xs: Vec<f64>) -> f64 {
 }
 
 /// Median seconds per call of every variant, the variants' samples interleaved round by round.
-fn interleaved_medians(variants: &mut [Variant<'_>]) -> Vec<f64> {
+pub(crate) fn interleaved_medians(variants: &mut [Variant<'_>]) -> Vec<f64> {
     let reps: Vec<u64> = variants
         .iter_mut()
         .map(|(_, run)| calibrate(&mut **run))
@@ -467,7 +504,7 @@ fn format_time(seconds: Option<f64>) -> String {
     }
 }
 
-fn format_ratio(num: Option<f64>, den: Option<f64>) -> String {
+pub(crate) fn format_ratio(num: Option<f64>, den: Option<f64>) -> String {
     match (num, den) {
         (Some(a), Some(b)) => format!("{:.2}", a / b),
         _ => "-".to_string(),
@@ -477,6 +514,7 @@ fn format_ratio(num: Option<f64>, den: Option<f64>) -> String {
 fn ratio_phase(wanted: impl Fn(&str) -> bool) {
     let mut rows = Vec::new();
     let mut forward_rows = Vec::new();
+    let mut heap_rows = Vec::new();
     for_each_problem(|problem, variants| {
         if !wanted(problem) {
             return;
@@ -517,6 +555,24 @@ fn ratio_phase(wanted: impl Fn(&str) -> bool) {
             format_ratio(gj, hj),
             format_ratio(gj, p),
         ]);
+        let mut heap = |name: &str| {
+            variants
+                .iter_mut()
+                .find(|(n, _)| *n == name)
+                .map_or("-".to_string(), |(_, run)| {
+                    let used = heap_use_of_one_call(&mut **run);
+                    format!("{} ({})", format_bytes(used.peak_bytes), used.allocations)
+                })
+        };
+        heap_rows.push([
+            problem.to_string(),
+            heap(PRIMAL),
+            heap(HAND_VJP),
+            heap(GENERATED_VJP),
+            heap(GENERATED_GRAD),
+            heap(HAND_JVP),
+            heap(GENERATED_JVP),
+        ]);
     });
     if rows.is_empty() {
         return;
@@ -554,10 +610,20 @@ fn ratio_phase(wanted: impl Fn(&str) -> bool) {
         ],
         &forward_rows,
     );
+    println!();
+    println!(
+        "Peak heap bytes held during one call beyond those live before it (allocations made), same run:"
+    );
+    print_table(
+        &[
+            "problem", "primal", "hand vjp", "gen vjp", "gen grad", "hand jvp", "gen jvp",
+        ],
+        &heap_rows,
+    );
 }
 
 /// Prints `rows` under `header`, columns padded to their widest cell.
-fn print_table<const N: usize>(header: &[&str; N], rows: &[[String; N]]) {
+pub(crate) fn print_table<const N: usize>(header: &[&str; N], rows: &[[String; N]]) {
     let widths: Vec<usize> = (0..header.len())
         .map(|c| {
             rows.iter()
@@ -636,8 +702,10 @@ fn main() {
         }
         i += 1;
     }
-    ratio_phase(|problem| match &filter {
+    let wanted = |problem: &str| match &filter {
         None => true,
         Some(f) => problem.contains(f.as_str()) || f.contains(problem),
-    });
+    };
+    ratio_phase(wanted);
+    overhead_parts::small::small_phase(&mut small_rng(), wanted);
 }
