@@ -515,6 +515,9 @@ fn new_adjoints_at_benchmark_sizes_match_finite_differences() {
     check_lv_fit(LV_STEPS, &mut rng);
 }
 
+/// A generated `_vjp` of a two-variable function.
+type SmallVjp = fn(&[f64; 2], &mut [f64; 2], f64) -> f64;
+
 type SmallForms = (
     &'static str,
     fn(&[f64; 2]) -> f64,
@@ -550,7 +553,7 @@ fn small_functions() -> [SmallForms; 4] {
 #[test]
 fn small_function_gradients_match_finite_differences_and_generated() {
     use problems::generated as g;
-    let vjps: [fn(&[f64; 2], &mut [f64; 2], f64) -> f64; 4] = [
+    let vjps: [SmallVjp; 4] = [
         g::rosenbrock2_vjp,
         g::himmelblau_vjp,
         g::beale_vjp,

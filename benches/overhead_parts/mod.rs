@@ -1,7 +1,10 @@
-//! Parts of `benches/overhead.rs` beside its first three problems: the heat-equation and
-//! Runge-Kutta problems' inputs (`pde_ode`), the two-variable functions against num-dual
-//! (`small`), and the counting allocator behind the peak-heap table (`peak_heap`).
+//! The overhead benchmark's problems as the binaries `overhead.rs` (times) and `overhead_heap.rs`
+//! (peak heap bytes) see them: `common` (variant type and names, inputs' helpers, tables), `large`
+//! (the first three problems' inputs and the list of all large problems), `pde_ode` (the
+//! heat-equation and Runge-Kutta problems' inputs), `small` (the two-variable functions against
+//! num-dual).
 
+pub mod common;
+pub mod large;
 pub mod pde_ode;
-pub mod peak_heap;
 pub mod small;

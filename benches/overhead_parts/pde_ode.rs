@@ -6,11 +6,8 @@ use std::hint::black_box;
 
 use rand_chacha::ChaCha8Rng;
 
+use super::common::*;
 use crate::problems::*;
-use crate::{
-    direction, uniform, Variant, GENERATED_GRAD, GENERATED_JVP, GENERATED_VJP, HAND_JVP, HAND_VJP,
-    PRIMAL,
-};
 
 pub struct HeatInputs {
     u0: Vec<f64>,

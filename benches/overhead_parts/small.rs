@@ -15,15 +15,11 @@ use nalgebra_num_dual::SVector;
 use num_dual::{gradient, DualNum, DualSVec64};
 use rand_chacha::ChaCha8Rng;
 
-use crate::overhead_parts::peak_heap::heap_use_of_one_call;
+use super::common::*;
 use crate::problems::*;
-use crate::{
-    format_ratio, interleaved_medians, print_table, uniform, Variant, GENERATED_GRAD,
-    GENERATED_VJP, PRIMAL,
-};
 
 /// Points evaluated per call of a variant (amortises the call through `Box<dyn FnMut>`).
-const SMALL_POINTS: usize = 64;
+pub const SMALL_POINTS: usize = 64;
 
 const HAND_GRAD: &str = "hand_grad";
 const NUM_DUAL: &str = "num_dual";
@@ -54,83 +50,36 @@ fn nd_ackley(v: SVector<D2, 2>) -> D2 {
     (r * -0.2).exp() * -20.0 - c.exp() + E + 20.0
 }
 
-/// One test function in all its forms.
-struct SmallFn {
+/// A test function's name and the box its points are drawn from.
+struct Domain {
     name: &'static str,
     lo: [f64; 2],
     hi: [f64; 2],
-    primal: fn(&[f64; 2]) -> f64,
-    hand: fn(&[f64; 2]) -> (f64, [f64; 2]),
-    vjp: fn(&[f64; 2], &mut [f64; 2], f64) -> f64,
-    grad: fn(&[f64; 2]) -> (f64, [f64; 2]),
-    num_dual: fn(SVector<D2, 2>) -> D2,
 }
 
-fn functions() -> [SmallFn; 4] {
-    [
-        SmallFn {
-            name: "rosenbrock_2d",
-            lo: [-2.0, -1.0],
-            hi: [2.0, 3.0],
-            primal: rosenbrock2,
-            hand: rosenbrock2_gradient,
-            vjp: generated::rosenbrock2_vjp,
-            grad: |p| {
-                let (v, g) = generated::rosenbrock2_grad(p);
-                (v, g.p)
-            },
-            num_dual: nd_rosenbrock,
-        },
-        SmallFn {
-            name: "himmelblau",
-            lo: [-5.0, -5.0],
-            hi: [5.0, 5.0],
-            primal: himmelblau,
-            hand: himmelblau_gradient,
-            vjp: generated::himmelblau_vjp,
-            grad: |p| {
-                let (v, g) = generated::himmelblau_grad(p);
-                (v, g.p)
-            },
-            num_dual: nd_himmelblau,
-        },
-        SmallFn {
-            name: "beale",
-            lo: [-4.5, -4.5],
-            hi: [4.5, 4.5],
-            primal: beale,
-            hand: beale_gradient,
-            vjp: generated::beale_vjp,
-            grad: |p| {
-                let (v, g) = generated::beale_grad(p);
-                (v, g.p)
-            },
-            num_dual: nd_beale,
-        },
-        SmallFn {
-            name: "ackley",
-            lo: [-5.0, -5.0],
-            hi: [5.0, 5.0],
-            primal: ackley,
-            hand: ackley_gradient,
-            vjp: generated::ackley_vjp,
-            grad: |p| {
-                let (v, g) = generated::ackley_grad(p);
-                (v, g.p)
-            },
-            num_dual: nd_ackley,
-        },
-    ]
-}
-
-/// The variants of `f` over `points`.
-fn variants<'a>(f: &SmallFn, points: &'a [[f64; 2]]) -> Vec<Variant<'a>> {
-    let (primal, hand, vjp, grad, nd) = (f.primal, f.hand, f.vjp, f.grad, f.num_dual);
+/// The variants of one function over `points`. Generic over the functions (items or
+/// non-capturing closures, each its own type), so every call is direct and may be inlined into
+/// the loop over the points, as in a user's code.
+fn variants<'a, P, H, V, G, N>(
+    primal: P,
+    hand: H,
+    vjp: V,
+    grad: G,
+    nd: N,
+    points: &'a [[f64; 2]],
+) -> Vec<Variant<'a>>
+where
+    P: Fn(&[f64; 2]) -> f64 + 'a,
+    H: Fn(&[f64; 2]) -> (f64, [f64; 2]) + 'a,
+    V: Fn(&[f64; 2], &mut [f64; 2], f64) -> f64 + 'a,
+    G: Fn(&[f64; 2]) -> (f64, [f64; 2]) + 'a,
+    N: Fn(SVector<D2, 2>) -> D2 + Copy + 'a,
+{
     let mut buffer = [0.0; 2];
     vec![
         (
             PRIMAL,
-            Box::new(move || black_box(points).iter().map(primal).sum()),
+            Box::new(move || black_box(points).iter().map(&primal).sum()),
         ),
         (
             HAND_GRAD,
@@ -180,7 +129,7 @@ fn variants<'a>(f: &SmallFn, points: &'a [[f64; 2]]) -> Vec<Variant<'a>> {
 }
 
 /// `SMALL_POINTS` points of `f`'s box.
-fn points(f: &SmallFn, rng: &mut ChaCha8Rng) -> Vec<[f64; 2]> {
+fn points(f: &Domain, rng: &mut ChaCha8Rng) -> Vec<[f64; 2]> {
     let xs = uniform(rng, SMALL_POINTS, f.lo[0], f.hi[0]);
     let ys = uniform(rng, SMALL_POINTS, f.lo[1], f.hi[1]);
     xs.into_iter().zip(ys).map(|(x, y)| [x, y]).collect()
@@ -191,10 +140,72 @@ pub fn for_each_small(
     rng: &mut ChaCha8Rng,
     mut visit: impl FnMut(&'static str, &mut [Variant<'_>]),
 ) {
-    for f in functions() {
-        let pts = points(&f, rng);
-        visit(f.name, &mut variants(&f, &pts));
-    }
+    let domain = |name, lo, hi| Domain { name, lo, hi };
+    let d = domain("rosenbrock_2d", [-2.0, -1.0], [2.0, 3.0]);
+    let pts = points(&d, rng);
+    let grad = |p: &[f64; 2]| {
+        let (v, g) = generated::rosenbrock2_grad(p);
+        (v, g.p)
+    };
+    let vjp = generated::rosenbrock2_vjp;
+    let mut v = variants(
+        rosenbrock2,
+        rosenbrock2_gradient,
+        vjp,
+        grad,
+        nd_rosenbrock,
+        &pts,
+    );
+    visit(d.name, &mut v);
+
+    let d = domain("himmelblau", [-5.0, -5.0], [5.0, 5.0]);
+    let pts = points(&d, rng);
+    let grad = |p: &[f64; 2]| {
+        let (v, g) = generated::himmelblau_grad(p);
+        (v, g.p)
+    };
+    let vjp = generated::himmelblau_vjp;
+    let mut v = variants(
+        himmelblau,
+        himmelblau_gradient,
+        vjp,
+        grad,
+        nd_himmelblau,
+        &pts,
+    );
+    visit(d.name, &mut v);
+
+    let d = domain("beale", [-4.5, -4.5], [4.5, 4.5]);
+    let pts = points(&d, rng);
+    let grad = |p: &[f64; 2]| {
+        let (v, g) = generated::beale_grad(p);
+        (v, g.p)
+    };
+    let mut v = variants(
+        beale,
+        beale_gradient,
+        generated::beale_vjp,
+        grad,
+        nd_beale,
+        &pts,
+    );
+    visit(d.name, &mut v);
+
+    let d = domain("ackley", [-5.0, -5.0], [5.0, 5.0]);
+    let pts = points(&d, rng);
+    let grad = |p: &[f64; 2]| {
+        let (v, g) = generated::ackley_grad(p);
+        (v, g.p)
+    };
+    let mut v = variants(
+        ackley,
+        ackley_gradient,
+        generated::ackley_vjp,
+        grad,
+        nd_ackley,
+        &pts,
+    );
+    visit(d.name, &mut v);
 }
 
 fn format_ns(seconds: Option<f64>) -> String {
@@ -205,7 +216,11 @@ fn format_ns(seconds: Option<f64>) -> String {
 }
 
 /// Measures and prints the table of the small functions whose name `wanted` accepts.
-pub fn small_phase(rng: &mut ChaCha8Rng, wanted: impl Fn(&str) -> bool) {
+pub fn small_phase(
+    rng: &mut ChaCha8Rng,
+    wanted: impl Fn(&str) -> bool,
+    mut interleaved_medians: impl FnMut(&mut [Variant<'_>]) -> Vec<f64>,
+) {
     let mut rows = Vec::new();
     for_each_small(rng, |name, variants| {
         if !wanted(name) {
@@ -213,10 +228,6 @@ pub fn small_phase(rng: &mut ChaCha8Rng, wanted: impl Fn(&str) -> bool) {
         }
         eprintln!("measuring ratios: {name}");
         let medians = interleaved_medians(variants);
-        let grad_heap = variants
-            .iter_mut()
-            .find(|(n, _)| *n == GENERATED_GRAD)
-            .map(|(_, run)| heap_use_of_one_call(&mut **run));
         let time_of = |v: &str| {
             variants
                 .iter()
@@ -242,9 +253,6 @@ pub fn small_phase(rng: &mut ChaCha8Rng, wanted: impl Fn(&str) -> bool) {
             format_ratio(gg, nd),
             format_ratio(gv, h),
             format_ratio(gv, p),
-            grad_heap.map_or("-".to_string(), |u| {
-                format!("{:.0}", u.allocations as f64 / SMALL_POINTS as f64)
-            }),
         ]);
     });
     if rows.is_empty() {
@@ -266,7 +274,6 @@ pub fn small_phase(rng: &mut ChaCha8Rng, wanted: impl Fn(&str) -> bool) {
             "grad/num-dual",
             "vjp/hand",
             "vjp/primal",
-            "grad allocs/pt",
         ],
         &rows,
     );

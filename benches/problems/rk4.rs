@@ -61,9 +61,12 @@ fn rhs_pullback(p: &[f64; 4], y0: f64, y1: f64, v0: f64, v1: f64, pb: &mut [f64;
     )
 }
 
+/// A point or a slope of the two populations.
+type Pair = (f64, f64);
+
 /// One RK4 step from `(x0, x1)`: the three inner stage points and the four slopes.
 #[inline(always)]
-fn stages(p: &[f64; 4], h: f64, x0: f64, x1: f64) -> ([(f64, f64); 3], [(f64, f64); 4]) {
+fn stages(p: &[f64; 4], h: f64, x0: f64, x1: f64) -> ([Pair; 3], [Pair; 4]) {
     let k1 = rhs(p, x0, x1);
     let s2 = (x0 + 0.5 * h * k1.0, x1 + 0.5 * h * k1.1);
     let k2 = rhs(p, s2.0, s2.1);
@@ -153,7 +156,7 @@ pub fn lv_fit_adjoint(
 
 /// `J(y) t + (df/dp) tp` of the right-hand side at `y`, with its value.
 #[inline(always)]
-fn rhs_tangent(p: &[f64; 4], tp: &[f64; 4], y: (f64, f64), t: (f64, f64)) -> [(f64, f64); 2] {
+fn rhs_tangent(p: &[f64; 4], tp: &[f64; 4], y: Pair, t: Pair) -> [Pair; 2] {
     let [a, b, c, d] = *p;
     let [ta, tb, tc, td] = *tp;
     let (y0, y1) = y;
