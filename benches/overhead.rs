@@ -1,11 +1,18 @@
-//! Overhead of generated derivatives: takes the three problems of `problems/mod.rs`, gives criterion
+//! Overhead of generated derivatives: takes the problems of `problems/`, gives criterion
 //! measurements of each one's primal, hand-written and generated adjoint, hand-written and
-//! generated tangent, then tables of ratios (reverse mode, forward mode) measured in the same run.
+//! generated tangent, then tables of ratios (reverse mode, forward mode) and of the two-variable
+//! test functions against num-dual, measured in the same run. Peak heap bytes per call come from
+//! the binary beside it, `overhead_heap.rs` (`cargo bench --bench overhead_heap`).
 //!
-//! Run: `cargo bench --bench overhead` (about 45 s once built on two cores, 75 s with the generated
-//! variants), or `cargo bench --bench overhead -- --quick` (about 15 s, criterion's own numbers
-//! then noisier; the table below keeps its full length). A criterion filter (`-- rosenbrock`)
-//! also restricts the table to the problems whose name contains it or is contained in it.
+//! Run: `cargo bench --bench overhead` (about 4 minutes once built on two cores), or
+//! `cargo bench --bench overhead -- --quick` (criterion's own numbers then noisier; the tables
+//! keep their full length). A criterion filter (`-- rosenbrock`) also restricts the tables to the
+//! problems whose name contains it or is contained in it.
+//!
+//! Problems: extended Rosenbrock, a spring chain, a two-layer network (`problems/mod.rs`), a 2-D
+//! heat equation (`problems/heat.rs`), a Runge-Kutta-4 Lotka-Volterra fit (`problems/rk4.rs`);
+//! then Rosenbrock, Himmelblau, Beale and Ackley in two variables (`problems/small.rs`, measured
+//! and printed by `overhead_parts/small.rs`, with num-dual's fixed-size forward gradient).
 //!
 //! Variants, per problem (criterion ids `<problem>/<variant>`):
 //! - `primal`: the plain function, as written for `#[differentiate]`;
@@ -23,388 +30,35 @@
 //! variant's time is the median over the rounds of (sample time / repetitions); the ratios divide
 //! those medians. Checked by timing stand-ins for the generated functions that call the
 //! hand-written ones: the table read 0.99 to 1.01 where criterion's short runs disagreed by 30 %.
-//! The table is skipped when criterion runs as a test (`cargo test --benches`) or lists its
+//! The tables are skipped when criterion runs as a test (`cargo test --benches`) or lists its
 //! benchmarks.
+//!
+//! The problems' inputs and variants live in `overhead_parts/` (shared with `overhead_heap.rs`).
 
+mod overhead_parts;
 mod problems;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
-use problems::*;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-
-/// One way to compute a problem: a name and a closure that owns its buffers and returns the value.
-type Variant<'a> = (&'static str, Box<dyn FnMut() -> f64 + 'a>);
-
-/// The variant names, in table order; a problem may lack the generated ones.
-const PRIMAL: &str = "primal";
-const HAND_VJP: &str = "hand_vjp";
-const GENERATED_VJP: &str = "generated_vjp";
-const GENERATED_GRAD: &str = "generated_grad";
-const HAND_JVP: &str = "hand_jvp";
-const GENERATED_JVP: &str = "generated_jvp";
-
-/// Seed of the tangent directions of the forward-mode variants (apart from the inputs' stream, so
-/// adding or removing variants leaves the inputs as they were).
-const DIRECTION_SEED: u64 = 77;
-
-/// A tangent direction for a forward-mode variant: `len` components in [-1, 1].
-fn direction(len: usize) -> Vec<f64> {
-    uniform(
-        &mut ChaCha8Rng::seed_from_u64(DIRECTION_SEED),
-        len,
-        -1.0,
-        1.0,
-    )
-}
+use overhead_parts::common::*;
+use overhead_parts::large::for_each_problem;
 
 /// Time one sample of the ratio table aims at.
 const SAMPLE_TARGET: Duration = Duration::from_millis(4);
 /// Rounds of the ratio table (odd, so the median is one sample).
 const ROUNDS: usize = 41;
 
-fn uniform(rng: &mut ChaCha8Rng, len: usize, lo: f64, hi: f64) -> Vec<f64> {
-    (0..len).map(|_| rng.gen_range(lo..hi)).collect()
-}
-
-struct RosenbrockInputs {
-    x: Vec<f64>,
-}
-
-impl RosenbrockInputs {
-    fn new(rng: &mut ChaCha8Rng) -> Self {
-        RosenbrockInputs {
-            x: uniform(rng, ROSENBROCK_N, -1.5, 1.5),
-        }
-    }
-
-    fn variants(&self) -> Vec<Variant<'_>> {
-        let x = &self.x[..];
-        let n = ROSENBROCK_N;
-        let mut dx = vec![0.0; n];
-        #[allow(unused_mut)] // the generated variants push onto it
-        let mut variants: Vec<Variant<'_>> = vec![
-            (
-                PRIMAL,
-                Box::new(move || rosenbrock(black_box(x), black_box(n))),
-            ),
-            (
-                HAND_VJP,
-                Box::new(move || {
-                    rosenbrock_adjoint(black_box(x), black_box(n), black_box(&mut dx), 1.0)
-                }),
-            ),
-        ];
-        {
-            let mut dx = vec![0.0; n];
-            variants.push((
-                GENERATED_VJP,
-                Box::new(move || {
-                    generated::rosenbrock_vjp(black_box(x), black_box(n), black_box(&mut dx), 1.0)
-                }),
-            ));
-            variants.push((
-                GENERATED_GRAD,
-                Box::new(move || {
-                    black_box(generated::rosenbrock_grad(black_box(x), black_box(n))).0
-                }),
-            ));
-        }
-        let u = direction(n);
-        let u2 = u.clone();
-        variants.push((
-            HAND_JVP,
-            Box::new(move || black_box(rosenbrock_tangent(black_box(x), black_box(n), &u)).1),
-        ));
-        variants.push((
-            GENERATED_JVP,
-            Box::new(move || {
-                black_box(generated::rosenbrock_jvp(black_box(x), black_box(n), &u2)).1
-            }),
-        ));
-        variants
-    }
-}
-
-struct SpringChainInputs {
-    k: Vec<f64>,
-    x0: Vec<f64>,
-    v0: Vec<f64>,
-}
-
-impl SpringChainInputs {
-    fn new(rng: &mut ChaCha8Rng) -> Self {
-        SpringChainInputs {
-            k: uniform(rng, SPRING_N, 0.5, 1.5),
-            x0: uniform(rng, SPRING_N, -0.5, 0.5),
-            v0: uniform(rng, SPRING_N, -0.5, 0.5),
-        }
-    }
-
-    fn variants(&self) -> Vec<Variant<'_>> {
-        let (k, x0, v0) = (&self.k[..], &self.x0[..], &self.v0[..]);
-        let (c, dt, n, steps) = (SPRING_C, SPRING_DT, SPRING_N, SPRING_STEPS);
-        let (mut dk, mut dx0, mut dv0) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-        #[allow(unused_mut)] // the generated variants push onto it
-        let mut variants: Vec<Variant<'_>> = vec![
-            (
-                PRIMAL,
-                Box::new(move || {
-                    spring_chain(
-                        black_box(k),
-                        black_box(x0),
-                        black_box(v0),
-                        c,
-                        dt,
-                        black_box(n),
-                        steps,
-                    )
-                }),
-            ),
-            (
-                HAND_VJP,
-                Box::new(move || {
-                    spring_chain_adjoint(
-                        black_box(k),
-                        black_box(x0),
-                        black_box(v0),
-                        c,
-                        dt,
-                        black_box(n),
-                        steps,
-                        black_box(&mut dk),
-                        black_box(&mut dx0),
-                        black_box(&mut dv0),
-                        1.0,
-                    )
-                }),
-            ),
-        ];
-        {
-            let (mut dk, mut dx0, mut dv0) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-            variants.push((
-                GENERATED_VJP,
-                Box::new(move || {
-                    generated::spring_chain_vjp(
-                        black_box(k),
-                        black_box(x0),
-                        black_box(v0),
-                        c,
-                        dt,
-                        black_box(n),
-                        steps,
-                        black_box(&mut dk),
-                        black_box(&mut dx0),
-                        black_box(&mut dv0),
-                        1.0,
-                    )
-                }),
-            ));
-            variants.push((
-                GENERATED_GRAD,
-                Box::new(move || {
-                    let (k, x0, v0, n) = (black_box(k), black_box(x0), black_box(v0), black_box(n));
-                    black_box(generated::spring_chain_grad(k, x0, v0, c, dt, n, steps)).0
-                }),
-            ));
-        }
-        let u = direction(3 * n);
-        let u2 = u.clone();
-        variants.push((
-            HAND_JVP,
-            Box::new(move || {
-                let (dk, dx0, dv0) = (&u[..n], &u[n..2 * n], &u[2 * n..]);
-                let (k, x0, v0, n) = (black_box(k), black_box(x0), black_box(v0), black_box(n));
-                black_box(spring_chain_tangent(
-                    k, x0, v0, c, dt, n, steps, dk, dx0, dv0,
-                ))
-                .1
-            }),
-        ));
-        variants.push((
-            GENERATED_JVP,
-            Box::new(move || {
-                let (dk, dx0, dv0) = (&u2[..n], &u2[n..2 * n], &u2[2 * n..]);
-                let (k, x0, v0, n) = (black_box(k), black_box(x0), black_box(v0), black_box(n));
-                black_box(generated::spring_chain_jvp(
-                    k, x0, v0, c, dt, n, steps, dk, dx0, dv0,
-                ))
-                .1
-            }),
-        ));
-        variants
-    }
-}
-
-struct TwoLayerInputs {
-    w1: Vec<f64>,
-    b1: Vec<f64>,
-    w2: Vec<f64>,
-    b2: Vec<f64>,
-    xs: Vec<f64>,
-    ys: Vec<f64>,
-}
-
-impl TwoLayerInputs {
-    fn new(rng: &mut ChaCha8Rng) -> Self {
-        let (d, h, o, batch) = (NET_D, NET_H, NET_O, NET_BATCH);
-        // Weights scaled like a usual initialisation, so tanh is neither linear nor saturated.
-        let s1 = 1.0 / (d as f64).sqrt();
-        let s2 = 1.0 / (h as f64).sqrt();
-        TwoLayerInputs {
-            w1: uniform(rng, h * d, -s1, s1),
-            b1: uniform(rng, h, -0.1, 0.1),
-            w2: uniform(rng, o * h, -s2, s2),
-            b2: uniform(rng, o, -0.1, 0.1),
-            xs: uniform(rng, batch * d, -1.0, 1.0),
-            ys: uniform(rng, batch * o, -1.0, 1.0),
-        }
-    }
-
-    fn variants(&self) -> Vec<Variant<'_>> {
-        let (w1, b1, w2, b2) = (&self.w1[..], &self.b1[..], &self.w2[..], &self.b2[..]);
-        let (xs, ys) = (&self.xs[..], &self.ys[..]);
-        let (d, h, o, batch) = (NET_D, NET_H, NET_O, NET_BATCH);
-        let (mut dw1, mut db1) = (vec![0.0; h * d], vec![0.0; h]);
-        let (mut dw2, mut db2) = (vec![0.0; o * h], vec![0.0; o]);
-        #[allow(unused_mut)] // the generated variants push onto it
-        let mut variants: Vec<Variant<'_>> = vec![
-            (
-                PRIMAL,
-                Box::new(move || {
-                    let (w1, b1, w2, b2) =
-                        (black_box(w1), black_box(b1), black_box(w2), black_box(b2));
-                    two_layer_loss(
-                        w1,
-                        b1,
-                        w2,
-                        b2,
-                        black_box(xs),
-                        black_box(ys),
-                        d,
-                        h,
-                        o,
-                        black_box(batch),
-                    )
-                }),
-            ),
-            (
-                HAND_VJP,
-                Box::new(move || {
-                    let (w1, b1, w2, b2) =
-                        (black_box(w1), black_box(b1), black_box(w2), black_box(b2));
-                    two_layer_loss_adjoint(
-                        w1,
-                        b1,
-                        w2,
-                        b2,
-                        black_box(xs),
-                        black_box(ys),
-                        d,
-                        h,
-                        o,
-                        black_box(batch),
-                        black_box(&mut dw1),
-                        black_box(&mut db1),
-                        black_box(&mut dw2),
-                        black_box(&mut db2),
-                        1.0,
-                    )
-                }),
-            ),
-        ];
-        {
-            let (mut dw1, mut db1) = (vec![0.0; h * d], vec![0.0; h]);
-            let (mut dw2, mut db2) = (vec![0.0; o * h], vec![0.0; o]);
-            variants.push((
-                GENERATED_VJP,
-                Box::new(move || {
-                    let (w1, b1, w2, b2) =
-                        (black_box(w1), black_box(b1), black_box(w2), black_box(b2));
-                    generated::two_layer_loss_vjp(
-                        w1,
-                        b1,
-                        w2,
-                        b2,
-                        black_box(xs),
-                        black_box(ys),
-                        d,
-                        h,
-                        o,
-                        black_box(batch),
-                        black_box(&mut dw1),
-                        black_box(&mut db1),
-                        black_box(&mut dw2),
-                        black_box(&mut db2),
-                        1.0,
-                    )
-                }),
-            ));
-            variants.push((
-                GENERATED_GRAD,
-                Box::new(move || {
-                    let (w1, b1, w2, b2) =
-                        (black_box(w1), black_box(b1), black_box(w2), black_box(b2));
-                    let (xs, ys, batch) = (black_box(xs), black_box(ys), black_box(batch));
-                    black_box(generated::two_layer_loss_grad(
-                        w1, b1, w2, b2, xs, ys, d, h, o, batch,
-                    ))
-                    .0
-                }),
-            ));
-        }
-        // `w1`, `b1`, `w2`, `b2`'s parts of one direction vector.
-        let (n1, n2, n3) = (h * d, h, o * h);
-        let at = [0, n1, n1 + n2, n1 + n2 + n3, n1 + n2 + n3 + o];
-        let u = direction(at[4]);
-        let u2 = u.clone();
-        variants.push((
-            HAND_JVP,
-            Box::new(move || {
-                let (w1, b1, w2, b2) = (black_box(w1), black_box(b1), black_box(w2), black_box(b2));
-                let (xs, ys, batch) = (black_box(xs), black_box(ys), black_box(batch));
-                let (dw1, db1) = (&u[at[0]..at[1]], &u[at[1]..at[2]]);
-                let (dw2, db2) = (&u[at[2]..at[3]], &u[at[3]..at[4]]);
-                black_box(two_layer_loss_tangent(
-                    w1, b1, w2, b2, xs, ys, d, h, o, batch, dw1, db1, dw2, db2,
-                ))
-                .1
-            }),
-        ));
-        variants.push((
-            GENERATED_JVP,
-            Box::new(move || {
-                let (w1, b1, w2, b2) = (black_box(w1), black_box(b1), black_box(w2), black_box(b2));
-                let (xs, ys, batch) = (black_box(xs), black_box(ys), black_box(batch));
-                let (dw1, db1) = (&u2[at[0]..at[1]], &u2[at[1]..at[2]]);
-                let (dw2, db2) = (&u2[at[2]..at[3]], &u2[at[3]..at[4]]);
-                black_box(generated::two_layer_loss_jvp(
-                    w1, b1, w2, b2, xs, ys, d, h, o, batch, dw1, db1, dw2, db2,
-                ))
-                .1
-            }),
-        ));
-        variants
-    }
-}
-
-/// Calls `visit` with each problem's name and variants; the inputs are seeded, so every run
-/// measures the same numbers.
-fn for_each_problem(mut visit: impl FnMut(&'static str, &mut [Variant<'_>])) {
-    let mut rng = ChaCha8Rng::seed_from_u64(2024);
-    let rosenbrock = RosenbrockInputs::new(&mut rng);
-    let springs = SpringChainInputs::new(&mut rng);
-    let net = TwoLayerInputs::new(&mut rng);
-    visit("rosenbrock", &mut rosenbrock.variants());
-    visit("spring_chain", &mut springs.variants());
-    visit("two_layer_loss", &mut net.variants());
-}
-
 fn criterion_phase(c: &mut Criterion) {
     for_each_problem(|problem, variants| {
+        let mut group = c.benchmark_group(problem);
+        for (name, run) in variants.iter_mut() {
+            group.bench_function(*name, |b| b.iter(&mut *run));
+        }
+        group.finish();
+    });
+    overhead_parts::small::for_each_small(&mut small_rng(), |problem, variants| {
         let mut group = c.benchmark_group(problem);
         for (name, run) in variants.iter_mut() {
             group.bench_function(*name, |b| b.iter(&mut *run));
@@ -457,21 +111,6 @@ fn interleaved_medians(variants: &mut [Variant<'_>]) -> Vec<f64> {
         }
     }
     samples.into_iter().map(median).collect()
-}
-
-fn format_time(seconds: Option<f64>) -> String {
-    match seconds {
-        None => "-".to_string(),
-        Some(s) if s < 1e-3 => format!("{:.2} us", s * 1e6),
-        Some(s) => format!("{:.3} ms", s * 1e3),
-    }
-}
-
-fn format_ratio(num: Option<f64>, den: Option<f64>) -> String {
-    match (num, den) {
-        (Some(a), Some(b)) => format!("{:.2}", a / b),
-        _ => "-".to_string(),
-    }
 }
 
 fn ratio_phase(wanted: impl Fn(&str) -> bool) {
@@ -556,37 +195,6 @@ fn ratio_phase(wanted: impl Fn(&str) -> bool) {
     );
 }
 
-/// Prints `rows` under `header`, columns padded to their widest cell.
-fn print_table<const N: usize>(header: &[&str; N], rows: &[[String; N]]) {
-    let widths: Vec<usize> = (0..header.len())
-        .map(|c| {
-            rows.iter()
-                .map(|r| r[c].len())
-                .max()
-                .unwrap_or(0)
-                .max(header[c].len())
-        })
-        .collect();
-    let line = |cells: &[String]| {
-        let padded: Vec<String> = cells
-            .iter()
-            .enumerate()
-            .map(|(c, s)| {
-                if c == 0 {
-                    format!("{s:<w$}", w = widths[c])
-                } else {
-                    format!("{s:>w$}", w = widths[c])
-                }
-            })
-            .collect();
-        println!("{}", padded.join("  "));
-    };
-    line(&header.map(String::from));
-    for row in rows {
-        line(row);
-    }
-}
-
 /// Criterion options that take a value as the next argument (unless written `--option=value`).
 const OPTIONS_WITH_VALUE: &[&str] = &[
     "-c",
@@ -636,8 +244,10 @@ fn main() {
         }
         i += 1;
     }
-    ratio_phase(|problem| match &filter {
+    let wanted = |problem: &str| match &filter {
         None => true,
         Some(f) => problem.contains(f.as_str()) || f.contains(problem),
-    });
+    };
+    ratio_phase(wanted);
+    overhead_parts::small::small_phase(&mut small_rng(), wanted, interleaved_medians);
 }

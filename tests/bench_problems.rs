@@ -238,14 +238,31 @@ fn item_source<'a>(src: &'a str, file: &str, name: &str) -> &'a str {
 
 #[test]
 fn generated_copies_have_the_primal_bodies() {
-    let primal = include_str!("../benches/problems/mod.rs");
     let generated = include_str!("../benches/problems/generated.rs");
-    for name in ["rosenbrock", "spring_chain", "two_layer_loss"] {
-        assert_eq!(
-            item_source(generated, "generated.rs", name),
-            item_source(primal, "mod.rs", name),
-            "generated.rs and mod.rs differ in `{name}`"
-        );
+    let sources = [
+        ("mod.rs", include_str!("../benches/problems/mod.rs")),
+        ("heat.rs", include_str!("../benches/problems/heat.rs")),
+        ("rk4.rs", include_str!("../benches/problems/rk4.rs")),
+        ("small.rs", include_str!("../benches/problems/small.rs")),
+    ];
+    let items: [(&str, &[&str]); 4] = [
+        ("mod.rs", &["rosenbrock", "spring_chain", "two_layer_loss"]),
+        ("heat.rs", &["heat"]),
+        ("rk4.rs", &["lotka_volterra", "lv_fit"]),
+        (
+            "small.rs",
+            &["rosenbrock2", "himmelblau", "beale", "ackley"],
+        ),
+    ];
+    for ((file, primal), (file2, names)) in sources.iter().zip(items) {
+        assert_eq!(*file, file2);
+        for name in names {
+            assert_eq!(
+                item_source(generated, "generated.rs", name),
+                item_source(primal, file, name),
+                "generated.rs and {file} differ in `{name}`"
+            );
+        }
     }
 }
 
@@ -409,4 +426,237 @@ fn tangents_match_finite_differences_and_generated_jvp() {
         two_layer_loss_tangent(w1, b1, w2, b2, &xs, &ys, d, h, o, batch, dw1, db1, dw2, db2),
         generated::two_layer_loss_jvp(w1, b1, w2, b2, &xs, &ys, d, h, o, batch, dw1, db1, dw2, db2),
     );
+}
+
+/// Parameters `u0`, `alpha` as one vector (`alpha` last); the target stays fixed.
+fn check_heat(n: usize, steps: usize, rng: &mut ChaCha8Rng) {
+    let what = format!("heat n={n} steps={steps}");
+    let nn = n * n;
+    let mut p = uniform(rng, nn, 0.0, 1.0);
+    p.push(rng.gen_range(0.1..0.25));
+    let target = uniform(rng, nn, 0.0, 1.0);
+    let f = |p: &[f64]| heat(&p[..nn], p[nn], &target, n, steps);
+    let value = f(&p);
+    let grad = gradient_and_contract(
+        &what,
+        nn + 1,
+        value,
+        |seed, buf| {
+            let (du0, dalpha) = buf.split_at_mut(nn);
+            heat_adjoint(
+                &p[..nn],
+                p[nn],
+                &target,
+                n,
+                steps,
+                du0,
+                &mut dalpha[0],
+                seed,
+            )
+        },
+        rng,
+    );
+    check_gradient(&what, f, &p, &grad, rng);
+}
+
+/// Parameters `p`, `y0` as one vector of 6; the observations stay fixed.
+fn check_lv_fit(steps: usize, rng: &mut ChaCha8Rng) {
+    let what = format!("lv_fit steps={steps}");
+    let mut p: Vec<f64> = LV_RATES
+        .iter()
+        .map(|r| r * rng.gen_range(0.9..1.1))
+        .collect();
+    p.extend(uniform(rng, 2, 0.8, 1.2));
+    let obs = uniform(rng, 2 * steps, 0.3, 2.0);
+    let parts = |q: &[f64]| ([q[0], q[1], q[2], q[3]], [q[4], q[5]]);
+    let f = |q: &[f64]| {
+        let (r, y0) = parts(q);
+        lv_fit(&r, &y0, &obs, LV_H, steps)
+    };
+    let value = f(&p);
+    assert!(value.is_finite(), "{what}: value {value}");
+    let grad = gradient_and_contract(
+        &what,
+        6,
+        value,
+        |seed, buf| {
+            let (r, y0) = parts(&p);
+            let (mut dr, mut dy0) = parts(buf);
+            let v = lv_fit_adjoint(&r, &y0, &obs, LV_H, steps, &mut dr, &mut dy0, seed);
+            buf[..4].copy_from_slice(&dr);
+            buf[4..].copy_from_slice(&dy0);
+            v
+        },
+        rng,
+    );
+    check_gradient(&what, f, &p, &grad, rng);
+}
+
+#[test]
+fn heat_adjoint_matches_finite_differences() {
+    let mut rng = ChaCha8Rng::seed_from_u64(8);
+    for (n, steps) in [(1, 3), (2, 3), (3, 1), (3, 4), (5, 0), (5, 7), (8, 20)] {
+        check_heat(n, steps, &mut rng);
+    }
+}
+
+#[test]
+fn lv_fit_adjoint_matches_finite_differences() {
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    for steps in [0, 1, 2, 17] {
+        check_lv_fit(steps, &mut rng);
+    }
+}
+
+#[test]
+fn new_adjoints_at_benchmark_sizes_match_finite_differences() {
+    let mut rng = ChaCha8Rng::seed_from_u64(10);
+    check_heat(HEAT_N, HEAT_STEPS, &mut rng);
+    check_lv_fit(LV_STEPS, &mut rng);
+}
+
+/// A generated `_vjp` of a two-variable function.
+type SmallVjp = fn(&[f64; 2], &mut [f64; 2], f64) -> f64;
+
+type SmallForms = (
+    &'static str,
+    fn(&[f64; 2]) -> f64,
+    fn(&[f64; 2]) -> (f64, [f64; 2]),
+    fn(&[f64; 2]) -> (f64, [f64; 2]),
+);
+
+/// Each two-variable function: its name, primal, hand-written gradient, generated `_grad`.
+fn small_functions() -> [SmallForms; 4] {
+    use problems::generated as g;
+    [
+        ("rosenbrock2", rosenbrock2, rosenbrock2_gradient, |p| {
+            let (v, d) = g::rosenbrock2_grad(p);
+            (v, d.p)
+        }),
+        ("himmelblau", himmelblau, himmelblau_gradient, |p| {
+            let (v, d) = g::himmelblau_grad(p);
+            (v, d.p)
+        }),
+        ("beale", beale, beale_gradient, |p| {
+            let (v, d) = g::beale_grad(p);
+            (v, d.p)
+        }),
+        ("ackley", ackley, ackley_gradient, |p| {
+            let (v, d) = g::ackley_grad(p);
+            (v, d.p)
+        }),
+    ]
+}
+
+/// The hand-written gradients of the two-variable functions against central differences, and
+/// the generated `_grad` (an array gradient, no heap) and `_vjp` against them.
+#[test]
+fn small_function_gradients_match_finite_differences_and_generated() {
+    use problems::generated as g;
+    let vjps: [SmallVjp; 4] = [
+        g::rosenbrock2_vjp,
+        g::himmelblau_vjp,
+        g::beale_vjp,
+        g::ackley_vjp,
+    ];
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    for ((name, f, hand, grad), vjp) in small_functions().into_iter().zip(vjps) {
+        for _ in 0..20 {
+            let q = uniform(&mut rng, 2, -2.5, 2.5);
+            let p = [q[0], q[1]];
+            let (v, gh) = hand(&p);
+            let value = f(&p);
+            assert!(
+                (v - value).abs() <= 1e-14 * (value.abs() + 1.0),
+                "{name} at {p:?}: hand-written value {v}, primal {value}"
+            );
+            check_gradient(name, |x| f(&[x[0], x[1]]), &q, &gh, &mut rng);
+            let (vg, gg) = grad(&p);
+            assert_eq!(vg, value, "{name} at {p:?}: value of _grad");
+            let mut gv = [0.25, -0.5];
+            assert_eq!(
+                vjp(&p, &mut gv, 2.0),
+                value,
+                "{name} at {p:?}: value of _vjp"
+            );
+            for i in 0..2 {
+                let tol = 1e-12 * (gh[i].abs() + 1.0);
+                assert!(
+                    (gg[i] - gh[i]).abs() <= tol,
+                    "{name} at {p:?}, d/dp[{i}]: _grad {}, hand-written {}",
+                    gg[i],
+                    gh[i]
+                );
+                let want = [0.25, -0.5][i] + 2.0 * gh[i];
+                assert!(
+                    (gv[i] - want).abs() <= 2.0 * tol,
+                    "{name} at {p:?}, d/dp[{i}]: _vjp added {}, want {want}",
+                    gv[i]
+                );
+            }
+        }
+    }
+}
+
+/// The generated gradients and tangents of the heat and Runge-Kutta problems against the
+/// hand-written ones at benchmark sizes.
+#[test]
+fn generated_heat_and_rk4_match_hand_written() {
+    use problems::generated;
+
+    fn close(what: &str, got: &[f64], want: &[f64]) {
+        assert_eq!(got.len(), want.len(), "{what}: length");
+        for i in 0..got.len() {
+            assert!(
+                (got[i] - want[i]).abs() <= 1e-10 * (want[i].abs() + 1.0),
+                "{what}[{i}]: generated {}, hand-written {}",
+                got[i],
+                want[i]
+            );
+        }
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(12);
+
+    let (n, steps, alpha) = (HEAT_N, HEAT_STEPS, HEAT_ALPHA);
+    let u0 = uniform(&mut rng, n * n, 0.0, 1.0);
+    let target = uniform(&mut rng, n * n, 0.0, 1.0);
+    let (mut du0, mut dalpha) = (vec![0.0; n * n], 0.0);
+    let value = heat_adjoint(&u0, alpha, &target, n, steps, &mut du0, &mut dalpha, 1.0);
+    let (v, g) = generated::heat_grad(&u0, alpha, &target, n, steps);
+    close("heat value", &[v], &[value]);
+    close("heat du0", &g.u0, &du0);
+    close("heat dalpha", &[g.alpha], &[dalpha]);
+    let t = uniform(&mut rng, n * n + 1, -1.0, 1.0);
+    let hand = heat_tangent(&u0, alpha, &target, n, steps, &t[..n * n], t[n * n]);
+    let gen = generated::heat_jvp(&u0, alpha, &target, n, steps, &t[..n * n], t[n * n]);
+    assert_eq!(
+        hand.0,
+        heat(&u0, alpha, &target, n, steps),
+        "heat tangent's value"
+    );
+    close("heat jvp", &[gen.0, gen.1], &[hand.0, hand.1]);
+    let dot: f64 = du0.iter().zip(&t).map(|(g, u)| g * u).sum::<f64>() + dalpha * t[n * n];
+    close("heat <grad, t>", &[hand.1], &[dot]);
+
+    let steps = LV_STEPS;
+    let r: [f64; 4] = std::array::from_fn(|i| LV_RATES[i] * rng.gen_range(0.9..1.1));
+    let y0 = [rng.gen_range(0.8..1.2), rng.gen_range(0.8..1.2)];
+    let obs = uniform(&mut rng, 2 * steps, 0.3, 2.0);
+    let (mut dr, mut dy0) = ([0.0; 4], [0.0; 2]);
+    let value = lv_fit_adjoint(&r, &y0, &obs, LV_H, steps, &mut dr, &mut dy0, 1.0);
+    let (v, g) = generated::lv_fit_grad(&r, &y0, &obs, LV_H, steps);
+    close("lv_fit value", &[v], &[value]);
+    close("lv_fit dp", &g.p, &dr);
+    close("lv_fit dy0", &g.y0, &dy0);
+    let (tr, ty0) = ([0.3, -0.7, 0.2, 0.9], [-0.4, 0.6]);
+    let hand = lv_fit_tangent(&r, &y0, &obs, LV_H, steps, &tr, &ty0);
+    let gen = generated::lv_fit_jvp(&r, &y0, &obs, LV_H, steps, &tr, &ty0);
+    assert_eq!(
+        hand.0,
+        lv_fit(&r, &y0, &obs, LV_H, steps),
+        "lv_fit tangent's value"
+    );
+    close("lv_fit jvp", &[gen.0, gen.1], &[hand.0, hand.1]);
+    let dot: f64 = (0..4).map(|i| dr[i] * tr[i]).sum::<f64>() + dy0[0] * ty0[0] + dy0[1] * ty0[1];
+    close("lv_fit <grad, t>", &[hand.1], &[dot]);
 }

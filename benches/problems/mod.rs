@@ -1,4 +1,4 @@
-//! The three benchmark problems of `benches/overhead.rs`: takes plain slices and sizes, gives each
+//! The benchmark problems of `benches/overhead.rs`: takes plain slices and sizes, gives each
 //! problem's primal (written once, as a user would write it for `#[differentiate]`), a good
 //! hand-written adjoint and a good hand-written tangent (forward mode) to measure the generated
 //! `_vjp` and `_jvp` against.
@@ -22,6 +22,13 @@
 #![allow(clippy::needless_range_loop, clippy::manual_memcpy)]
 
 pub mod generated;
+mod heat;
+mod rk4;
+mod small;
+
+pub use heat::*;
+pub use rk4::*;
+pub use small::*;
 
 // ---------------------------------------------------------------------------------------------
 // a. Extended Rosenbrock
