@@ -532,3 +532,21 @@ fn constructs_combined() {
     };
     chk_arr!(f, fj, fv; 4).random(3, -1.0, 1.0);
 }
+
+/// `std::mem::swap` of two floats (a recurrence written with a swap).
+#[differentiate]
+fn swapped_recurrence(x: f64, y: f64) -> f64 {
+    let mut a = x;
+    let mut b = y;
+    for _ in 0..4 {
+        b = a * 0.5 + b.sin();
+        std::mem::swap(&mut a, &mut b);
+    }
+    a * b
+}
+
+#[test]
+fn mem_swap_of_floats() {
+    chk!(swapped_recurrence, swapped_recurrence_jvp, swapped_recurrence_vjp; 0, 1)
+        .random(6, -2.0, 2.0);
+}

@@ -265,6 +265,14 @@ impl Lowerer<'_> {
             let shape = self.path_shape(&path);
             return plain_call(c, args, shape, None, span);
         }
+        if let Some(name) = super::inplace::mem_function(&path) {
+            return self.poison(
+                &c,
+                &format!("`mem::{name}` here (only `mem::swap(&mut a, &mut b);` of two float or integer variables)"),
+                "swap sequences element by element or copy them (`u.copy_from_slice(&next);`), \
+                 or assign through a temporary (`let t = a; a = b; b = t;`)",
+            );
+        }
         if path.segments.len() == 2 && path.segments[0].ident == "Vec" {
             match last.as_str() {
                 "new" if c.args.is_empty() => {

@@ -6,7 +6,66 @@
 use super::chains::{int_lit, shifted, var, ISeq};
 use super::*;
 
+/// Whether `path` names `std::mem::{swap, replace, take}` (as `mem::swap`, `std::mem::swap` or
+/// `core::mem::swap`): `Some(name)`.
+pub(super) fn mem_function(path: &syn::Path) -> Option<String> {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let n = names.len();
+    let last = names.last()?;
+    let in_mem =
+        n >= 2 && names[n - 2] == "mem" && (n == 2 || matches!(names[0].as_str(), "std" | "core"));
+    (in_mem && matches!(last.as_str(), "swap" | "replace" | "take")).then(|| last.clone())
+}
+
 impl Lowerer<'_> {
+    /// The statement `std::mem::swap(&mut a, &mut b);` of two float variables: `a` and `b`
+    /// exchanged through a temporary. `true` when handled (errors included); other uses of
+    /// `mem::swap`/`replace`/`take` are reported by `call`.
+    pub(super) fn mem_swap(&mut self, c: &syn::ExprCall, out: &mut Vec<Stmt>) -> bool {
+        let syn::Expr::Path(p) = &*c.func else {
+            return false;
+        };
+        if mem_function(&p.path).as_deref() != Some("swap") || c.args.len() != 2 {
+            return false;
+        }
+        let var_of = |cx: &Self, a: &syn::Expr| match a {
+            syn::Expr::Reference(r) if r.mutability.is_some() => cx.var_of_path(&r.expr),
+            _ => None,
+        };
+        let (Some(a), Some(b)) = (var_of(self, &c.args[0]), var_of(self, &c.args[1])) else {
+            return false;
+        };
+        let plain = |cx: &Self, v: VarId| {
+            matches!(cx.vars[v].shape, Shape::Scalar | Shape::Int | Shape::Bool)
+                && !cx.views.contains_key(&v)
+                && !cx.elem_aliases.contains_key(&v)
+                && !cx.is_float_mut_ref_param(v)
+        };
+        if !plain(self, a) || !plain(self, b) {
+            return false;
+        }
+        let span = c.span();
+        let t = self.synthetic("swap", self.vars[a].shape.clone(), span);
+        self.vars[t].mutable = false;
+        self.vars[a].mutable = true;
+        self.vars[b].mutable = true;
+        out.push(Stmt::Let {
+            pat: Pat::Bind(t),
+            init: Some(var(a, span)),
+        });
+        out.push(Stmt::Assign {
+            place: Place::Var(a),
+            op: None,
+            value: var(b, span),
+        });
+        out.push(Stmt::Assign {
+            place: Place::Var(b),
+            op: None,
+            value: var(t, span),
+        });
+        true
+    }
+
     /// Lowers `m` if it is one of the in-place methods; `false` leaves it to the caller.
     pub(super) fn inplace_method(&mut self, m: &syn::ExprMethodCall, out: &mut Vec<Stmt>) -> bool {
         let name = m.method.to_string();

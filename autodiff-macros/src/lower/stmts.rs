@@ -543,6 +543,7 @@ impl Lowerer<'_> {
                 });
             }
             syn::Expr::Macro(m) => self.stmt_macro(&m.mac, out),
+            syn::Expr::Call(c) if self.mem_swap(c, out) => {}
             syn::Expr::MethodCall(m) if self.inplace_method(m, out) => {}
             syn::Expr::MethodCall(m) if m.method == "push" && m.args.len() == 1 => {
                 match self.var_of_path(&m.receiver) {
