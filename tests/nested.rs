@@ -490,3 +490,27 @@ fn rows_of_a_changing_nested_array_lent() {
     chk!(lends_changing_rows, lends_changing_rows_jvp, lends_changing_rows_vjp; 0)
         .random(6, -2.0, 2.0);
 }
+
+/// A row assigned from its own elements (the whole right-hand side is read first).
+#[differentiate]
+fn swap_coords(x: f64, y: f64) -> f64 {
+    let mut p = [[x, y], [y, x * y]];
+    p[0] = [p[0][1], p[0][0] * 2.0];
+    p[1] = [p[0][0] + p[1][1], p[1][0]];
+    p[0][0] * 3.0 + p[0][1] * 5.0 + p[1][0] * 7.0 + p[1][1] * 11.0
+}
+
+#[test]
+fn row_assigned_from_itself() {
+    // p[0] = [y, 2x]; p[1] = [y + xy, y].
+    let (x, y) = (0.7, -1.3);
+    let want = y * 3.0 + 2.0 * x * 5.0 + (y + x * y) * 7.0 + y * 11.0;
+    assert!((swap_coords(x, y) - want).abs() < 1e-12);
+    let (v, g) = swap_coords_grad(x, y);
+    assert!((v - want).abs() < 1e-12);
+    assert!(
+        (g.x - (10.0 + 7.0 * y)).abs() < 1e-12
+            && (g.y - (3.0 + 7.0 * (1.0 + x) + 11.0)).abs() < 1e-12
+    );
+    chk!(swap_coords, swap_coords_jvp, swap_coords_vjp; 0, 1).random(4, -2.0, 2.0);
+}

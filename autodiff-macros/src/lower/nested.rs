@@ -332,6 +332,20 @@ impl Lowerer<'_> {
                 return true;
             }
         };
+        // The whole right-hand side is evaluated before the row is written: an item reading the
+        // array itself (`p[i] = [p[i][1], p[i][0]]`) is bound to a name first.
+        let items: Vec<Expr> = items
+            .into_iter()
+            .map(|it| {
+                let mut reads = Vec::new();
+                it.reads(&mut reads);
+                if reads.contains(&view.base) {
+                    self.once(it, out)
+                } else {
+                    it
+                }
+            })
+            .collect();
         let offset = self.once(view.offset, out);
         self.vars[view.base].mutable = true;
         for (k, item) in items.into_iter().enumerate() {
