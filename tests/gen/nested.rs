@@ -1,0 +1,873 @@
+//! Nested arrays (issue 10): local nested arrays (`let mut nm = [[x; C]; R];`, nested literals
+//! `[[a, b], [c, d]]`, `vec![[x; C]; n]`), element reads and writes `nm[i][j]`, row copies
+//! (`let r = nm[i];`), row assignments (`nm[i] = [a, b];`), loops over the rows (`for i in
+//! 0..nm.len()`, `for q in nm.iter()`, `nm.iter().map(|q| ..).sum::<f64>()`, `nm.iter_mut()`,
+//! zipped), a nested parameter `np: &[[f64; C]]` or `np: &[[f64; C]; R]` (the test builds it from
+//! its scalars with `as_chunks`), and rows lent to helpers `hr*(r: &[f64; C], ..)` and
+//! `hw*(r: &mut [f64; C], ..)` (`&nm[i]`, `&mut nm[i]`, a row of the loop, a row copy).
+//!
+//! A nested array is a variable of type [`Ty::Nested`]: its `bound`, `base` and `room` are those
+//! of its elements, with the conventions of local vectors (`=` writes stay within `base`,
+//! `+=`/`-=` are charged to `room`, `*=` multiplies by at most 1).
+
+use super::*;
+
+/// Number of row helpers: `hr0` (`&[f64; 2]`), `hr1` (`&[f64; 3]`), `hr2` (`&mut [f64; 2]`),
+/// `hr3` (`&mut [f64; 3]`).
+pub const ROW_HELPERS: usize = 4;
+/// Bound a program guarantees for the elements of a row it passes to a row helper.
+const ROW_ARG_BOUND: f64 = HELPER_SLICE_BOUND;
+
+/// What the test's adapters pass for a nested or row parameter.
+pub(super) struct Adapter {
+    pub arg: String,
+    pub tangent: String,
+    pub adjoint: String,
+    /// Adjoint buffer declared from `gs` before the vjp call, and stored back after it.
+    pub load: String,
+    pub store: String,
+    pub slots: usize,
+}
+
+/// The adapter of `Param::Nested` or `Param::Row` `p` at scalar slot `k`.
+pub(super) fn adapter(p: &Param, k: usize) -> Adapter {
+    let ind = "                ";
+    match p {
+        Param::Nested(_, rows, cols, fixed) => {
+            let m = rows * cols;
+            let view = |x: &str| format!("{x}[{k}..{}].as_chunks::<{cols}>().0", k + m);
+            let arg = |x: &str| {
+                if *fixed {
+                    format!("<&[[f64; {cols}]; {rows}]>::try_from({}).unwrap()", view(x))
+                } else {
+                    view(x)
+                }
+            };
+            let init = if *fixed {
+                format!("<[[f64; {cols}]; {rows}]>::try_from({}).unwrap()", view("gs"))
+            } else {
+                format!("{}.to_vec()", view("gs"))
+            };
+            Adapter {
+                arg: arg("s"),
+                tangent: arg("ts"),
+                adjoint: format!("&mut g{k}"),
+                load: format!("{ind}let mut g{k} = {init};\n"),
+                store: format!(
+                    "{ind}gs[{k}..{}].copy_from_slice(g{k}.as_flattened());\n",
+                    k + m
+                ),
+                slots: m,
+            }
+        }
+        Param::Row(_, cols) => {
+            let items = |x: &str| {
+                let xs: Vec<String> = (k..k + cols).map(|j| format!("{x}[{j}]")).collect();
+                format!("[{}]", xs.join(", "))
+            };
+            Adapter {
+                arg: format!("&{}", items("s")),
+                tangent: format!("&{}", items("ts")),
+                adjoint: format!("&mut g{k}"),
+                load: format!("{ind}let mut g{k} = {};\n", items("gs")),
+                store: format!("{ind}gs[{k}..{}].copy_from_slice(&g{k});\n", k + cols),
+                slots: *cols,
+            }
+        }
+        _ => unreachable!("not a nested or row parameter"),
+    }
+}
+
+impl FnGen<'_> {
+    // ---- parameters and helpers -------------------------------------------------------------
+
+    /// Sometimes adds the nested parameter `np` to a program's parameters.
+    pub(super) fn nested_param(&mut self, params: &mut Vec<Param>) {
+        if !self.on(Construct::NestedParam) || !self.chance(0.2) {
+            return;
+        }
+        self.count(Construct::NestedParam);
+        let fixed = self.chance(0.4);
+        let rows = self.rng.gen_range(2..=3);
+        let cols = self.rng.gen_range(2..=3);
+        params.push(Param::Nested("np".into(), rows, cols, fixed));
+    }
+
+    /// Declares the nested parameter (its elements lie in [-1, 1]).
+    pub(super) fn nested_input(&mut self, params: &[Param]) {
+        for p in params {
+            if let Param::Nested(n, rows, cols, _) = p {
+                self.push_input(n, 1.0);
+                let v = self.vars.last_mut().expect("just declared");
+                v.ty = Ty::Nested {
+                    rows: Some(*rows),
+                    cols: *cols,
+                };
+            }
+        }
+    }
+
+    /// `hr{k}(p: f64, [q: f64,] r: &[f64; C]) -> f64` or `(.., r: &mut [f64; C]) [-> f64]`:
+    /// random statements reading (and writing) the row; a written row ends squashed into
+    /// [-1, 1], so that a caller's nested array keeps its bound.
+    pub(super) fn row_helper(mut self, k: usize) -> FnOut {
+        self.count(Construct::NestedRowCall);
+        let cols = 2 + k % 2;
+        let mutable = k >= 2;
+        let mut params = vec![Param::Scalar("p".into())];
+        if self.chance(0.5) {
+            params.push(Param::Scalar("q".into()));
+        }
+        let scalars = params.len();
+        params.push(if mutable {
+            Param::InOutRow("r".into(), cols)
+        } else {
+            Param::Row("r".into(), cols)
+        });
+        self.shuffle_params(&mut params);
+        for n in &["p", "q"][..scalars] {
+            self.push_input(n, HELPER_ARG_BOUND);
+        }
+        let out = if mutable {
+            self.inout = Some("r");
+            self.squash_inout = true;
+            self.no_early_return = true;
+            self.declare("r".to_string(), Ty::Vector, true, ROW_ARG_BOUND, 8.0);
+            if self.on(Construct::UnitOut) && self.chance(0.4) {
+                self.count(Construct::UnitOut);
+                OutKind::Unit
+            } else {
+                OutKind::F64
+            }
+        } else {
+            self.row_refs.push("r".to_string());
+            self.declare("r".to_string(), Ty::Vector, false, ROW_ARG_BOUND, 0.0);
+            OutKind::F64
+        };
+        self.vars.last_mut().expect("just declared").arr_len = Some(cols);
+        // The row is read at least once.
+        let t = self.fresh("t");
+        let x = Ex::atom("r[0]".to_string(), ROW_ARG_BOUND);
+        let y = Ex::atom(format!("r[{}]", cols - 1), ROW_ARG_BOUND);
+        let x = self.scale(x, 2.0);
+        let y = self.scale(y, 1.0);
+        let e = Ex::atom(format!("({} + {}).sin()", x.s, y.s), 1.0);
+        self.line(format!("let {t} = {};", e.s));
+        self.declare(t, Ty::Float, false, 1.0, 0.0);
+        self.budget = self.rng.gen_range(1..=5);
+        self.finish(format!("hr{k}"), 900 + k as u64, params, out)
+    }
+
+    // ---- reads ------------------------------------------------------------------------------
+
+    /// Visible nested arrays.
+    pub(super) fn nested_vars(&self) -> Vec<usize> {
+        self.visible(|v| matches!(v.ty, Ty::Nested { .. }))
+    }
+
+    /// Visible nested arrays that may be written now (not borrowed by a loop over them).
+    fn writable_nested(&self) -> Vec<usize> {
+        self.visible(|v| matches!(v.ty, Ty::Nested { .. }) && v.mutable)
+            .into_iter()
+            .filter(|&i| !self.frozen.contains(&self.vars[i].name))
+            .collect()
+    }
+
+    fn shape(&self, i: usize) -> (Option<usize>, usize) {
+        match self.vars[i].ty {
+            Ty::Nested { rows, cols } => (rows, cols),
+            _ => unreachable!("not a nested array"),
+        }
+    }
+
+    /// Reads variable `i` whatever its kind (a float, an element of a vector or nested array).
+    pub(super) fn read_any(&mut self, i: usize) -> Ex {
+        match self.vars[i].ty {
+            Ty::Vector => self.vec_read_of(i),
+            Ty::Nested { .. } => self.nested_read_of(i),
+            _ => self.read_var(i),
+        }
+    }
+
+    /// `nm[i][j]` of a visible nested array.
+    pub(super) fn nested_read(&mut self) -> Ex {
+        let ns = self.nested_vars();
+        let i = self.pick(&ns);
+        self.nested_read_of(i)
+    }
+
+    fn nested_read_of(&mut self, i: usize) -> Ex {
+        let (r, c) = (self.row_index(i), self.col_index(i));
+        self.nested_elem(i, &r, &c)
+    }
+
+    fn nested_elem(&mut self, i: usize, r: &str, c: &str) -> Ex {
+        self.vars[i].dirty = false;
+        let e = Ex::atom(
+            format!("{}[{r}][{c}]", self.vars[i].name),
+            self.vars[i].bound,
+        );
+        self.scale(e, EXPR_CAP)
+    }
+
+    /// A valid row index of nested array `i`.
+    fn row_index(&mut self, i: usize) -> String {
+        match self.shape(i).0 {
+            None => self.index(),
+            Some(r) => self.small_index(r),
+        }
+    }
+
+    fn col_index(&mut self, i: usize) -> String {
+        let c = self.shape(i).1;
+        self.small_index(c)
+    }
+
+    /// An index below `m`: a loop index known to stay below it, an index variable modulo `m`,
+    /// or a constant.
+    fn small_index(&mut self, m: usize) -> String {
+        let known: Vec<String> = self
+            .small_idx
+            .iter()
+            .filter(|&&(v, hi)| hi <= m && self.is_visible(v))
+            .map(|&(v, _)| self.vars[v].name.clone())
+            .collect();
+        if !known.is_empty() && self.chance(0.7) {
+            return self.pick(&known);
+        }
+        let idx = self.index_vars();
+        if !idx.is_empty() && self.chance(0.4) {
+            let j = self.pick(&idx);
+            return format!("{} % {m}", self.vars[j].name);
+        }
+        self.rng.gen_range(0..m).to_string()
+    }
+
+    fn is_visible(&self, v: usize) -> bool {
+        v < self.vars.len()
+            && !self.vars[v + 1..]
+                .iter()
+                .any(|w| w.name == self.vars[v].name)
+    }
+
+    /// Trips of a loop over the rows of nested array `i`.
+    fn row_trips(&self, i: usize) -> usize {
+        self.shape(i).0.unwrap_or(N_MAX)
+    }
+
+    // ---- statements -------------------------------------------------------------------------
+
+    pub(super) fn is_nested_stmt(&self, c: Construct) -> bool {
+        matches!(
+            c,
+            Construct::NestedLocal
+                | Construct::NestedElemWrite
+                | Construct::NestedIndexLoop
+                | Construct::NestedRowCopy
+                | Construct::NestedRowAssign
+                | Construct::NestedRowIter
+                | Construct::NestedRowMap
+                | Construct::NestedIterMut
+                | Construct::NestedRowCall
+        )
+    }
+
+    /// The nested-array statements possible here.
+    pub(super) fn nested_stmts(&mut self, opts: &mut Vec<(St, f64)>) {
+        let can_nest = self.nest < 3 && self.budget >= 2;
+        let loop_ok = can_nest
+            && (self.loops.is_empty() || (self.loops.len() < 2 && self.on(Construct::ForNested)));
+        let mut add = |c: Construct, w: f64| opts.push((St::Idiom(c), w));
+        if self.on(Construct::NestedLocal) && self.nested_count < 2 {
+            add(
+                Construct::NestedLocal,
+                if self.loops.is_empty() { 1.2 } else { 0.3 },
+            );
+        }
+        let any = !self.nested_vars().is_empty();
+        let writable = self.writable_nested();
+        let big_base = writable.iter().any(|&i| self.vars[i].base >= 1.0);
+        if !writable.is_empty() {
+            if self.on(Construct::NestedElemWrite) {
+                add(Construct::NestedElemWrite, 3.0);
+            }
+            if self.on(Construct::NestedRowAssign) {
+                add(Construct::NestedRowAssign, 0.8);
+            }
+            if self.on(Construct::NestedIndexLoop) && self.on(Construct::NestedElemWrite) && loop_ok {
+                add(Construct::NestedIndexLoop, 1.0);
+            }
+            if self.on(Construct::NestedIterMut) && big_base {
+                add(Construct::NestedIterMut, 0.6);
+            }
+        }
+        if any {
+            if self.on(Construct::NestedRowCopy) {
+                add(Construct::NestedRowCopy, 0.7);
+            }
+            if self.on(Construct::NestedRowIter) && loop_ok {
+                add(Construct::NestedRowIter, 1.0);
+            }
+            if self.on(Construct::NestedRowMap) {
+                add(Construct::NestedRowMap, 0.6);
+            }
+        }
+        if self.can_row_call() {
+            add(Construct::NestedRowCall, 1.0);
+        }
+    }
+
+    /// A statement of this file (already counted by `s_idiom`).
+    pub(super) fn s_nested(&mut self, c: Construct) {
+        match c {
+            Construct::NestedLocal => self.s_nested_decl(),
+            Construct::NestedElemWrite => {
+                let i = self.pick(&self.writable_nested());
+                let (r, c) = (self.row_index(i), self.col_index(i));
+                self.nested_write_at(i, &r, &c);
+            }
+            Construct::NestedIndexLoop => self.s_nested_index_loop(),
+            Construct::NestedRowCopy => self.s_nested_row_copy(),
+            Construct::NestedRowAssign => self.s_nested_row_assign(),
+            Construct::NestedRowIter => self.s_nested_row_iter(),
+            Construct::NestedRowMap => self.s_nested_row_map(),
+            Construct::NestedIterMut => self.s_nested_iter_mut(),
+            _ => self.s_nested_row_call(),
+        }
+    }
+
+    /// `let mut nm = [[x; C]; R];` (typed or not), a nested literal `[[a, b], [c, d]]`, or
+    /// `vec![[x; C]; n]`.
+    fn s_nested_decl(&mut self) {
+        self.nested_count += 1;
+        let name = self.fresh("nm");
+        let cols = self.rng.gen_range(2..=3);
+        let base0: f64 = self.pick(&[1.0, 2.0, 4.0]);
+        let room: f64 = self.pick(&[2.0, 8.0, 16.0]);
+        let r: f64 = self.rng.gen();
+        let (rows, base) = if r < 0.25 && self.on(Construct::NestedVec) && self.has_len() {
+            self.count(Construct::NestedVec);
+            let len = self.len().expect("checked above");
+            let (x, b) = self.nested_fill(base0);
+            if self.on(Construct::TypedLet) && self.chance(0.3) {
+                self.count(Construct::TypedLet);
+                self.line(format!(
+                    "let mut {name}: Vec<[f64; {cols}]> = vec![[{x}; {cols}]; {len}];"
+                ));
+            } else {
+                self.line(format!("let mut {name} = vec![[{x}; {cols}]; {len}];"));
+            }
+            (None, b)
+        } else if r < 0.6 && self.on(Construct::NestedLiteral) {
+            self.count(Construct::NestedLiteral);
+            let rows = self.rng.gen_range(2..=4);
+            let mut b = base0;
+            let mut items = Vec::new();
+            for k in 0..rows * cols {
+                // One element with a type at least (`[[0.5, 1.0]]` would be `{float}`).
+                let e = if k == 0 || self.chance(0.7) {
+                    let d = self.rng.gen_range(0..=1);
+                    self.expr_nc(d)
+                } else {
+                    self.literal()
+                };
+                b = b.max(e.b);
+                items.push(e.s);
+            }
+            let rows_s: Vec<String> = items
+                .chunks(cols)
+                .map(|c| format!("[{}]", c.join(", ")))
+                .collect();
+            self.line(format!("let mut {name} = [{}];", rows_s.join(", ")));
+            (Some(rows), b)
+        } else {
+            let rows = self.rng.gen_range(2..=4);
+            if self.on(Construct::TypedLet) && self.chance(0.3) {
+                self.count(Construct::TypedLet);
+                self.line(format!(
+                    "let mut {name}: [[f64; {cols}]; {rows}] = [[0.0; {cols}]; {rows}];"
+                ));
+                (Some(rows), base0)
+            } else {
+                let (x, b) = self.nested_fill(base0);
+                self.line(format!("let mut {name} = [[{x}; {cols}]; {rows}];"));
+                (Some(rows), b)
+            }
+        };
+        self.declare(name, Ty::Nested { rows, cols }, true, base, room);
+    }
+
+    /// The value a nested array is filled with (`0.0_f64`, or an expression), and the base of
+    /// the array.
+    fn nested_fill(&mut self, base0: f64) -> (String, f64) {
+        if self.chance(0.5) {
+            let c: f64 = self.pick(&[0.0, 0.0, 1.0, 0.5]);
+            (format!("{}_f64", lit(c)), base0)
+        } else {
+            let d = self.rng.gen_range(0..=2);
+            let e = self.expr_nc(d);
+            (e.s, base0.max(e.b))
+        }
+    }
+
+    /// `nm[r][c] = e;`, `+= e`, `-= e` or `*= f` on the writable nested array `i`.
+    fn nested_write_at(&mut self, i: usize, r: &str, c: &str) {
+        self.count(Construct::NestedElemWrite);
+        let name = self.vars[i].name.clone();
+        let mut op = self.pick_weighted(&[("=", 3.0), ("+=", 3.0), ("-=", 1.0), ("*=", 1.0)]);
+        let mut rhs = None;
+        if op == "+=" || op == "-=" {
+            rhs = self.increment(i);
+            if rhs.is_none() {
+                op = "=";
+            }
+        }
+        let e = match op {
+            "=" => {
+                let e = if self.chance(0.5) {
+                    let me = self.nested_elem(i, r, c);
+                    let d = self.rng.gen_range(0..=2);
+                    let other = self.expr(d);
+                    let e = self.combine(me, other);
+                    self.self_wrap(e)
+                } else {
+                    let d = self.rng.gen_range(0..=3);
+                    self.expr(d)
+                };
+                let base = self.vars[i].base;
+                self.squash(e, base)
+            }
+            "*=" => self.factor(),
+            _ => rhs.expect("checked above"),
+        };
+        self.line(format!("{name}[{r}][{c}] {op} {};", e.s));
+        self.vars[i].dirty = true;
+    }
+
+    /// `for i in 0..nm.len() { nm[i][c] op e; ... }`, sometimes with an inner loop over the
+    /// columns, `for j in 0..C { nm[i][j] op e; }`.
+    fn s_nested_index_loop(&mut self) {
+        self.count(Construct::NestedIndexLoop);
+        let w = self.pick(&self.writable_nested());
+        let name = self.vars[w].name.clone();
+        let (rows, cols) = self.shape(w);
+        let trips = self.row_trips(w);
+        let i = self.loop_name();
+        let range = match rows {
+            Some(r) if self.chance(0.5) => format!("0..{r}"),
+            None if self.chance(0.5) => format!("0..{}", self.len().expect("a Vec has a length")),
+            _ => format!("0..{name}.len()"),
+        };
+        self.line(format!("for {i} in {range} {{"));
+        self.enter_loop(LoopKind::ContinueOk, trips);
+        self.declare_index(i, 0);
+        let iv = self.vars.len() - 1;
+        if let Some(r) = rows {
+            self.small_idx.push((iv, r));
+        }
+        let inner = self.loops.len() < 2 && self.on(Construct::ForNested) && self.chance(0.4);
+        if inner {
+            let j = self.loop_name();
+            self.line(format!("for {j} in 0..{cols} {{"));
+            self.enter_loop(LoopKind::ContinueOk, cols);
+            self.declare_index(j, 0);
+            self.small_idx.push((self.vars.len() - 1, cols));
+            self.nested_write_at(w, i, j);
+            self.small_idx.pop();
+            self.pop_scope();
+            self.nest -= 1;
+            self.indent -= 1;
+            self.k_mult /= cols as f64;
+            self.loops.pop();
+            self.line("}");
+        } else {
+            let c = self.col_index(w);
+            self.nested_write_at(w, i, &c);
+        }
+        self.loop_body(trips, &[]);
+        if rows.is_some() {
+            self.small_idx.pop();
+        }
+        self.line("}");
+    }
+
+    /// `let r = nm[i];` (typed or not), or `let r = &np[i];` of a nested array not written.
+    fn s_nested_row_copy(&mut self) {
+        let ns = self.nested_vars();
+        let i = self.pick(&ns);
+        let name = self.vars[i].name.clone();
+        let cols = self.shape(i).1;
+        let ix = self.row_index(i);
+        let r = self.fresh("rw");
+        let by_ref = !self.vars[i].mutable && self.chance(0.4);
+        if by_ref {
+            self.line(format!("let {r} = &{name}[{ix}];"));
+            self.row_refs.push(r.clone());
+        } else if self.on(Construct::TypedLet) && self.chance(0.3) {
+            self.count(Construct::TypedLet);
+            self.line(format!("let {r}: [f64; {cols}] = {name}[{ix}];"));
+        } else {
+            self.line(format!("let {r} = {name}[{ix}];"));
+        }
+        let b = self.vars[i].bound;
+        self.vars[i].dirty = false;
+        self.declare(r, Ty::Vector, false, b, 0.0);
+        let v = self.vars.last_mut().expect("just declared");
+        v.arr_len = Some(cols);
+        // Read back by the return value if nothing else reads it.
+        v.dirty = true;
+    }
+
+    /// `nm[i] = [e, e];`, `nm[i] = [e; C];` or `nm[i] = nm[j];`: every value within the base.
+    fn s_nested_row_assign(&mut self) {
+        let w = self.pick(&self.writable_nested());
+        let name = self.vars[w].name.clone();
+        let cols = self.shape(w).1;
+        let base = self.vars[w].base;
+        let ix = self.row_index(w);
+        let r: f64 = self.rng.gen();
+        let value = if r < 0.25 {
+            // Copies of elements (already within what the array holds).
+            let j = self.row_index(w);
+            format!("{name}[{j}]")
+        } else if r < 0.45 {
+            let d = self.rng.gen_range(0..=2);
+            let e = self.expr_nc(d);
+            let e = self.squash(e, base);
+            format!("[{}; {cols}]", e.s)
+        } else {
+            let mut items = Vec::new();
+            for k in 0..cols {
+                let d = self.rng.gen_range(0..=2);
+                let e = if k == 0 && self.chance(0.4) {
+                    let me = self.nested_elem(w, &ix, "0");
+                    let other = self.expr(d);
+                    self.combine(me, other)
+                } else {
+                    self.expr(d)
+                };
+                let e = self.squash(e, base);
+                items.push(e.s);
+            }
+            format!("[{}]", items.join(", "))
+        };
+        self.line(format!("{name}[{ix}] = {value};"));
+        self.vars[w].dirty = true;
+    }
+
+    /// A row variable `q` (a reference to a row of nested array `i`) for a loop or closure body.
+    fn declare_row_ref(&mut self, q: &str, i: usize) {
+        let b = self.vars[i].bound;
+        let cols = self.shape(i).1;
+        self.declare(q.to_string(), Ty::Vector, false, b, 0.0);
+        self.vars.last_mut().expect("just declared").arr_len = Some(cols);
+        self.row_refs.push(q.to_string());
+    }
+
+    /// `for q in nm.iter() { acc += q[0] * q[1]; ... }` (or `.enumerate()`), reading the rows.
+    fn s_nested_row_iter(&mut self) {
+        let ns = self.nested_vars();
+        let n = self.pick(&ns);
+        let name = self.vars[n].name.clone();
+        let rows = self.shape(n).0;
+        let cols = self.shape(n).1;
+        let trips = self.row_trips(n);
+        self.ensure_target();
+        let q = self.fresh("q");
+        let i = self.loop_name();
+        let enumerate = self.chance(0.3);
+        if enumerate {
+            self.line(format!("for ({i}, {q}) in {name}.iter().enumerate() {{"));
+        } else {
+            self.line(format!("for {q} in {name}.iter() {{"));
+        }
+        self.vars[n].dirty = false;
+        self.frozen.push(name);
+        let mark = self.vars.len();
+        self.enter_loop(LoopKind::ContinueOk, trips);
+        self.declare_row_ref(&q, n);
+        if enumerate {
+            self.declare_index(i, 0);
+            if let Some(r) = rows {
+                self.small_idx.push((self.vars.len() - 1, r));
+            }
+        }
+        // An accumulator outside the loop takes a product of two elements of the row.
+        let accs: Vec<usize> = self
+            .visible(|v| v.ty == Ty::Float && v.mutable)
+            .into_iter()
+            .filter(|&a| a < mark)
+            .collect();
+        if !accs.is_empty() && self.on(Construct::AddAssign) {
+            let a = self.pick(&accs);
+            let b = self.vars[n].bound;
+            let x = self.scale(Ex::atom(format!("{q}[0]"), b), EXPR_CAP);
+            let y = self.scale(Ex::atom(format!("{q}[{}]", cols - 1), b), EXPR_CAP);
+            let e = self.product(x, y);
+            if let Some(e) = self.charge(a, e) {
+                self.count(Construct::AddAssign);
+                let acc = self.vars[a].name.clone();
+                self.line(format!("{acc} += {};", e.s));
+                self.vars[a].dirty = true;
+                self.vars[a].zero = false;
+            }
+        }
+        self.loop_body(trips, &[]);
+        if enumerate && rows.is_some() {
+            self.small_idx.pop();
+        }
+        self.row_refs.pop();
+        self.frozen.pop();
+        self.line("}");
+        self.count(Construct::NestedRowIter);
+    }
+
+    /// `let t = nm.iter().map(|q| q[0] * e).sum::<f64>();`
+    fn s_nested_row_map(&mut self) {
+        let ns = self.nested_vars();
+        let n = self.pick(&ns);
+        let name = self.vars[n].name.clone();
+        let cols = self.shape(n).1;
+        let trips = self.row_trips(n) as f64;
+        let q = self.fresh("q");
+        self.push_scope();
+        self.declare_row_ref(&q, n);
+        let qi = self.vars.len() - 1;
+        let k = self.rng.gen_range(0..cols);
+        let b = self.vars[n].bound;
+        let me = self.scale(Ex::atom(format!("{q}[{k}]"), b), EXPR_CAP);
+        let d = self.rng.gen_range(0..=2);
+        let body = if self.chance(0.5) {
+            let other = self.expr(d);
+            self.product(me, other)
+        } else {
+            let other = self.vec_read_of(qi);
+            let e = self.combine(me, other);
+            self.self_wrap(e)
+        };
+        self.row_refs.pop();
+        self.pop_scope();
+        self.vars[n].dirty = false;
+        let t = self.fresh("t");
+        let call = format!("{name}.iter().map(|{q}| {})", body.s);
+        if self.on(Construct::TypedLet) && self.chance(0.3) {
+            self.count(Construct::TypedLet);
+            self.line(format!("let {t}: f64 = {call}.sum();"));
+        } else {
+            self.line(format!("let {t} = {call}.sum::<f64>();"));
+        }
+        self.declare(t, Ty::Float, false, trips * body.b, 0.0);
+    }
+
+    /// `for q in nm.iter_mut() { q[0] = (k * q[0] + t).sin(); .. }`, sometimes zipped with the
+    /// rows of another nested array: every value written lies within 1.
+    fn s_nested_iter_mut(&mut self) {
+        let ws: Vec<usize> = self
+            .writable_nested()
+            .into_iter()
+            .filter(|&i| self.vars[i].base >= 1.0)
+            .collect();
+        let w = self.pick(&ws);
+        let name = self.vars[w].name.clone();
+        let cols = self.shape(w).1;
+        let bound = self.vars[w].bound;
+        let t = self.unit_temp();
+        let k = SCALES
+            .iter()
+            .copied()
+            .find(|c| c * bound <= 1.0)
+            .unwrap_or(SCALES[SCALES.len() - 1]);
+        let k = lit(k.min(1.0));
+        let others: Vec<usize> = self
+            .nested_vars()
+            .into_iter()
+            .filter(|&o| o != w && self.shape(o).1 >= 1)
+            .collect();
+        let q = self.fresh("q");
+        let partner = (!others.is_empty() && self.chance(0.4)).then(|| self.pick(&others));
+        let c = cols - 1;
+        match partner {
+            Some(o) => {
+                let other = self.vars[o].name.clone();
+                let ko = SCALES
+                    .iter()
+                    .copied()
+                    .find(|c| c * self.vars[o].bound <= 1.0)
+                    .unwrap_or(SCALES[SCALES.len() - 1]);
+                let ko = lit(ko.min(1.0));
+                let p = self.fresh("p");
+                self.line(format!(
+                    "for ({q}, {p}) in {name}.iter_mut().zip({other}.iter()) {{"
+                ));
+                self.line(format!(
+                    "    {q}[{c}] = ({k} * {q}[{c}] + {ko} * {p}[0] + {t}).sin();"
+                ));
+                self.vars[o].dirty = false;
+            }
+            None => {
+                self.line(format!("for {q} in {name}.iter_mut() {{"));
+                self.line(format!(
+                    "    {q}[0] = ({k} * {q}[0] + {k} * {q}[{c}] + {t}).tanh();"
+                ));
+            }
+        }
+        if self.chance(0.5) {
+            self.line(format!("    {q}[1] *= ({k} * {q}[0] * {t}).cos();"));
+        }
+        self.line("}");
+        self.vars[w].dirty = true;
+    }
+
+    // ---- rows lent to helpers ---------------------------------------------------------------
+
+    /// Row helpers this function may call now.
+    fn row_callable(&self) -> Vec<usize> {
+        if !self.on(Construct::NestedRowCall) || !self.on(Construct::HelperCall) || self.is_helper
+        {
+            return Vec::new();
+        }
+        (0..self.helpers.len())
+            .filter(|&h| self.helpers[h].takes_row())
+            .collect()
+    }
+
+    /// Rows of `cols` elements that may be lent: (argument, variable to mark) for `&[f64; C]`
+    /// (`mutable` false) or `&mut [f64; C]`.
+    fn row_args(&mut self, cols: usize, mutable: bool) -> Vec<(String, usize)> {
+        let mut out = Vec::new();
+        let ns = if mutable {
+            self.writable_nested()
+        } else {
+            self.nested_vars()
+        };
+        let lend_mut = self.on(Construct::NestedRowLendMut);
+        for i in ns {
+            let v = &self.vars[i];
+            let fits = v.bound <= ROW_ARG_BOUND && (!mutable || v.base >= 1.0);
+            // `&nm[i]` of a mutable `nm`: see `DEFAULT_DISABLED`.
+            let lendable = mutable || !v.mutable || lend_mut;
+            if fits && lendable && self.shape(i).1 == cols {
+                let ix = self.row_index(i);
+                let name = &self.vars[i].name;
+                let a = if mutable {
+                    format!("&mut {name}[{ix}]")
+                } else {
+                    format!("&{name}[{ix}]")
+                };
+                out.push((a, i));
+            }
+        }
+        if !mutable {
+            // Row copies and rows of a loop (references already).
+            for i in self.visible(|v| v.ty == Ty::Vector && v.arr_len == Some(cols)) {
+                let v = &self.vars[i];
+                if v.bound <= ROW_ARG_BOUND && !v.mutable {
+                    let a = if self.row_refs.contains(&v.name) {
+                        v.name.clone()
+                    } else {
+                        format!("&{}", v.name)
+                    };
+                    out.push((a, i));
+                }
+            }
+        }
+        out
+    }
+
+    fn can_row_call(&self) -> bool {
+        let hs = self.row_callable();
+        hs.into_iter().any(|h| {
+            let (cols, mutable) = self.row_param(h);
+            // Lists without drawing (`row_args` draws indices).
+            let ns = if mutable {
+                self.writable_nested()
+            } else {
+                self.nested_vars()
+            };
+            let lend_mut = self.on(Construct::NestedRowLendMut);
+            let nested = ns.into_iter().any(|i| {
+                let v = &self.vars[i];
+                (mutable || !v.mutable || lend_mut)
+                    && self.shape(i).1 == cols
+                    && v.bound <= ROW_ARG_BOUND
+                    && (!mutable || v.base >= 1.0)
+            });
+            let rows = !mutable
+                && !self
+                    .visible(|v| {
+                        v.ty == Ty::Vector
+                            && v.arr_len == Some(cols)
+                            && !v.mutable
+                            && v.bound <= ROW_ARG_BOUND
+                    })
+                    .is_empty();
+            nested || rows
+        })
+    }
+
+    /// The row length of helper `h`'s row, and whether it is written.
+    fn row_param(&self, h: usize) -> (usize, bool) {
+        for p in &self.helpers[h].params {
+            match p {
+                Param::Row(_, c) => return (*c, false),
+                Param::InOutRow(_, c) => return (*c, true),
+                _ => {}
+            }
+        }
+        unreachable!("a row helper takes a row")
+    }
+
+    /// `let t = hr0(&nm[i], e);`, `hr2(&mut nm[i], t);` (scalar arguments bound first).
+    fn s_nested_row_call(&mut self) {
+        let hs: Vec<usize> = self.row_callable();
+        let mut cands = Vec::new();
+        for h in hs {
+            let (cols, mutable) = self.row_param(h);
+            let args = self.row_args(cols, mutable);
+            if !args.is_empty() {
+                cands.push((h, args));
+            }
+        }
+        let (h, args) = self.pick(&cands);
+        let (row, target) = self.pick(&args);
+        let (_, mutable) = self.row_param(h);
+        let nested_target = matches!(self.vars[target].ty, Ty::Nested { .. });
+        if !mutable && nested_target && self.vars[target].mutable {
+            self.count(Construct::NestedRowLendMut);
+        }
+        self.calls.insert(h);
+        self.count(Construct::HelperCall);
+        let helpers = self.helpers;
+        let mut printed = Vec::new();
+        for p in &helpers[h].params {
+            match p {
+                Param::Scalar(_) => {
+                    let d = self.rng.gen_range(0..=2);
+                    let e = self.expr(d);
+                    let e = self.scale(e, HELPER_ARG_BOUND);
+                    if mutable {
+                        // Not next to `&mut nm[i]`, which it may read.
+                        let t = self.bind_temp(&e);
+                        printed.push(t);
+                    } else {
+                        printed.push(e.s);
+                    }
+                }
+                _ => printed.push(row.clone()),
+            }
+        }
+        let call = format!("{}({})", helpers[h].name, printed.join(", "));
+        if helpers[h].out == OutKind::F64 && (!mutable || self.chance(0.6)) {
+            let t = self.fresh("t");
+            self.line(format!("let {t} = {call};"));
+            self.declare(t, Ty::Float, false, helpers[h].ret_bound, 0.0);
+        } else {
+            self.line(format!("{call};"));
+        }
+        if mutable {
+            self.vars[target].dirty = true;
+        } else {
+            self.vars[target].dirty = false;
+        }
+    }
+}
