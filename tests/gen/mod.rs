@@ -235,6 +235,7 @@ constructs! {
     NestedParam => "nested_param",
     NestedRowCall => "nested_row_call",
     NestedRowLendMut => "nested_row_lend_mut",
+    NestedRowAssignSelf => "nested_row_assign_self",
 }
 
 /// What to generate.
@@ -258,9 +259,16 @@ pub struct Config {
 /// Constructs switched off unless re-enabled: for a construct the macro does not support yet
 /// (`AD_RANDOM_DISABLE` adds to this list; `AD_RANDOM_ENABLE` removes from it).
 ///
-/// `nested_row_lend_mut`: a row of a *mutable* nested array lent as `&[f64; C]` (`h(&nm[i])`)
-/// gives E0308 (expected `&[f64; C]`, found `&[f64]`) in the generated code.
-pub const DEFAULT_DISABLED: &[Construct] = &[Construct::NestedRowLendMut];
+/// `nested_row_lend_mut`: a row of a *mutable* nested array lent as `&[f64; C]` (`h(&nm[i])`,
+/// or `h(q)` for `q` of `nm.iter()`) gives E0308 (expected `&[f64; C]`, found `&[f64]`) in the
+/// generated code.
+/// `nested_row_assign_self`: `m[i] = [a, b]` whose items read the nested array `m` itself:
+/// the items are written one by one, so later ones read the new values of earlier ones
+/// (`m[0] = [b, m[0][0]]` leaves `m[0][1] == b`).
+pub const DEFAULT_DISABLED: &[Construct] = &[
+    Construct::NestedRowLendMut,
+    Construct::NestedRowAssignSelf,
+];
 
 impl Default for Config {
     fn default() -> Config {
@@ -784,6 +792,9 @@ struct FnGen<'a> {
     small_idx: Vec<(usize, usize)>,
     /// Names of variables that are references to arrays (`&name` would be a double reference).
     row_refs: Vec<String>,
+    /// Rows (references) of mutable nested arrays: not lent as `&[f64; C]` (see
+    /// [`DEFAULT_DISABLED`]).
+    rows_of_mut: Vec<String>,
     /// Nested arrays declared so far.
     nested_count: usize,
 }
@@ -828,6 +839,7 @@ impl<'a> FnGen<'a> {
             squash_inout: false,
             small_idx: Vec::new(),
             row_refs: Vec::new(),
+            rows_of_mut: Vec::new(),
             nested_count: 0,
         }
     }

@@ -281,7 +281,7 @@ impl FnGen<'_> {
         if self.on(Construct::NestedLocal) && self.nested_count < 2 {
             add(
                 Construct::NestedLocal,
-                if self.loops.is_empty() { 1.2 } else { 0.3 },
+                if self.loops.is_empty() { 1.5 } else { 0.3 },
             );
         }
         let any = !self.nested_vars().is_empty();
@@ -289,16 +289,16 @@ impl FnGen<'_> {
         let big_base = writable.iter().any(|&i| self.vars[i].base >= 1.0);
         if !writable.is_empty() {
             if self.on(Construct::NestedElemWrite) {
-                add(Construct::NestedElemWrite, 3.0);
+                add(Construct::NestedElemWrite, 4.0);
             }
             if self.on(Construct::NestedRowAssign) {
-                add(Construct::NestedRowAssign, 0.8);
+                add(Construct::NestedRowAssign, 1.2);
             }
             if self.on(Construct::NestedIndexLoop) && self.on(Construct::NestedElemWrite) && loop_ok {
-                add(Construct::NestedIndexLoop, 1.0);
+                add(Construct::NestedIndexLoop, 1.5);
             }
             if self.on(Construct::NestedIterMut) && big_base {
-                add(Construct::NestedIterMut, 0.6);
+                add(Construct::NestedIterMut, 1.0);
             }
         }
         if any {
@@ -511,6 +511,10 @@ impl FnGen<'_> {
         }
         let b = self.vars[i].bound;
         self.vars[i].dirty = false;
+        if !by_ref {
+            // An array by value: `map` and slice patterns may take it too.
+            self.arrays.push(r.clone());
+        }
         self.declare(r, Ty::Vector, false, b, 0.0);
         let v = self.vars.last_mut().expect("just declared");
         v.arr_len = Some(cols);
@@ -549,6 +553,19 @@ impl FnGen<'_> {
                 let e = self.squash(e, base);
                 items.push(e.s);
             }
+            let reads_self = items.iter().any(|e| e.contains(&format!("{name}[")));
+            if reads_self && self.on(Construct::NestedRowAssignSelf) {
+                self.count(Construct::NestedRowAssignSelf);
+            } else if reads_self {
+                // See `DEFAULT_DISABLED`: the items bound first.
+                let ts: Vec<String> = (0..cols).map(|_| self.fresh("t")).collect();
+                self.line(format!("let ({}) = ({});", ts.join(", "), items.join(", ")));
+                for t in &ts {
+                    self.declare(t.clone(), Ty::Float, false, base, 0.0);
+                    self.vars.last_mut().expect("just declared").dirty = false;
+                }
+                items = ts;
+            }
             format!("[{}]", items.join(", "))
         };
         self.line(format!("{name}[{ix}] = {value};"));
@@ -562,6 +579,9 @@ impl FnGen<'_> {
         self.declare(q.to_string(), Ty::Vector, false, b, 0.0);
         self.vars.last_mut().expect("just declared").arr_len = Some(cols);
         self.row_refs.push(q.to_string());
+        if self.vars[i].mutable {
+            self.rows_of_mut.push(q.to_string());
+        }
     }
 
     /// `for q in nm.iter() { acc += q[0] * q[1]; ... }` (or `.enumerate()`), reading the rows.
@@ -761,7 +781,8 @@ impl FnGen<'_> {
             // Row copies and rows of a loop (references already).
             for i in self.visible(|v| v.ty == Ty::Vector && v.arr_len == Some(cols)) {
                 let v = &self.vars[i];
-                if v.bound <= ROW_ARG_BOUND && !v.mutable {
+                let lendable = lend_mut || !self.rows_of_mut.contains(&v.name);
+                if v.bound <= ROW_ARG_BOUND && !v.mutable && self.is_array(&v.name) && lendable {
                     let a = if self.row_refs.contains(&v.name) {
                         v.name.clone()
                     } else {
@@ -799,10 +820,18 @@ impl FnGen<'_> {
                             && v.arr_len == Some(cols)
                             && !v.mutable
                             && v.bound <= ROW_ARG_BOUND
+                            && self.is_array(&v.name)
+                            && (lend_mut || !self.rows_of_mut.contains(&v.name))
                     })
                     .is_empty();
             nested || rows
         })
+    }
+
+    /// Whether the vector `name` is an array (or a reference to one), not a `Vec` of a known
+    /// length such as `q.to_vec()`.
+    fn is_array(&self, name: &str) -> bool {
+        self.arrays.iter().chain(&self.row_refs).any(|a| a == name)
     }
 
     /// The row length of helper `h`'s row, and whether it is written.
@@ -832,7 +861,8 @@ impl FnGen<'_> {
         let (row, target) = self.pick(&args);
         let (_, mutable) = self.row_param(h);
         let nested_target = matches!(self.vars[target].ty, Ty::Nested { .. });
-        if !mutable && nested_target && self.vars[target].mutable {
+        let of_mut = self.rows_of_mut.contains(&self.vars[target].name);
+        if !mutable && ((nested_target && self.vars[target].mutable) || of_mut) {
             self.count(Construct::NestedRowLendMut);
         }
         self.calls.insert(h);
