@@ -593,11 +593,42 @@ impl FnGen<'_> {
         let cols = self.shape(n).1;
         let trips = self.row_trips(n);
         self.ensure_target();
+        if self.chance(0.2) {
+            // The elements of one row: `for &x in &nm[i]`, `nm[i].iter()`, `.enumerate()`.
+            let ix = self.row_index(n);
+            let b = self.vars[n].bound;
+            self.vars[n].dirty = false;
+            self.for_iter_over(Some((format!("{name}[{ix}]"), b, Some(name))));
+            self.count(Construct::NestedRowIter);
+            return;
+        }
         let q = self.fresh("q");
         let i = self.loop_name();
         let enumerate = self.chance(0.3);
+        // Rows zipped with the rows of another nested array (read only).
+        let others: Vec<usize> = self
+            .nested_vars()
+            .into_iter()
+            .filter(|&o| o != n)
+            .collect();
+        let partner = (!enumerate && !others.is_empty() && self.chance(0.3))
+            .then(|| self.pick(&others));
+        let p = self.fresh("p");
+        let by_ref = if self.is_mut_ref(&name) || name == "np" {
+            name.clone()
+        } else {
+            format!("&{name}")
+        };
         if enumerate {
             self.line(format!("for ({i}, {q}) in {name}.iter().enumerate() {{"));
+        } else if let Some(o) = partner {
+            let other = self.vars[o].name.clone();
+            self.line(format!(
+                "for ({q}, {p}) in {name}.iter().zip({other}.iter()) {{"
+            ));
+            self.vars[o].dirty = false;
+        } else if self.chance(0.3) {
+            self.line(format!("for {q} in {by_ref} {{"));
         } else {
             self.line(format!("for {q} in {name}.iter() {{"));
         }
@@ -606,6 +637,9 @@ impl FnGen<'_> {
         let mark = self.vars.len();
         self.enter_loop(LoopKind::ContinueOk, trips);
         self.declare_row_ref(&q, n);
+        if let Some(o) = partner {
+            self.declare_row_ref(&p, o);
+        }
         if enumerate {
             self.declare_index(i, 0);
             if let Some(r) = rows {
@@ -635,6 +669,9 @@ impl FnGen<'_> {
         self.loop_body(trips, &[]);
         if enumerate && rows.is_some() {
             self.small_idx.pop();
+        }
+        if partner.is_some() {
+            self.row_refs.pop();
         }
         self.row_refs.pop();
         self.frozen.pop();
