@@ -31,6 +31,7 @@ mod idioms;
 mod idioms2;
 mod inout;
 mod nested;
+mod nested_rows;
 
 /// Smallest slice length (and value of `n`) the test passes; constant indices stay below it.
 pub const N_MIN: usize = 4;
@@ -265,10 +266,8 @@ pub struct Config {
 /// `nested_row_assign_self`: `m[i] = [a, b]` whose items read the nested array `m` itself:
 /// the items are written one by one, so later ones read the new values of earlier ones
 /// (`m[0] = [b, m[0][0]]` leaves `m[0][1] == b`).
-pub const DEFAULT_DISABLED: &[Construct] = &[
-    Construct::NestedRowLendMut,
-    Construct::NestedRowAssignSelf,
-];
+pub const DEFAULT_DISABLED: &[Construct] =
+    &[Construct::NestedRowLendMut, Construct::NestedRowAssignSelf];
 
 impl Default for Config {
     fn default() -> Config {
@@ -411,7 +410,7 @@ pub fn generate(cfg: &Config) -> Generated {
         }
     }
     if cfg.enabled(Construct::NestedRowCall) && cfg.enabled(Construct::HelperCall) {
-        for k in 0..nested::ROW_HELPERS {
+        for k in 0..nested_rows::ROW_HELPERS {
             let f = FnGen::new(cfg, 6_000_000 + k as u64, &helpers, true).row_helper(k);
             helpers.push(f);
         }
@@ -3026,9 +3025,8 @@ impl<'a> FnGen<'a> {
     fn ret_value(&mut self, consume: bool) -> (String, f64) {
         let saved: Vec<bool> = self.vars.iter().map(|v| v.dirty).collect();
         let mut terms = Vec::new();
-        let mut dirty = self.visible(|v| {
-            v.dirty && matches!(v.ty, Ty::Float | Ty::Vector | Ty::Nested { .. })
-        });
+        let mut dirty =
+            self.visible(|v| v.dirty && matches!(v.ty, Ty::Float | Ty::Vector | Ty::Nested { .. }));
         dirty.shuffle(&mut self.rng);
         dirty.truncate(8);
         for i in dirty {
@@ -3280,7 +3278,7 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
             }
             Param::Len(_) => args.push("n".to_string()),
             Param::Nested(..) | Param::Row(..) => {
-                let a = nested::adapter(p, k);
+                let a = nested_rows::adapter(p, k);
                 args.push(a.arg);
                 tangents.push(a.tangent);
                 adjoints.push(a.adjoint);
@@ -3293,7 +3291,10 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
                 args.push("&mut [0.5, -0.25, 1.0]".to_string());
                 let _ = n;
             }
-            Param::InOut(_) | Param::InOutArray(_) | Param::InOutScalar(_) | Param::InOutRow(..) => {
+            Param::InOut(_)
+            | Param::InOutArray(_)
+            | Param::InOutScalar(_)
+            | Param::InOutRow(..) => {
                 unreachable!("adapted above")
             }
         }

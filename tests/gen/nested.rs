@@ -4,79 +4,14 @@
 //! 0..nm.len()`, `for q in nm.iter()`, `nm.iter().map(|q| ..).sum::<f64>()`, `nm.iter_mut()`,
 //! zipped), a nested parameter `np: &[[f64; C]]` or `np: &[[f64; C]; R]` (the test builds it from
 //! its scalars with `as_chunks`), and rows lent to helpers `hr*(r: &[f64; C], ..)` and
-//! `hw*(r: &mut [f64; C], ..)` (`&nm[i]`, `&mut nm[i]`, a row of the loop, a row copy).
+//! `hr*(r: &mut [f64; C], ..)` (`&nm[i]`, `&mut nm[i]`, a row of the loop, a row copy; in
+//! `nested_rows.rs`).
 //!
 //! A nested array is a variable of type [`Ty::Nested`]: its `bound`, `base` and `room` are those
 //! of its elements, with the conventions of local vectors (`=` writes stay within `base`,
 //! `+=`/`-=` are charged to `room`, `*=` multiplies by at most 1).
 
 use super::*;
-
-/// Number of row helpers: `hr0` (`&[f64; 2]`), `hr1` (`&[f64; 3]`), `hr2` (`&mut [f64; 2]`),
-/// `hr3` (`&mut [f64; 3]`).
-pub const ROW_HELPERS: usize = 4;
-/// Bound a program guarantees for the elements of a row it passes to a row helper.
-const ROW_ARG_BOUND: f64 = HELPER_SLICE_BOUND;
-
-/// What the test's adapters pass for a nested or row parameter.
-pub(super) struct Adapter {
-    pub arg: String,
-    pub tangent: String,
-    pub adjoint: String,
-    /// Adjoint buffer declared from `gs` before the vjp call, and stored back after it.
-    pub load: String,
-    pub store: String,
-    pub slots: usize,
-}
-
-/// The adapter of `Param::Nested` or `Param::Row` `p` at scalar slot `k`.
-pub(super) fn adapter(p: &Param, k: usize) -> Adapter {
-    let ind = "                ";
-    match p {
-        Param::Nested(_, rows, cols, fixed) => {
-            let m = rows * cols;
-            let view = |x: &str| format!("{x}[{k}..{}].as_chunks::<{cols}>().0", k + m);
-            let arg = |x: &str| {
-                if *fixed {
-                    format!("<&[[f64; {cols}]; {rows}]>::try_from({}).unwrap()", view(x))
-                } else {
-                    view(x)
-                }
-            };
-            let init = if *fixed {
-                format!("<[[f64; {cols}]; {rows}]>::try_from({}).unwrap()", view("gs"))
-            } else {
-                format!("{}.to_vec()", view("gs"))
-            };
-            Adapter {
-                arg: arg("s"),
-                tangent: arg("ts"),
-                adjoint: format!("&mut g{k}"),
-                load: format!("{ind}let mut g{k} = {init};\n"),
-                store: format!(
-                    "{ind}gs[{k}..{}].copy_from_slice(g{k}.as_flattened());\n",
-                    k + m
-                ),
-                slots: m,
-            }
-        }
-        Param::Row(_, cols) => {
-            let items = |x: &str| {
-                let xs: Vec<String> = (k..k + cols).map(|j| format!("{x}[{j}]")).collect();
-                format!("[{}]", xs.join(", "))
-            };
-            Adapter {
-                arg: format!("&{}", items("s")),
-                tangent: format!("&{}", items("ts")),
-                adjoint: format!("&mut g{k}"),
-                load: format!("{ind}let mut g{k} = {};\n", items("gs")),
-                store: format!("{ind}gs[{k}..{}].copy_from_slice(&g{k});\n", k + cols),
-                slots: *cols,
-            }
-        }
-        _ => unreachable!("not a nested or row parameter"),
-    }
-}
 
 impl FnGen<'_> {
     // ---- parameters and helpers -------------------------------------------------------------
@@ -107,57 +42,6 @@ impl FnGen<'_> {
         }
     }
 
-    /// `hr{k}(p: f64, [q: f64,] r: &[f64; C]) -> f64` or `(.., r: &mut [f64; C]) [-> f64]`:
-    /// random statements reading (and writing) the row; a written row ends squashed into
-    /// [-1, 1], so that a caller's nested array keeps its bound.
-    pub(super) fn row_helper(mut self, k: usize) -> FnOut {
-        self.count(Construct::NestedRowCall);
-        let cols = 2 + k % 2;
-        let mutable = k >= 2;
-        let mut params = vec![Param::Scalar("p".into())];
-        if self.chance(0.5) {
-            params.push(Param::Scalar("q".into()));
-        }
-        let scalars = params.len();
-        params.push(if mutable {
-            Param::InOutRow("r".into(), cols)
-        } else {
-            Param::Row("r".into(), cols)
-        });
-        self.shuffle_params(&mut params);
-        for n in &["p", "q"][..scalars] {
-            self.push_input(n, HELPER_ARG_BOUND);
-        }
-        let out = if mutable {
-            self.inout = Some("r");
-            self.squash_inout = true;
-            self.no_early_return = true;
-            self.declare("r".to_string(), Ty::Vector, true, ROW_ARG_BOUND, 8.0);
-            if self.on(Construct::UnitOut) && self.chance(0.4) {
-                self.count(Construct::UnitOut);
-                OutKind::Unit
-            } else {
-                OutKind::F64
-            }
-        } else {
-            self.row_refs.push("r".to_string());
-            self.declare("r".to_string(), Ty::Vector, false, ROW_ARG_BOUND, 0.0);
-            OutKind::F64
-        };
-        self.vars.last_mut().expect("just declared").arr_len = Some(cols);
-        // The row is read at least once.
-        let t = self.fresh("t");
-        let x = Ex::atom("r[0]".to_string(), ROW_ARG_BOUND);
-        let y = Ex::atom(format!("r[{}]", cols - 1), ROW_ARG_BOUND);
-        let x = self.scale(x, 2.0);
-        let y = self.scale(y, 1.0);
-        let e = Ex::atom(format!("({} + {}).sin()", x.s, y.s), 1.0);
-        self.line(format!("let {t} = {};", e.s));
-        self.declare(t, Ty::Float, false, 1.0, 0.0);
-        self.budget = self.rng.gen_range(1..=5);
-        self.finish(format!("hr{k}"), 900 + k as u64, params, out)
-    }
-
     // ---- reads ------------------------------------------------------------------------------
 
     /// Visible nested arrays.
@@ -166,14 +50,14 @@ impl FnGen<'_> {
     }
 
     /// Visible nested arrays that may be written now (not borrowed by a loop over them).
-    fn writable_nested(&self) -> Vec<usize> {
+    pub(super) fn writable_nested(&self) -> Vec<usize> {
         self.visible(|v| matches!(v.ty, Ty::Nested { .. }) && v.mutable)
             .into_iter()
             .filter(|&i| !self.frozen.contains(&self.vars[i].name))
             .collect()
     }
 
-    fn shape(&self, i: usize) -> (Option<usize>, usize) {
+    pub(super) fn shape(&self, i: usize) -> (Option<usize>, usize) {
         match self.vars[i].ty {
             Ty::Nested { rows, cols } => (rows, cols),
             _ => unreachable!("not a nested array"),
@@ -211,21 +95,21 @@ impl FnGen<'_> {
     }
 
     /// A valid row index of nested array `i`.
-    fn row_index(&mut self, i: usize) -> String {
+    pub(super) fn row_index(&mut self, i: usize) -> String {
         match self.shape(i).0 {
             None => self.index(),
             Some(r) => self.small_index(r),
         }
     }
 
-    fn col_index(&mut self, i: usize) -> String {
+    pub(super) fn col_index(&mut self, i: usize) -> String {
         let c = self.shape(i).1;
         self.small_index(c)
     }
 
     /// An index below `m`: a loop index known to stay below it, an index variable modulo `m`,
     /// or a constant.
-    fn small_index(&mut self, m: usize) -> String {
+    pub(super) fn small_index(&mut self, m: usize) -> String {
         let known: Vec<String> = self
             .small_idx
             .iter()
@@ -243,7 +127,7 @@ impl FnGen<'_> {
         self.rng.gen_range(0..m).to_string()
     }
 
-    fn is_visible(&self, v: usize) -> bool {
+    pub(super) fn is_visible(&self, v: usize) -> bool {
         v < self.vars.len()
             && !self.vars[v + 1..]
                 .iter()
@@ -251,7 +135,7 @@ impl FnGen<'_> {
     }
 
     /// Trips of a loop over the rows of nested array `i`.
-    fn row_trips(&self, i: usize) -> usize {
+    pub(super) fn row_trips(&self, i: usize) -> usize {
         self.shape(i).0.unwrap_or(N_MAX)
     }
 
@@ -294,7 +178,8 @@ impl FnGen<'_> {
             if self.on(Construct::NestedRowAssign) {
                 add(Construct::NestedRowAssign, 1.2);
             }
-            if self.on(Construct::NestedIndexLoop) && self.on(Construct::NestedElemWrite) && loop_ok {
+            if self.on(Construct::NestedIndexLoop) && self.on(Construct::NestedElemWrite) && loop_ok
+            {
                 add(Construct::NestedIndexLoop, 1.5);
             }
             if self.on(Construct::NestedIterMut) && big_base {
@@ -573,7 +458,7 @@ impl FnGen<'_> {
     }
 
     /// A row variable `q` (a reference to a row of nested array `i`) for a loop or closure body.
-    fn declare_row_ref(&mut self, q: &str, i: usize) {
+    pub(super) fn declare_row_ref(&mut self, q: &str, i: usize) {
         let b = self.vars[i].bound;
         let cols = self.shape(i).1;
         self.declare(q.to_string(), Ty::Vector, false, b, 0.0);
@@ -606,13 +491,9 @@ impl FnGen<'_> {
         let i = self.loop_name();
         let enumerate = self.chance(0.3);
         // Rows zipped with the rows of another nested array (read only).
-        let others: Vec<usize> = self
-            .nested_vars()
-            .into_iter()
-            .filter(|&o| o != n)
-            .collect();
-        let partner = (!enumerate && !others.is_empty() && self.chance(0.3))
-            .then(|| self.pick(&others));
+        let others: Vec<usize> = self.nested_vars().into_iter().filter(|&o| o != n).collect();
+        let partner =
+            (!enumerate && !others.is_empty() && self.chance(0.3)).then(|| self.pick(&others));
         let p = self.fresh("p");
         let by_ref = if self.is_mut_ref(&name) || name == "np" {
             name.clone()
@@ -773,168 +654,5 @@ impl FnGen<'_> {
         }
         self.line("}");
         self.vars[w].dirty = true;
-    }
-
-    // ---- rows lent to helpers ---------------------------------------------------------------
-
-    /// Row helpers this function may call now.
-    fn row_callable(&self) -> Vec<usize> {
-        if !self.on(Construct::NestedRowCall) || !self.on(Construct::HelperCall) || self.is_helper
-        {
-            return Vec::new();
-        }
-        (0..self.helpers.len())
-            .filter(|&h| self.helpers[h].takes_row())
-            .collect()
-    }
-
-    /// Rows of `cols` elements that may be lent: (argument, variable to mark) for `&[f64; C]`
-    /// (`mutable` false) or `&mut [f64; C]`.
-    fn row_args(&mut self, cols: usize, mutable: bool) -> Vec<(String, usize)> {
-        let mut out = Vec::new();
-        let ns = if mutable {
-            self.writable_nested()
-        } else {
-            self.nested_vars()
-        };
-        let lend_mut = self.on(Construct::NestedRowLendMut);
-        for i in ns {
-            let v = &self.vars[i];
-            let fits = v.bound <= ROW_ARG_BOUND && (!mutable || v.base >= 1.0);
-            // `&nm[i]` of a mutable `nm`: see `DEFAULT_DISABLED`.
-            let lendable = mutable || !v.mutable || lend_mut;
-            if fits && lendable && self.shape(i).1 == cols {
-                let ix = self.row_index(i);
-                let name = &self.vars[i].name;
-                let a = if mutable {
-                    format!("&mut {name}[{ix}]")
-                } else {
-                    format!("&{name}[{ix}]")
-                };
-                out.push((a, i));
-            }
-        }
-        if !mutable {
-            // Row copies and rows of a loop (references already).
-            for i in self.visible(|v| v.ty == Ty::Vector && v.arr_len == Some(cols)) {
-                let v = &self.vars[i];
-                let lendable = lend_mut || !self.rows_of_mut.contains(&v.name);
-                if v.bound <= ROW_ARG_BOUND && !v.mutable && self.is_array(&v.name) && lendable {
-                    let a = if self.row_refs.contains(&v.name) {
-                        v.name.clone()
-                    } else {
-                        format!("&{}", v.name)
-                    };
-                    out.push((a, i));
-                }
-            }
-        }
-        out
-    }
-
-    fn can_row_call(&self) -> bool {
-        let hs = self.row_callable();
-        hs.into_iter().any(|h| {
-            let (cols, mutable) = self.row_param(h);
-            // Lists without drawing (`row_args` draws indices).
-            let ns = if mutable {
-                self.writable_nested()
-            } else {
-                self.nested_vars()
-            };
-            let lend_mut = self.on(Construct::NestedRowLendMut);
-            let nested = ns.into_iter().any(|i| {
-                let v = &self.vars[i];
-                (mutable || !v.mutable || lend_mut)
-                    && self.shape(i).1 == cols
-                    && v.bound <= ROW_ARG_BOUND
-                    && (!mutable || v.base >= 1.0)
-            });
-            let rows = !mutable
-                && !self
-                    .visible(|v| {
-                        v.ty == Ty::Vector
-                            && v.arr_len == Some(cols)
-                            && !v.mutable
-                            && v.bound <= ROW_ARG_BOUND
-                            && self.is_array(&v.name)
-                            && (lend_mut || !self.rows_of_mut.contains(&v.name))
-                    })
-                    .is_empty();
-            nested || rows
-        })
-    }
-
-    /// Whether the vector `name` is an array (or a reference to one), not a `Vec` of a known
-    /// length such as `q.to_vec()`.
-    fn is_array(&self, name: &str) -> bool {
-        self.arrays.iter().chain(&self.row_refs).any(|a| a == name)
-    }
-
-    /// The row length of helper `h`'s row, and whether it is written.
-    fn row_param(&self, h: usize) -> (usize, bool) {
-        for p in &self.helpers[h].params {
-            match p {
-                Param::Row(_, c) => return (*c, false),
-                Param::InOutRow(_, c) => return (*c, true),
-                _ => {}
-            }
-        }
-        unreachable!("a row helper takes a row")
-    }
-
-    /// `let t = hr0(&nm[i], e);`, `hr2(&mut nm[i], t);` (scalar arguments bound first).
-    fn s_nested_row_call(&mut self) {
-        let hs: Vec<usize> = self.row_callable();
-        let mut cands = Vec::new();
-        for h in hs {
-            let (cols, mutable) = self.row_param(h);
-            let args = self.row_args(cols, mutable);
-            if !args.is_empty() {
-                cands.push((h, args));
-            }
-        }
-        let (h, args) = self.pick(&cands);
-        let (row, target) = self.pick(&args);
-        let (_, mutable) = self.row_param(h);
-        let nested_target = matches!(self.vars[target].ty, Ty::Nested { .. });
-        let of_mut = self.rows_of_mut.contains(&self.vars[target].name);
-        if !mutable && ((nested_target && self.vars[target].mutable) || of_mut) {
-            self.count(Construct::NestedRowLendMut);
-        }
-        self.calls.insert(h);
-        self.count(Construct::HelperCall);
-        let helpers = self.helpers;
-        let mut printed = Vec::new();
-        for p in &helpers[h].params {
-            match p {
-                Param::Scalar(_) => {
-                    let d = self.rng.gen_range(0..=2);
-                    let e = self.expr(d);
-                    let e = self.scale(e, HELPER_ARG_BOUND);
-                    if mutable {
-                        // Not next to `&mut nm[i]`, which it may read.
-                        let t = self.bind_temp(&e);
-                        printed.push(t);
-                    } else {
-                        printed.push(e.s);
-                    }
-                }
-                _ => printed.push(row.clone()),
-            }
-        }
-        let call = format!("{}({})", helpers[h].name, printed.join(", "));
-        if helpers[h].out == OutKind::F64 && (!mutable || self.chance(0.6)) {
-            let t = self.fresh("t");
-            self.line(format!("let {t} = {call};"));
-            self.declare(t, Ty::Float, false, helpers[h].ret_bound, 0.0);
-        } else {
-            self.line(format!("{call};"));
-        }
-        if mutable {
-            self.vars[target].dirty = true;
-        } else {
-            self.vars[target].dirty = false;
-        }
     }
 }
