@@ -97,6 +97,7 @@ impl FnGen<'_> {
         if self.on(Construct::SplitBorrow) && self.can_split_borrow() {
             opts.push((St::Idiom(Construct::SplitBorrow), 0.4));
         }
+        self.nested_stmts(opts);
     }
 
     /// A statement idiom of this file (already counted by `s_idiom`).
@@ -111,6 +112,7 @@ impl FnGen<'_> {
             Construct::SliceMethods => self.s_slice_method(),
             Construct::IterMut => self.s_iter_mut(),
             Construct::SplitBorrow => self.s_split_borrow(),
+            c if self.is_nested_stmt(c) => self.s_nested(c),
             _ => unreachable!("not a statement idiom: {}", c.name()),
         }
     }

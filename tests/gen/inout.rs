@@ -72,7 +72,9 @@ impl FnGen<'_> {
 
     /// Whether `name` is a `&mut` parameter (`&name` would be `&&mut [f64]`).
     pub(super) fn is_mut_ref(&self, name: &str) -> bool {
-        self.inout == Some(name) || (self.workspace && name == "wk")
+        self.inout == Some(name)
+            || (self.workspace && name == "wk")
+            || self.row_refs.iter().any(|r| r == name)
     }
 
     /// The statement that returns `v` (a value from `ret_value`) early.
@@ -131,9 +133,15 @@ impl InOutAdapter {
                 fixed: 0,
                 slice: true,
             }),
-            Param::InOutArray(n) => {
-                let slots =
-                    |x: &str, o: usize| format!("[{x}[{o}], {x}[{}], {x}[{}]]", o + 1, o + 2);
+            Param::InOutArray(n) | Param::InOutRow(n, _) => {
+                let m = match p {
+                    Param::InOutRow(_, c) => *c,
+                    _ => 3,
+                };
+                let slots = |x: &str, o: usize| {
+                    let items: Vec<String> = (o..o + m).map(|j| format!("{x}[{j}]")).collect();
+                    format!("[{}]", items.join(", "))
+                };
                 Some(InOutAdapter {
                     arg: format!("&mut {n}"),
                     tangent: format!("&mut t{n}"),
@@ -142,12 +150,12 @@ impl InOutAdapter {
                     init_tangent: format!("{ind}let mut t{n} = {};\n", slots("ts", k)),
                     init_adjoint: format!("{ind}let mut b{n} = {};\n", slots("c", at)),
                     add_adjoint: format!(
-                        "{ind}for j in 0..3 {{\n{ind}    gs[{k} + j] += b{n}[j];\n{ind}}}\n"
+                        "{ind}for j in 0..{m} {{\n{ind}    gs[{k} + j] += b{n}[j];\n{ind}}}\n"
                     ),
                     extend: ext("y", n),
                     extend_t: ext("t", &format!("t{n}")),
-                    slots: 3,
-                    fixed: 3,
+                    slots: m,
+                    fixed: m,
                     slice: false,
                 })
             }
@@ -220,13 +228,15 @@ impl FnGen<'_> {
         if !self.squash_inout {
             return;
         }
-        let Some(i) = self.visible(|v| v.name == "io").last().copied() else {
+        // `io`, or the row `r` of a row helper.
+        let io = self.inout.unwrap_or("io");
+        let Some(i) = self.visible(|v| v.name == io).last().copied() else {
             return;
         };
-        let e = Ex::atom("io[j]".to_string(), self.vars[i].bound);
+        let e = Ex::atom(format!("{io}[j]"), self.vars[i].bound);
         let e = self.scale(e, ARG_CAP);
-        self.line("for j in 0..io.len() {");
-        self.line(format!("    io[j] = ({}).tanh();", e.s));
+        self.line(format!("for j in 0..{io}.len() {{"));
+        self.line(format!("    {io}[j] = ({}).tanh();", e.s));
         self.line("}");
         if let Some(i) = self.visible(|v| v.name == "(*is)").last().copied() {
             let e = Ex::atom("(*is)".to_string(), self.vars[i].bound);
@@ -562,7 +572,7 @@ impl FnGen<'_> {
 impl FnGen<'_> {
     /// `let t = e;` for a fresh float `t`, typed when `e` is made of literals only (else
     /// `t.cosh()` would not compile); gives `t`.
-    fn bind_temp(&mut self, e: &Ex) -> String {
+    pub(super) fn bind_temp(&mut self, e: &Ex) -> String {
         let t = self.fresh("t");
         if e.konst {
             self.line(format!("let {t}: f64 = {};", e.s));
@@ -575,7 +585,7 @@ impl FnGen<'_> {
 
     /// A fresh float bound to a small random expression within 1 (read inside a loop that
     /// borrows a vector, where the expression could not read it).
-    fn unit_temp(&mut self) -> String {
+    pub(super) fn unit_temp(&mut self) -> String {
         let d = self.rng.gen_range(0..=1);
         let e = self.expr_nc(d);
         let e = self.scale(e, 1.0);

@@ -30,6 +30,8 @@ use std::collections::BTreeSet;
 mod idioms;
 mod idioms2;
 mod inout;
+mod nested;
+mod nested_rows;
 
 /// Smallest slice length (and value of `n`) the test passes; constant indices stay below it.
 pub const N_MIN: usize = 4;
@@ -220,6 +222,21 @@ constructs! {
     TupleArrayOut => "tuple_array_out",
     InOutFloatArg => "inout_float_arg",
     SplitPartCall => "split_part_call",
+    // Nested arrays of issue 10 (emitted by `nested.rs`).
+    NestedLocal => "nested_local",
+    NestedLiteral => "nested_literal",
+    NestedVec => "nested_vec",
+    NestedElemWrite => "nested_elem_write",
+    NestedIndexLoop => "nested_index_loop",
+    NestedRowCopy => "nested_row_copy",
+    NestedRowAssign => "nested_row_assign",
+    NestedRowIter => "nested_row_iter",
+    NestedRowMap => "nested_row_map",
+    NestedIterMut => "nested_iter_mut",
+    NestedParam => "nested_param",
+    NestedRowCall => "nested_row_call",
+    NestedRowLendMut => "nested_row_lend_mut",
+    NestedRowAssignSelf => "nested_row_assign_self",
 }
 
 /// What to generate.
@@ -242,7 +259,15 @@ pub struct Config {
 
 /// Constructs switched off unless re-enabled: for a construct the macro does not support yet
 /// (`AD_RANDOM_DISABLE` adds to this list; `AD_RANDOM_ENABLE` removes from it).
-pub const DEFAULT_DISABLED: &[Construct] = &[];
+///
+/// `nested_row_lend_mut`: a row of a *mutable* nested array lent as `&[f64; C]` (`h(&nm[i])`,
+/// or `h(q)` for `q` of `nm.iter()`) gives E0308 (expected `&[f64; C]`, found `&[f64]`) in the
+/// generated code.
+/// `nested_row_assign_self`: `m[i] = [a, b]` whose items read the nested array `m` itself:
+/// the items are written one by one, so later ones read the new values of earlier ones
+/// (`m[0] = [b, m[0][0]]` leaves `m[0][1] == b`).
+pub const DEFAULT_DISABLED: &[Construct] =
+    &[Construct::NestedRowLendMut, Construct::NestedRowAssignSelf];
 
 impl Default for Config {
     fn default() -> Config {
@@ -384,6 +409,12 @@ pub fn generate(cfg: &Config) -> Generated {
             helpers.push(f);
         }
     }
+    if cfg.enabled(Construct::NestedRowCall) && cfg.enabled(Construct::HelperCall) {
+        for k in 0..nested_rows::ROW_HELPERS {
+            let f = FnGen::new(cfg, 6_000_000 + k as u64, &helpers, true).row_helper(k);
+            helpers.push(f);
+        }
+    }
     let mut programs = Vec::new();
     for k in 0..cfg.programs {
         let f = FnGen::new(cfg, k as u64, &helpers, false).program(k);
@@ -432,6 +463,13 @@ enum Param {
     Workspace(String),
     /// `&mut f64`, in-out (one scalar slot; read and written as `(*is)`).
     InOutScalar(String),
+    /// `&[[f64; C]]` of `R` rows, or `&[[f64; C]; R]` when the flag is set: (name, R, C, fixed);
+    /// `R * C` scalar slots.
+    Nested(String, usize, usize, bool),
+    /// `&[f64; C]` (a row helper's row): C scalar slots.
+    Row(String, usize),
+    /// `&mut [f64; C]`, in-out (a row helper's row): C scalar slots.
+    InOutRow(String, usize),
 }
 
 /// Output type of a generated function.
@@ -507,6 +545,13 @@ impl FnOut {
     /// Writes through a `&mut` argument (called only by `s_inout_call`).
     fn takes_inout(&self) -> bool {
         self.params.iter().any(|p| matches!(p, Param::InOut(_)))
+    }
+
+    /// Takes a row `&[f64; C]` or `&mut [f64; C]` (called only by `s_nested_row_call`).
+    fn takes_row(&self) -> bool {
+        self.params
+            .iter()
+            .any(|p| matches!(p, Param::Row(..) | Param::InOutRow(..)))
     }
 
     fn takes_inout_float(&self) -> bool {
@@ -594,6 +639,12 @@ enum Ty {
     /// least `lo`.
     Index {
         lo: usize,
+    },
+    /// A nested array `[[f64; cols]; rows]` (`rows` `None`: a `Vec<[f64; cols]>` of the common
+    /// length); `bound`, `base` and `room` are those of its elements.
+    Nested {
+        rows: Option<usize>,
+        cols: usize,
     },
 }
 
@@ -735,6 +786,16 @@ struct FnGen<'a> {
     inout_scalar: bool,
     /// An in-out helper: ends by squashing its `io` into [-1, 1].
     squash_inout: bool,
+    /// Index variables known to stay below a bound (var position, bound): loop indices over
+    /// the rows or columns of a nested array.
+    small_idx: Vec<(usize, usize)>,
+    /// Names of variables that are references to arrays (`&name` would be a double reference).
+    row_refs: Vec<String>,
+    /// Rows (references) of mutable nested arrays: not lent as `&[f64; C]` (see
+    /// [`DEFAULT_DISABLED`]).
+    rows_of_mut: Vec<String>,
+    /// Nested arrays declared so far.
+    nested_count: usize,
 }
 
 impl<'a> FnGen<'a> {
@@ -775,6 +836,10 @@ impl<'a> FnGen<'a> {
             workspace: false,
             inout_scalar: false,
             squash_inout: false,
+            small_idx: Vec::new(),
+            row_refs: Vec::new(),
+            rows_of_mut: Vec::new(),
+            nested_count: 0,
         }
     }
 
@@ -829,6 +894,7 @@ impl<'a> FnGen<'a> {
         if self.on(Construct::ArrayParam) && self.chance(0.25) {
             params.push(Param::Array("q".into()));
         }
+        self.nested_param(&mut params);
         self.inout_param(&mut params);
         self.shuffle_params(&mut params);
         for n in &names[..scalars] {
@@ -838,6 +904,7 @@ impl<'a> FnGen<'a> {
             self.array_input("q");
         }
         self.inout_input(&params);
+        self.nested_input(&params);
         let r: f64 = self.rng.gen();
         let out = if r < 0.15 && self.on(Construct::TupleOut) {
             self.count(Construct::TupleOut);
@@ -910,6 +977,10 @@ impl<'a> FnGen<'a> {
                 Param::InOut(n) => format!("{n}: &mut [f64]"),
                 Param::InOutArray(n) | Param::Workspace(n) => format!("{n}: &mut [f64; 3]"),
                 Param::InOutScalar(n) => format!("{n}: &mut f64"),
+                Param::Nested(n, r, c, true) => format!("{n}: &[[f64; {c}]; {r}]"),
+                Param::Nested(n, _, c, false) => format!("{n}: &[[f64; {c}]]"),
+                Param::Row(n, c) => format!("{n}: &[f64; {c}]"),
+                Param::InOutRow(n, c) => format!("{n}: &mut [f64; {c}]"),
             })
             .collect();
         let mut source = String::new();
@@ -923,7 +994,10 @@ impl<'a> FnGen<'a> {
                         | Param::Array(_)
                         | Param::InOut(_)
                         | Param::InOutArray(_)
-                        | Param::InOutScalar(_) => true,
+                        | Param::InOutScalar(_)
+                        | Param::Nested(..)
+                        | Param::Row(..)
+                        | Param::InOutRow(..) => true,
                         Param::Slice(_) => !self.wrt_no_slice,
                         Param::Len(_) | Param::Workspace(_) => false,
                     })
@@ -1191,6 +1265,9 @@ impl<'a> FnGen<'a> {
         if !self.visible(|v| v.ty == Ty::Vector).is_empty() {
             opts.push((3, 2.5));
         }
+        if !self.nested_vars().is_empty() {
+            opts.push((5, 2.5));
+        }
         if self.on(Construct::Cast) && (self.has_len() || !self.index_vars().is_empty()) {
             opts.push((4, 0.8));
         }
@@ -1199,6 +1276,7 @@ impl<'a> FnGen<'a> {
             1 => self.literal(),
             2 => self.slice_read(),
             3 => self.vec_read(),
+            5 => self.nested_read(),
             _ => self.cast(),
         }
     }
@@ -1622,6 +1700,7 @@ impl<'a> FnGen<'a> {
         (0..self.helpers.len())
             .filter(|&h| slice_ok || !self.helpers[h].has_slice())
             .filter(|&h| self.helpers[h].out == out && !self.helpers[h].takes_inout())
+            .filter(|&h| !self.helpers[h].takes_row())
             .collect()
     }
 
@@ -1776,7 +1855,10 @@ impl<'a> FnGen<'a> {
                 | Param::InOut(_)
                 | Param::InOutArray(_)
                 | Param::Workspace(_)
-                | Param::InOutScalar(_) => {
+                | Param::InOutScalar(_)
+                | Param::Nested(..)
+                | Param::Row(..)
+                | Param::InOutRow(..) => {
                     unreachable!("helpers take no arrays or in-out arguments")
                 }
             }
@@ -2606,7 +2688,7 @@ impl<'a> FnGen<'a> {
     fn absorb_locals(&mut self) {
         let mark = *self.scope_marks.last().expect("inside a scope");
         let locals: Vec<usize> = self
-            .visible(|v| v.dirty && matches!(v.ty, Ty::Float | Ty::Vector))
+            .visible(|v| v.dirty && matches!(v.ty, Ty::Float | Ty::Vector | Ty::Nested { .. }))
             .into_iter()
             .filter(|&i| i >= mark)
             .collect();
@@ -2632,11 +2714,7 @@ impl<'a> FnGen<'a> {
         if self.vars[t].ty == Ty::Vector {
             self.write_target = Some(name.clone());
         }
-        let me = if self.vars[i].ty == Ty::Vector {
-            self.vec_read_of(i)
-        } else {
-            self.read_var(i)
-        };
+        let me = self.read_any(i);
         let place = if self.vars[t].ty == Ty::Vector {
             let ix = self.index_into(t);
             format!("{name}[{ix}]")
@@ -2947,15 +3025,12 @@ impl<'a> FnGen<'a> {
     fn ret_value(&mut self, consume: bool) -> (String, f64) {
         let saved: Vec<bool> = self.vars.iter().map(|v| v.dirty).collect();
         let mut terms = Vec::new();
-        let mut dirty = self.visible(|v| v.dirty && matches!(v.ty, Ty::Float | Ty::Vector));
+        let mut dirty =
+            self.visible(|v| v.dirty && matches!(v.ty, Ty::Float | Ty::Vector | Ty::Nested { .. }));
         dirty.shuffle(&mut self.rng);
         dirty.truncate(8);
         for i in dirty {
-            let e = if self.vars[i].ty == Ty::Vector {
-                self.vec_read_of(i)
-            } else {
-                self.read_var(i)
-            };
+            let e = self.read_any(i);
             let e = if self.chance(0.35) {
                 let c = self.pick(LITS);
                 let c = Ex::new(lit(c), ATOM, c, true);
@@ -3050,7 +3125,10 @@ fn param_name(p: &Param) -> String {
         | Param::InOut(n)
         | Param::InOutArray(n)
         | Param::Workspace(n)
-        | Param::InOutScalar(n) => n.clone(),
+        | Param::InOutScalar(n)
+        | Param::Nested(n, ..)
+        | Param::Row(n, _)
+        | Param::InOutRow(n, _) => n.clone(),
     }
 }
 
@@ -3199,12 +3277,24 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
                 }
             }
             Param::Len(_) => args.push("n".to_string()),
+            Param::Nested(..) | Param::Row(..) => {
+                let a = nested_rows::adapter(p, k);
+                args.push(a.arg);
+                tangents.push(a.tangent);
+                adjoints.push(a.adjoint);
+                loads.push_str(&a.load);
+                stores.push_str(&a.store);
+                k += a.slots;
+            }
             Param::Workspace(n) => {
                 // Constants in, whatever the function leaves in it out (not an output).
                 args.push("&mut [0.5, -0.25, 1.0]".to_string());
                 let _ = n;
             }
-            Param::InOut(_) | Param::InOutArray(_) | Param::InOutScalar(_) => {
+            Param::InOut(_)
+            | Param::InOutArray(_)
+            | Param::InOutScalar(_)
+            | Param::InOutRow(..) => {
                 unreachable!("adapted above")
             }
         }
