@@ -258,16 +258,10 @@ pub struct Config {
 }
 
 /// Constructs switched off unless re-enabled: for a construct the macro does not support yet
-/// (`AD_RANDOM_DISABLE` adds to this list; `AD_RANDOM_ENABLE` removes from it).
-///
-/// `nested_row_lend_mut`: a row of a *mutable* nested array lent as `&[f64; C]` (`h(&nm[i])`,
-/// or `h(q)` for `q` of `nm.iter()`) gives E0308 (expected `&[f64; C]`, found `&[f64]`) in the
-/// generated code.
-/// `nested_row_assign_self`: `m[i] = [a, b]` whose items read the nested array `m` itself:
-/// the items are written one by one, so later ones read the new values of earlier ones
-/// (`m[0] = [b, m[0][0]]` leaves `m[0][1] == b`).
-pub const DEFAULT_DISABLED: &[Construct] =
-    &[Construct::NestedRowLendMut, Construct::NestedRowAssignSelf];
+/// (`AD_RANDOM_DISABLE` adds to this list; `AD_RANDOM_ENABLE` removes from it). Empty: the
+/// last two (`nested_row_lend_mut`, E0308 in generated code; `nested_row_assign_self`, a row
+/// assigned from its own elements written item by item) were fixed in the macro.
+pub const DEFAULT_DISABLED: &[Construct] = &[];
 
 impl Default for Config {
     fn default() -> Config {
