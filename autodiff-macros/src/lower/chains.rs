@@ -272,13 +272,7 @@ impl Lowerer<'_> {
                         return None;
                     }
                 };
-                if self.rows.contains_key(&v) && !self.views.contains_key(&v) {
-                    self.diag.unsupported_at(
-                        ix,
-                        "ranges of rows of an array of arrays (yet)",
-                        "iterate over all rows with `skip`/`take` (`p.iter().skip(a).take(n)`), \
-                         or index the rows (`for i in a..b { p[i] }`)",
-                    );
+                if self.range_of_rows(v, ix) {
                     return None;
                 }
                 let span = ix.index.span();
@@ -488,27 +482,8 @@ impl Lowerer<'_> {
             self.vars[*var].mutable = true;
             return Some(ISeq::Mut(Box::new(inner)));
         }
-        // The rows of a nested array, written through.
-        if let ISeq::Chunks {
-            var,
-            offset,
-            len,
-            size,
-            exact,
-            mutable: false,
-        } = inner
-        {
-            if self.row_of(var).is_some() {
-                self.vars[var].mutable = true;
-                return Some(ISeq::Chunks {
-                    var,
-                    offset,
-                    len,
-                    size,
-                    exact,
-                    mutable: true,
-                });
-            }
+        if let Some(rows) = self.rows_written(&inner) {
+            return Some(rows);
         }
         self.diag.unsupported_at(
             e,
@@ -530,16 +505,8 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn slice_source(&self, v: VarId) -> ISeq {
-        if let (Some(row), false) = (self.row_of(v), self.views.contains_key(&v)) {
-            // The rows of a nested array: chunks of its row length.
-            return ISeq::Chunks {
-                var: v,
-                offset: None,
-                len: None,
-                size: Self::row_len_expr(&row, Span::call_site()),
-                exact: true,
-                mutable: false,
-            };
+        if let Some(rows) = self.rows_source(v) {
+            return rows;
         }
         match self.views.get(&v) {
             Some(view) => ISeq::Slice {

@@ -10,7 +10,7 @@
 //! return); anywhere else (another function's argument, a method with no flat meaning such as
 //! `swap` of rows) it is reported, never lowered as if flat.
 
-use super::chains::{bin, int_lit, Item};
+use super::chains::{bin, int_lit, ISeq, Item};
 use super::*;
 
 impl Lowerer<'_> {
@@ -159,6 +159,63 @@ impl Lowerer<'_> {
             mutable: false,
             row: Some(row),
         })
+    }
+
+    /// The rows of a nested array variable `v` iterated (`p.iter()`, `for q in p`): chunks of its
+    /// row length.
+    pub(super) fn rows_source(&self, v: VarId) -> Option<ISeq> {
+        if self.views.contains_key(&v) {
+            return None;
+        }
+        let row = self.row_of(v)?;
+        Some(ISeq::Chunks {
+            var: v,
+            offset: None,
+            len: None,
+            size: Self::row_len_expr(&row, Span::call_site()),
+            exact: true,
+            mutable: false,
+        })
+    }
+
+    /// `p.iter_mut()` of a nested array (`s` its rows, as `rows_source` gives them): the rows
+    /// written through.
+    pub(super) fn rows_written(&mut self, s: &ISeq) -> Option<ISeq> {
+        let ISeq::Chunks {
+            var,
+            offset,
+            len,
+            size,
+            exact,
+            mutable: false,
+        } = s
+        else {
+            return None;
+        };
+        self.row_of(*var)?;
+        self.vars[*var].mutable = true;
+        Some(ISeq::Chunks {
+            var: *var,
+            offset: offset.clone(),
+            len: len.clone(),
+            size: size.clone(),
+            exact: *exact,
+            mutable: true,
+        })
+    }
+
+    /// `p[a..b]` iterated, `p` a nested array: reported (a range of rows, not yet), `true`.
+    pub(super) fn range_of_rows(&mut self, v: VarId, ix: &syn::ExprIndex) -> bool {
+        if !self.rows.contains_key(&v) || self.views.contains_key(&v) {
+            return false;
+        }
+        self.diag.unsupported_at(
+            ix,
+            "ranges of rows of an array of arrays (yet)",
+            "iterate over all rows with `skip`/`take` (`p.iter().skip(a).take(n)`), or index \
+             the rows (`for i in a..b { p[i] }`)",
+        );
+        true
     }
 
     /// `p[i][j]` with `p` a nested array variable: `p` and the flat index `i * C + j`.
