@@ -2176,14 +2176,17 @@ impl<'a> FnGen<'a> {
             let d = self.rng.gen_range(1..=3);
             (name, self.expr_nc(d))
         };
+        // A constant's type is fixed by the annotation: a method called on the name before
+        // anything else fixes it (`t.powi(2)`) would not compile (E0689, seed 20005).
+        let ty = if e.konst { ": f64" } else { "" };
         if mutable {
             self.count(Construct::LetMut);
             let base = e.b.max(self.pick(&[1.0, 2.0, 4.0]));
             let room: f64 = self.pick(&[0.0, 2.0, 8.0, 16.0]);
-            self.line(format!("let mut {name} = {};", e.s));
+            self.line(format!("let mut {name}{ty} = {};", e.s));
             self.declare(name, Ty::Float, true, base, room);
         } else {
-            self.line(format!("let {name} = {};", e.s));
+            self.line(format!("let {name}{ty} = {};", e.s));
             self.declare(name, Ty::Float, false, e.b, 0.0);
         }
     }
