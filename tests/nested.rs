@@ -514,3 +514,29 @@ fn row_assigned_from_itself() {
     );
     chk!(swap_coords, swap_coords_jvp, swap_coords_vjp; 0, 1).random(4, -2.0, 2.0);
 }
+
+/// A borrowed row keeps the index it was borrowed at; a `while` condition indexing rows.
+#[differentiate]
+fn walk_rows(p: &[[f64; 2]], x: f64) -> f64 {
+    let mut k = 0;
+    let mut s = 0.0;
+    while p[k + 1][0] < x && k + 2 < p.len() {
+        let r = &p[k + 1];
+        k += 1;
+        s += r[1] * x + p[k][0];
+    }
+    s
+}
+
+#[test]
+fn rows_borrowed_before_the_index_changes() {
+    let p = [[0.0, 1.0], [0.5, 2.0], [1.0, 3.0], [1.5, 4.0], [2.0, 5.0]];
+    let (v, g) = walk_rows_grad(&p, 1.2);
+    assert!((v - (2.0 * 1.2 + 0.5 + 3.0 * 1.2 + 1.0)).abs() < 1e-12);
+    assert_eq!(g.x, 5.0);
+    assert_eq!(g.p[1], [1.0, 1.2]);
+    assert_eq!(g.p[2], [1.0, 1.2]);
+    let (w, d) = walk_rows_jvp(&p, 1.2, &[[1.0; 2]; 5], 1.0);
+    assert_eq!(w, v);
+    assert!((d - (5.0 + 1.2 * 2.0 + 2.0)).abs() < 1e-12);
+}

@@ -150,7 +150,10 @@ impl Lowerer<'_> {
         let row = self.row_of(v)?;
         let span = ix.index.span();
         let i = self.expr(&ix.index, out);
-        let i = self.once(i, out);
+        // An index is read again wherever the row is (`i * C + j`, the end `i * C + C`): bound
+        // to a name only when it calls a function (integer arithmetic is repeated instead, so
+        // that a `while` condition `p[k + 1][0] < x` stays one expression).
+        let i = if i.has_call() { self.once(i, out) } else { i };
         let c = Self::row_len_expr(&row, span);
         Some(View {
             base: v,
@@ -244,7 +247,7 @@ impl Lowerer<'_> {
                 "borrow the row (`let r = &p[i];`) or read its elements (`p[i][j]`)",
             );
         };
-        // `i * C` of an index already bound to a name (`row_view`): read as often as needed.
+        // `i * C` of an index with no call (`row_view`): read as often as needed.
         let offset = view.offset;
         let items = (0..n)
             .map(|k| {
@@ -325,6 +328,8 @@ impl Lowerer<'_> {
         let Some(mut view) = self.row_view(&r.expr, out) else {
             return false;
         };
+        // The row is the one at the time of the `let`: `let r = &p[k]; k += 1;`.
+        view.offset = self.once(view.offset, out);
         if r.mutability.is_some() {
             view.mutable = true;
             self.vars[view.base].mutable = true;
