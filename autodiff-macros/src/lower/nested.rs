@@ -342,13 +342,9 @@ impl Lowerer<'_> {
     /// (`value` an array literal, a repeat `[x; C]`, a row or an array variable of a literal
     /// length). `true` when handled (errors included).
     pub(super) fn row_assign(&mut self, a: &syn::ExprAssign, out: &mut Vec<Stmt>) -> bool {
-        let syn::Expr::Index(ix) = &*a.left else {
-            return false;
-        };
         let Some(view) = self.row_view(&a.left, out) else {
             return false;
         };
-        let _ = ix;
         let span = a.span();
         let value = self.expr(&a.right, out);
         let n = view.row.as_ref().and_then(ArrayLen::literal);
