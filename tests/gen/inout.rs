@@ -335,7 +335,9 @@ impl FnGen<'_> {
                         let e = self.expr(d);
                         let e = self.scale(e, HELPER_ARG_BOUND);
                         let t = self.fresh("t");
-                        self.line(format!("let mut {t} = {};", e.s));
+                        // Typed: the local may be read by a method before the call fixes
+                        // its type (E0689 for a constant, seed 20005).
+                        self.line(format!("let mut {t}: f64 = {};", e.s));
                         self.declare(t.clone(), Ty::Float, true, HELPER_ARG_BOUND, 0.0);
                         format!("&mut {t}")
                     } else {
