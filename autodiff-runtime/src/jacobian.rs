@@ -83,52 +83,29 @@ impl<T: Float, const N: usize> Flat<T> for [T; N] {
     }
 }
 
-/// Arrays of arrays, row-major (the order `#[differentiate]` flattens them in).
-impl<T: Float, const C: usize, const R: usize> Flat<T> for [[T; C]; R] {
-    #[inline]
-    fn flat_len(&self) -> usize {
-        R * C
-    }
-    #[inline]
-    fn flat_get(&self, k: usize) -> T {
-        self[k / C][k % C]
-    }
-    #[inline]
-    fn flat_set(&mut self, k: usize, v: T) {
-        self[k / C][k % C] = v;
-    }
+/// Arrays of arrays, `Vec`s and slices of rows: row-major, as `#[differentiate]` flattens them.
+macro_rules! flat_rows {
+    ($(impl<$($c:ident),+> for $t:ty;)*) => {$(
+        impl<T: Float, $(const $c: usize),+> Flat<T> for $t {
+            #[inline]
+            fn flat_len(&self) -> usize {
+                self.as_flattened().len()
+            }
+            #[inline]
+            fn flat_get(&self, k: usize) -> T {
+                self.as_flattened()[k]
+            }
+            #[inline]
+            fn flat_set(&mut self, k: usize, v: T) {
+                self.as_flattened_mut()[k] = v;
+            }
+        }
+    )*};
 }
-
-/// Slices of rows, row-major.
-impl<T: Float, const C: usize> Flat<T> for [[T; C]] {
-    #[inline]
-    fn flat_len(&self) -> usize {
-        self.len() * C
-    }
-    #[inline]
-    fn flat_get(&self, k: usize) -> T {
-        self[k / C][k % C]
-    }
-    #[inline]
-    fn flat_set(&mut self, k: usize, v: T) {
-        self[k / C][k % C] = v;
-    }
-}
-
-/// `Vec`s of rows, row-major.
-impl<T: Float, const C: usize> Flat<T> for Vec<[T; C]> {
-    #[inline]
-    fn flat_len(&self) -> usize {
-        self.len() * C
-    }
-    #[inline]
-    fn flat_get(&self, k: usize) -> T {
-        self[k / C][k % C]
-    }
-    #[inline]
-    fn flat_set(&mut self, k: usize, v: T) {
-        self[k / C][k % C] = v;
-    }
+flat_rows! {
+    impl<C, R> for [[T; C]; R];
+    impl<C> for [[T; C]];
+    impl<C> for Vec<[T; C]>;
 }
 
 impl<T: Float> Flat<T> for [T] {

@@ -2496,7 +2496,25 @@ impl<'a> FnGen<'a> {
         if self.on(Construct::VecCompound) {
             ops.extend([("+=", 3.0), ("-=", 1.0), ("*=", 1.0)]);
         }
-        let mut op = self.pick_weighted(&ops);
+        let (op, e) = self.element_write(i, &ops, &mut |g| g.vec_read_of(i));
+        if op != "=" {
+            self.count(Construct::VecCompound);
+        }
+        self.line(format!("{name}[{ix}] {op} {};", e.s));
+        self.write_target = None;
+        self.vars[i].dirty = true;
+    }
+
+    /// The operator and value of a write into an element of the vector or nested array `i`:
+    /// `=` a fresh value (half the time combined with `read`, the element's old value), squashed
+    /// to the array's bound; `+=`/`-=` an increment (`=` when none fits); `*=` a factor.
+    pub(super) fn element_write(
+        &mut self,
+        i: usize,
+        ops: &[(&'static str, f64)],
+        read: &mut dyn FnMut(&mut Self) -> Ex,
+    ) -> (&'static str, Ex) {
+        let mut op = self.pick_weighted(ops);
         let mut rhs = None;
         if op == "+=" || op == "-=" {
             rhs = self.increment(i);
@@ -2507,7 +2525,7 @@ impl<'a> FnGen<'a> {
         let e = match op {
             "=" => {
                 let e = if self.chance(0.5) {
-                    let me = self.vec_read_of(i);
+                    let me = read(self);
                     let d = self.rng.gen_range(0..=2);
                     let other = self.expr(d);
                     let e = self.combine(me, other);
@@ -2522,12 +2540,7 @@ impl<'a> FnGen<'a> {
             "*=" => self.factor(),
             _ => rhs.expect("checked above"),
         };
-        if op != "=" {
-            self.count(Construct::VecCompound);
-        }
-        self.line(format!("{name}[{ix}] {op} {};", e.s));
-        self.write_target = None;
-        self.vars[i].dirty = true;
+        (op, e)
     }
 
     fn vec_read_of(&mut self, i: usize) -> Ex {

@@ -299,32 +299,8 @@ impl FnGen<'_> {
     fn nested_write_at(&mut self, i: usize, r: &str, c: &str) {
         self.count(Construct::NestedElemWrite);
         let name = self.vars[i].name.clone();
-        let mut op = self.pick_weighted(&[("=", 3.0), ("+=", 3.0), ("-=", 1.0), ("*=", 1.0)]);
-        let mut rhs = None;
-        if op == "+=" || op == "-=" {
-            rhs = self.increment(i);
-            if rhs.is_none() {
-                op = "=";
-            }
-        }
-        let e = match op {
-            "=" => {
-                let e = if self.chance(0.5) {
-                    let me = self.nested_elem(i, r, c);
-                    let d = self.rng.gen_range(0..=2);
-                    let other = self.expr(d);
-                    let e = self.combine(me, other);
-                    self.self_wrap(e)
-                } else {
-                    let d = self.rng.gen_range(0..=3);
-                    self.expr(d)
-                };
-                let base = self.vars[i].base;
-                self.squash(e, base)
-            }
-            "*=" => self.factor(),
-            _ => rhs.expect("checked above"),
-        };
+        let ops = [("=", 3.0), ("+=", 3.0), ("-=", 1.0), ("*=", 1.0)];
+        let (op, e) = self.element_write(i, &ops, &mut |g| g.nested_elem(i, r, c));
         self.line(format!("{name}[{r}][{c}] {op} {};", e.s));
         self.vars[i].dirty = true;
     }

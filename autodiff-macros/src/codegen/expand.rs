@@ -101,7 +101,7 @@ impl<'a> Signatures<'a> {
         self.f.params.iter().map(|p| p.name.to_string()).collect()
     }
 
-    fn elem(p: &Param) -> TokenStream {
+    pub(super) fn elem(p: &Param) -> TokenStream {
         match &p.elem_ty {
             Some(t) => t.to_token_stream(),
             None => quote!(f64),

@@ -320,13 +320,7 @@ impl Signatures<'_> {
             let by_ref = matches!(p.ty, syn::Type::Reference(_));
             // An array of arrays of a fixed number of rows is an array here too (its flat form,
             // `&[T]` for `&[[T; C]; R]`, is not what the public companions take).
-            let fixed_rows = p.nest.as_ref().is_some_and(|n| {
-                let inner = match &n.ty {
-                    syn::Type::Reference(r) => &*r.elem,
-                    t => t,
-                };
-                matches!(inner, syn::Type::Array(_))
-            });
+            let fixed_rows = p.nest.as_ref().is_some_and(|n| n.fixed_rows().is_some());
             let array_or_float =
                 fixed_rows || matches!(p.shape, Shape::Seq(SeqKind::Array(_)) | Shape::Scalar);
             tangents.push(match (p.inout, array_or_float, by_ref) {

@@ -25,7 +25,7 @@ impl Signatures<'_> {
         if p.inout {
             return Self::nested_adjoint_ty(p);
         }
-        let (e, c) = (Self::elem_of(p), &n.row);
+        let (e, c) = (Self::elem(p), &n.row);
         Some(match &n.ty {
             syn::Type::Path(_) => quote!(&[[#e; #c]]),
             t => t.to_token_stream(),
@@ -36,42 +36,21 @@ impl Signatures<'_> {
     /// by reference), `&mut [[T; C]]` otherwise.
     pub(super) fn nested_adjoint_ty(p: &Param) -> Option<TokenStream> {
         let n = p.nest.as_ref()?;
-        let (e, c) = (Self::elem_of(p), &n.row);
-        let inner = match &n.ty {
-            syn::Type::Reference(r) => &*r.elem,
-            t => t,
-        };
-        Some(match inner {
-            syn::Type::Array(a) => {
-                let r = &a.len;
-                quote!(&mut [[#e; #c]; #r])
-            }
-            _ => quote!(&mut [[#e; #c]]),
+        let (e, c) = (Self::elem(p), &n.row);
+        Some(match n.fixed_rows() {
+            Some(r) => quote!(&mut [[#e; #c]; #r]),
+            None => quote!(&mut [[#e; #c]]),
         })
     }
 
     /// The gradient struct's field of a nested argument: `[[T; C]; R]` or `Vec<[T; C]>`.
     pub(super) fn nested_grad_ty(p: &Param) -> Option<TokenStream> {
         let n = p.nest.as_ref()?;
-        let (e, c) = (Self::elem_of(p), &n.row);
-        let inner = match &n.ty {
-            syn::Type::Reference(r) => &*r.elem,
-            t => t,
-        };
-        Some(match inner {
-            syn::Type::Array(a) => {
-                let r = &a.len;
-                quote!([[#e; #c]; #r])
-            }
-            _ => quote!(::std::vec::Vec<[#e; #c]>),
+        let (e, c) = (Self::elem(p), &n.row);
+        Some(match n.fixed_rows() {
+            Some(r) => quote!([[#e; #c]; #r]),
+            None => quote!(::std::vec::Vec<[#e; #c]>),
         })
-    }
-
-    fn elem_of(p: &Param) -> TokenStream {
-        match &p.elem_ty {
-            Some(t) => t.to_token_stream(),
-            None => quote!(f64),
-        }
     }
 
     /// The inner companions' arguments: the function's own, with nested types flattened.

@@ -564,6 +564,24 @@ pub struct Nest {
     pub row: ArrayLen,
 }
 
+impl Nest {
+    /// `R` when the number of rows is fixed (`[[T; C]; R]`, `&[[T; C]; R]`).
+    pub fn fixed_rows(&self) -> Option<&syn::Expr> {
+        fixed_rows(&self.ty)
+    }
+}
+
+/// `R` of an array of arrays with a fixed number of rows (`[[T; C]; R]`, `&[[T; C]; R]`,
+/// `&mut [[T; C]; R]`); `None` for slices and `Vec`s of rows and any other type.
+pub fn fixed_rows(ty: &syn::Type) -> Option<&syn::Expr> {
+    match ty {
+        syn::Type::Reference(r) => fixed_rows(&r.elem),
+        syn::Type::Paren(p) => fixed_rows(&p.elem),
+        syn::Type::Array(a) => Some(&a.len),
+        _ => None,
+    }
+}
+
 impl Param {
     /// An active in-out argument: its tangent and adjoint buffers are the caller's, updated in
     /// place (README, "Functions that write through `&mut`").

@@ -10,7 +10,7 @@
 //! return); anywhere else (another function's argument, a method with no flat meaning such as
 //! `swap` of rows) it is reported, never lowered as if flat.
 
-use super::chains::{bin, int_lit, ISeq, Item};
+use super::chains::{bin, int_lit, shifted, ISeq, Item};
 use super::*;
 
 impl Lowerer<'_> {
@@ -249,18 +249,10 @@ impl Lowerer<'_> {
         };
         // `i * C` of an index with no call (`row_view`): read as often as needed.
         let offset = view.offset;
-        let items = (0..n)
-            .map(|k| {
-                Expr::new(
-                    ExprKind::Index {
-                        base: view.base,
-                        index: Box::new(bin(BinOp::Add, offset.clone(), int_lit(k, span))),
-                    },
-                    span,
-                )
-            })
-            .collect();
-        Expr::new(ExprKind::Array(items), span)
+        Expr::new(
+            ExprKind::Array(elements(view.base, Some(&offset), n, span)),
+            span,
+        )
     }
 
     /// The row length of a value that is a whole nested array variable (`p`, `p.clone()`,
@@ -367,17 +359,7 @@ impl Lowerer<'_> {
                         span,
                     )),
                 });
-                (0..n)
-                    .map(|k| {
-                        Expr::new(
-                            ExprKind::Index {
-                                base: t,
-                                index: Box::new(int_lit(k, span)),
-                            },
-                            span,
-                        )
-                    })
-                    .collect()
+                elements(t, None, n, span)
             }
             (ExprKind::Poison, _) => return true,
             _ => {
@@ -451,15 +433,7 @@ impl Lowerer<'_> {
                 ExprKind::Var(v)
                     if self.vars[*v].shape == Shape::Seq(SeqKind::Array(row.clone())) =>
                 {
-                    flat.extend((0..n).map(|k| {
-                        Expr::new(
-                            ExprKind::Index {
-                                base: *v,
-                                index: Box::new(int_lit(k, span)),
-                            },
-                            span,
-                        )
-                    }))
+                    flat.extend(elements(*v, None, n, span))
                 }
                 _ => {
                     self.diag.unsupported_at(
@@ -528,16 +502,6 @@ impl Lowerer<'_> {
             "bind it to a name with `let` first (`let m = [[0.0; 3]; 3];`), then index it",
         );
         false
-    }
-
-    /// Whether the type of a nested array has a fixed number of rows (`[[T; C]; R]`,
-    /// `&[[T; C]; R]`): passed on, its flat form cannot be given back that type.
-    pub(super) fn fixed_rows(ty: &syn::Type) -> bool {
-        match ty {
-            syn::Type::Reference(r) => Self::fixed_rows(&r.elem),
-            syn::Type::Paren(p) => Self::fixed_rows(&p.elem),
-            t => matches!(t, syn::Type::Array(_)),
-        }
     }
 
     /// After lowering: a nested array of any number of rows (`&[[T; C]]`, `Vec<[T; C]>`) passed
@@ -648,4 +612,20 @@ impl Lowerer<'_> {
             );
         }
     }
+}
+
+/// The reads `base[offset + k]` for `k < n` (`base[k]` without an offset).
+fn elements(base: VarId, offset: Option<&Expr>, n: usize, span: Span) -> Vec<Expr> {
+    (0..n)
+        .map(|k| {
+            let index = shifted(&offset.cloned(), int_lit(k, span));
+            Expr::new(
+                ExprKind::Index {
+                    base,
+                    index: Box::new(index),
+                },
+                span,
+            )
+        })
+        .collect()
 }

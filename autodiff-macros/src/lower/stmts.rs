@@ -225,7 +225,7 @@ impl Lowerer<'_> {
         // `let m: [[f64; 3]; 3] = ..`: the variable holds the flat form.
         let (ty, mut row, fixed) = match ty {
             Some(t) => match self.flat_type(&t) {
-                Some((flat, row)) => (Some(flat), Some(row), Self::fixed_rows(&t)),
+                Some((flat, row)) => (Some(flat), Some(row), fixed_rows(&t).is_some()),
                 None => (Some(t), None, false),
             },
             None => (None, None, false),

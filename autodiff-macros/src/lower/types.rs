@@ -185,7 +185,7 @@ impl Lowerer<'_> {
             self.bind(&name, var);
             if let Some(n) = &nest {
                 self.rows.insert(var, n.row.clone());
-                if Self::fixed_rows(&n.ty) {
+                if n.fixed_rows().is_some() {
                     self.rows_fixed.insert(var);
                 }
             }
