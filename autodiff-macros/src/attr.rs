@@ -29,7 +29,10 @@ impl Parse for Attr {
                     }
                     let content;
                     syn::parenthesized!(content in input);
-                    let names = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?;
+                    let names = Punctuated::<Ident, Token![,]>::parse_terminated_with(
+                        &content,
+                        syn::ext::IdentExt::parse_any,
+                    )?;
                     if names.is_empty() {
                         return Err(syn::Error::new(
                             key.span(),

@@ -190,3 +190,51 @@ pub fn rows<T, const C: usize>(s: &[T]) -> &[[T; C]] {
 pub fn rows_mut<T, const C: usize>(s: &mut [T]) -> &mut [[T; C]] {
     s.as_chunks_mut::<C>().0
 }
+
+// ---------------------------------------------------------------------------------------------
+// Struct arguments: the macro reads what each field of a struct argument is from how the body
+// uses it, and the generated code checks that reading here, at the field's tokens.
+
+/// A field `#[differentiate]` read as a float.
+#[diagnostic::on_unimplemented(
+    message = "`#[differentiate]` read this field as a float, but it is `{Self}`",
+    label = "read as a float because of how the function uses it",
+    note = "an integer field is recognised where it is used as an index, a range bound, next to an integer, or cast with `as`; otherwise bind it with its type first: `let n: usize = s.n;`"
+)]
+pub trait FloatField {}
+impl<T: Float> FloatField for T {}
+
+/// A field `#[differentiate]` read as a sequence of floats.
+#[diagnostic::on_unimplemented(
+    message = "`#[differentiate]` read this field as a sequence of floats (an array, `Vec` or slice of f32/f64), but it is `{Self}`",
+    label = "read as a sequence of floats because it is indexed or iterated",
+    note = "fields holding arrays of arrays, `Vec`s of structs or other containers cannot be indexed in a differentiated function yet"
+)]
+pub trait FloatSeqField {}
+impl<T: Float> FloatSeqField for [T] {}
+impl<T: Float> FloatSeqField for Vec<T> {}
+impl<T: Float, const N: usize> FloatSeqField for [T; N] {}
+
+/// A field `#[differentiate]` read as an integer: no derivative flows through it.
+#[diagnostic::on_unimplemented(
+    message = "`#[differentiate]` read this field as an integer, but it is `{Self}`, which carries a derivative",
+    label = "read as an integer because of how the function uses it (an index, a range bound, an `as` cast...)",
+    note = "use the float field in float arithmetic (`s.m * x`), or bind it with its type first: `let m: f64 = s.m;`"
+)]
+pub trait ConstantField {}
+macro_rules! constant_fields {
+    ($($t:ty),*) => { $(impl ConstantField for $t {})* };
+}
+constant_fields!(bool, char, u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+
+/// Checks (at compile time, costs nothing) that a field read as a float is one.
+#[inline(always)]
+pub fn float_field<T: FloatField>(_: &T) {}
+
+/// Checks (at compile time, costs nothing) that a field read as a sequence of floats is one.
+#[inline(always)]
+pub fn float_seq_field<T: FloatSeqField + ?Sized>(_: &T) {}
+
+/// Checks (at compile time, costs nothing) that a field read as an integer carries no derivative.
+#[inline(always)]
+pub fn constant_field<T: ConstantField>(_: &T) {}

@@ -1,5 +1,6 @@
 use autodiff_runtime::differentiate;
 
+#[derive(autodiff_runtime::Differentiable)]
 struct Params {
     scale: f64,
 }

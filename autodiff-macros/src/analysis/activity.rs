@@ -7,8 +7,9 @@ use crate::ir::visit_stmts;
 use crate::ir::*;
 
 pub fn analyze(f: &mut Function, diag: &mut Diag) {
-    for p in &f.params {
-        f.vars[p.var].active = p.active;
+    let marks: Vec<(VarId, bool)> = f.body_params().map(|p| (p.var, p.active)).collect();
+    for (v, active) in marks {
+        f.vars[v].active = active;
     }
     // Only float-shaped variables can carry a derivative; iterate to a fixpoint. It ends within
     // `vars + 1` rounds: a round continues the loop only if it turns some flag on, and flags are

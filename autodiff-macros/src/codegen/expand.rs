@@ -109,6 +109,9 @@ impl<'a> Signatures<'a> {
     }
 
     fn tangent_ty(p: &Param) -> TokenStream {
+        if let Some(t) = Self::struct_tangent_ty(p) {
+            return t;
+        }
         let e = Self::elem(p);
         if p.inout {
             // Updated in place alongside the argument: the adjoint buffer's type.
@@ -125,6 +128,9 @@ impl<'a> Signatures<'a> {
     }
 
     fn adjoint_ty(p: &Param) -> TokenStream {
+        if let Some(t) = Self::struct_adjoint_ty(p) {
+            return t;
+        }
         let e = Self::elem(p);
         match &p.shape {
             Shape::Seq(SeqKind::Array(n)) => quote!(&mut [#e; #n]),
@@ -144,7 +150,7 @@ impl<'a> Signatures<'a> {
     }
 
     fn grad_field_ty(p: &Param) -> TokenStream {
-        if let Some(t) = Self::nested_grad_ty(p) {
+        if let Some(t) = Self::nested_grad_ty(p).or_else(|| Self::struct_grad_ty(p)) {
             return t;
         }
         let e = Self::elem(p);
@@ -309,6 +315,31 @@ impl<'a> Signatures<'a> {
             && !self.f.params.iter().any(Param::active_inout);
         let grad_h = has_grad.then(|| {
             let g = names::companion(name, "grad");
+            if self.is_method() {
+                // No struct can be declared inside an `impl`: the gradient is the active
+                // arguments' adjoints, in argument order (one alone, or a tuple).
+                let tys: Vec<TokenStream> = self
+                    .f
+                    .params
+                    .iter()
+                    .filter(|p| p.active)
+                    .map(Self::grad_field_ty)
+                    .collect();
+                let grads = match tys.as_slice() {
+                    [one] => one.clone(),
+                    many => quote!((#(#many,)*)),
+                };
+                let doc = format!(
+                    " Value and gradient of [`Self::{name}`] with respect to its active \
+                     arguments (in argument order; a tuple when there are several), generated \
+                     by `#[differentiate]`."
+                );
+                return quote! {
+                    #[doc = #doc]
+                    #allow
+                    #vis fn #g #generics (#(#inputs),*) -> (#out, #grads) #where_c
+                };
+            }
             let st = names::grad_struct(name);
             let sgen = self.struct_generics();
             let doc = format!(
@@ -404,18 +435,31 @@ impl<'a> Signatures<'a> {
             quote!(#[doc = #doc] pub #n: #t)
         });
         let doc = format!(" Gradient of [`{name}`], one field per active argument.");
+        // A struct argument's field is `<S<T> as Differentiable>::Tangent`, which needs `T`'s
+        // value traits to be named at all.
+        let bounds = if self.has_structs() && !defs.is_empty() {
+            let rt = names::rt();
+            let used = self.struct_generics().to_string();
+            let floats = self.f.float_generics.iter().filter(|t| {
+                used.split(|c: char| !c.is_alphanumeric() && c != '_')
+                    .any(|w| *t == w)
+            });
+            quote!(where #(#floats: #rt::Scalar,)*)
+        } else {
+            quote!()
+        };
         quote! {
             #[doc = #doc]
             #[derive(Clone, Debug, PartialEq)]
             #[allow(non_snake_case)]
-            #vis struct #st #gen { #(#fields,)* }
+            #vis struct #st #gen #bounds { #(#fields,)* }
         }
     }
 
     fn grad_body(&self) -> TokenStream {
         let rt = names::rt();
         let name = &self.f.item.sig.ident;
-        let vjp = names::companion(name, "vjp");
+        let vjp = self.call_path(&names::companion(name, "vjp"));
         let st = names::grad_struct(name);
         let mut inits = Vec::new();
         let mut args = Vec::new();
@@ -430,6 +474,24 @@ impl<'a> Signatures<'a> {
             args.push(quote!(&mut #b));
             fields.push(quote!(#n: #b));
         }
+        if self.is_method() {
+            let grads: Vec<TokenStream> = self
+                .f
+                .params
+                .iter()
+                .filter(|p| p.active)
+                .map(|p| names::grad_buffer(&p.name).to_token_stream())
+                .collect();
+            let grads = match grads.as_slice() {
+                [one] => one.clone(),
+                many => quote!((#(#many,)*)),
+            };
+            return quote! {
+                #(#inits)*
+                let __ad_value = #vjp(#(#args,)* #rt::one());
+                (__ad_value, #grads)
+            };
+        }
         quote! {
             #(#inits)*
             let __ad_value = #vjp(#(#args,)* #rt::one());
@@ -443,7 +505,7 @@ impl<'a> Signatures<'a> {
         }
         let (j, v, g) = self.headers();
         let grad = g.map(|g| {
-            let s = self.struct_def();
+            let s = (!self.is_method()).then(|| self.struct_def());
             let body = self.grad_body();
             quote!(#s #g { #body })
         });
@@ -453,9 +515,11 @@ impl<'a> Signatures<'a> {
             quote!(#h { #body } #hs { #sparse })
         });
         let (dh, db) = self.dropped();
+        let pf = self.struct_prologue(super::structs::Mode::Forward);
+        let pr = self.struct_prologue(super::structs::Mode::Reverse);
         quote! {
-            #j { #fwd }
-            #v { #rev }
+            #j { #pf #fwd }
+            #v { #pr #rev }
             #grad
             #jac
             #dh { #db }
@@ -502,7 +566,7 @@ impl<'a> Signatures<'a> {
         let inputs = self.inputs();
         let adjs = self.shadow_args(Self::pub_adjoint_ty);
         let dropped = names::companion(name, "vjp_dropped");
-        let vjp = names::companion(name, "vjp");
+        let vjp = self.call_path(&names::companion(name, "vjp"));
         let allow = quote!(#[allow(unused_mut, unused_variables, non_snake_case, clippy::all)]);
         let header = quote! {
             #[doc(hidden)]
@@ -539,7 +603,7 @@ impl<'a> Signatures<'a> {
         let (j, v, g) = self.headers();
         let body = quote!({ ::core::unimplemented!("#[differentiate] reported an error") });
         let grad = g.map(|g| {
-            let s = self.struct_def();
+            let s = (!self.is_method()).then(|| self.struct_def());
             quote!(#s #g #body)
         });
         let jac = self

@@ -55,7 +55,10 @@ impl Signatures<'_> {
                     Shape::Scalar | Shape::Int | Shape::Bool | Shape::Seq(SeqKind::Array(_))
                 )
         };
-        vector && self.f.params.iter().any(|p| p.active) && self.f.params.iter().all(reusable)
+        vector
+            && !self.has_structs()
+            && self.f.params.iter().any(|p| p.active)
+            && self.f.params.iter().all(reusable)
     }
 
     /// The headers of `<f>_jacobian` and `<f>_jacobian_sparse`.

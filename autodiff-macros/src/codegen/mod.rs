@@ -6,3 +6,4 @@ pub mod expand;
 mod jacobian;
 mod nested;
 pub mod primal;
+mod structs;

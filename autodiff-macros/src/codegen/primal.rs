@@ -241,12 +241,13 @@ pub fn compose(e: &Expr, kids: &[TokenStream]) -> TokenStream {
 /// *__ad_ref_x;` for `&mut`, which the companions write back at every exit).
 pub fn scalar_ref_rebind(p: &Param) -> Option<TokenStream> {
     let n = &p.name;
-    let ty = p.elem_ty.as_ref()?;
+    // A field argument's type is not written anywhere (`lower/structs.rs`): inferred.
+    let ty = p.elem_ty.as_ref().map(|t| quote!(: #t));
     Some(match p.scalar_ref()? {
-        false => quote!(let #n: #ty = *#n;),
+        false => quote!(let #n #ty = *#n;),
         true => {
             let r = names::param_ref(n, false);
-            quote!(let #r = #n; let mut #n: #ty = *#r;)
+            quote!(let #r = #n; let mut #n #ty = *#r;)
         }
     })
 }

@@ -11,7 +11,7 @@ impl Forward<'_> {
     /// reference it arrived as.
     pub(super) fn write_back(&self) -> Vec<Op> {
         let mut ops = Vec::new();
-        for p in &self.f.params {
+        for p in self.f.body_params() {
             let Some(back) = crate::codegen::primal::scalar_ref_write_back(p) else {
                 continue;
             };

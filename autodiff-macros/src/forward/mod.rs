@@ -52,10 +52,10 @@ fn forward_program(f: &Function) -> Vec<Op> {
     let mut fw = Forward { f, n: 0 };
     let mut out = Vec::new();
     // Floats by reference are worked on by value (`let x: f64 = *x;`).
-    for p in &f.params {
+    for p in f.body_params() {
         out.extend(crate::codegen::primal::scalar_ref_rebind(p).map(Op::Code));
     }
-    for p in f.params.iter().filter(|p| p.active) {
+    for p in f.body_params().filter(|p| p.active) {
         let t = names::tangent(&f.vars[p.var], p.var);
         let d = fw.param_tangent_name(p);
         let m = f.vars[p.var].mutable.then(|| quote!(mut));
@@ -73,8 +73,7 @@ fn forward_program(f: &Function) -> Vec<Op> {
     // An argument left out of `wrt(...)` that is assigned active values (`mut y: f64`) starts
     // with a zero tangent.
     for p in f
-        .params
-        .iter()
+        .body_params()
         .filter(|p| !p.active && f.vars[p.var].active)
     {
         let t = names::tangent(&f.vars[p.var], p.var);
@@ -114,7 +113,7 @@ fn let_pair(pat: TokenStream, value: TokenStream, tangent: Option<(TokenStream, 
 
 impl<'a> Forward<'a> {
     pub fn param_tangent_name(&self, p: &Param) -> syn::Ident {
-        let taken: Vec<String> = self.f.params.iter().map(|p| p.name.to_string()).collect();
+        let taken = self.f.taken_names();
         names::shadow_param(&p.name, &taken)
     }
 

@@ -553,6 +553,32 @@ pub struct Param {
     /// A nested array (`[[T; C]; R]`, `&[[T; C]]`, `Vec<[T; C]>`...): `ty` is its flat type,
     /// which the IR and the inner companions see.
     pub nest: Option<Nest>,
+    /// A struct argument (`s: &State`, `&self`): the body sees only its fields, each a
+    /// [`Function::fields`] entry; the argument itself is a pass-through `Other` variable.
+    pub strukt: Option<StructArg>,
+    /// A field of a struct argument read or written in the body (`s.k`, `self.x[i]`), seen by
+    /// the IR and the emitters as an argument of its own: its place in the struct.
+    pub field: Option<FieldOf>,
+}
+
+/// How a struct argument is passed (`lower/structs.rs`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StructArg {
+    /// `s: State`, `self`.
+    Value,
+    /// `s: &State`, `&self`.
+    Ref,
+    /// `s: &mut State`, `&mut self`: its fields may be written (in-out).
+    MutRef,
+}
+
+/// The place of a field argument: `root.a.b` (`members` after the root argument's name).
+#[derive(Clone, Debug)]
+pub struct FieldOf {
+    /// The struct argument's name (`s`, `self`).
+    pub root: Ident,
+    /// `.a.b`, as written (spans of the first use).
+    pub members: TokenStream,
 }
 
 /// A nested array argument or output, flattened row-major (`p[i][j]` is `p[i * C + j]`): the
@@ -620,7 +646,14 @@ impl Output {
 #[derive(Clone, Debug)]
 pub struct Function {
     pub item: syn::ItemFn,
+    /// The arguments as written (a struct argument is one entry, with `strukt` set).
     pub params: Vec<Param>,
+    /// The fields of struct arguments the body uses as floats: arguments of their own for the
+    /// IR and the emitters, bound from the struct at the top of every companion.
+    pub fields: Vec<Param>,
+    /// Checks, by rustc, of what lowering read each field of a struct argument as
+    /// (`__private::float_field(&s.k);`), spanned at the field: the top of every companion.
+    pub struct_checks: Vec<TokenStream>,
     pub output: Output,
     pub vars: Vec<Var>,
     pub body: Block,
@@ -632,6 +665,26 @@ pub struct Function {
     /// Type parameters the function treats as floats (bounded by `Float`): the generated
     /// companions bound them by the runtime's `Scalar` as well.
     pub float_generics: Vec<syn::Ident>,
+}
+
+impl Function {
+    /// The arguments the IR and the emitters see: every argument but struct arguments, then the
+    /// fields of struct arguments.
+    pub fn body_params(&self) -> impl Iterator<Item = &Param> + '_ {
+        self.params
+            .iter()
+            .filter(|p| p.strukt.is_none())
+            .chain(self.fields.iter())
+    }
+
+    /// The names of every argument and field argument (generated names must avoid them).
+    pub fn taken_names(&self) -> Vec<String> {
+        self.params
+            .iter()
+            .chain(self.fields.iter())
+            .map(|p| p.name.to_string())
+            .collect()
+    }
 }
 
 #[cfg(test)]

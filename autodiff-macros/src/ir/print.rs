@@ -11,8 +11,7 @@ use std::fmt::Write;
 pub fn function(f: &Function) -> String {
     let mut out = String::new();
     let params: Vec<String> = f
-        .params
-        .iter()
+        .body_params()
         .map(|p| format!("{}: {}", decl(&f.vars, p.var), tokens(&p.ty)))
         .collect();
     let _ = writeln!(

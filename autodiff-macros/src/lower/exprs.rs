@@ -267,6 +267,14 @@ impl Lowerer<'_> {
                 )
             }
             syn::Expr::Macro(m) => self.expr_macro(&m.mac, out, nested_ok),
+            // An integer field of a struct argument (`s.n`): read as written, never active.
+            syn::Expr::Field(_) if self.int_field(&self.structs, e) => Expr::new(
+                ExprKind::Opaque {
+                    tokens: e.to_token_stream(),
+                    shape: Shape::Int,
+                },
+                span,
+            ),
             syn::Expr::Field(f) => match &f.member {
                 syn::Member::Unnamed(i) => {
                     let base = self.expr(&f.base, out);

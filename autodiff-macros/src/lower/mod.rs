@@ -27,6 +27,7 @@ mod nested;
 mod patterns;
 mod shapes;
 mod stmts;
+mod structs;
 mod types;
 
 use chains::*;
@@ -62,9 +63,30 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
             .const_params()
             .map(|c| c.ident.to_string())
             .collect(),
+        structs: Default::default(),
     };
     cx.check_signature(&item.sig);
+    // Struct arguments: their fields become arguments of their own (`lower/structs.rs`).
+    let (plan, block) = cx.plan_structs(item);
+    cx.structs = plan;
     let params = cx.params(&item.sig, attr);
+    let plan = std::mem::take(&mut cx.structs);
+    let fields = cx.field_params(&plan, &params);
+    let struct_checks = cx.field_checks(&plan);
+    for p in params
+        .iter()
+        .filter(|p| p.strukt.is_some() && p.active && !plan.rebound.contains(&p.name.to_string()))
+    {
+        for whole in structs::whole_uses(&block, &p.name.to_string()) {
+            cx.diag.unsupported_at(
+                &whole,
+                "using a struct argument whole (passing it on, calling its methods, copying \
+                 it) (yet)",
+                "read its fields (`s.x`, `self.v[i]`) and pass those on",
+            );
+        }
+    }
+    cx.structs = plan;
     let output = cx.output(&item.sig, &params);
     cx.output_row = output
         .as_ref()
@@ -74,7 +96,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     // A function giving `()` ends in a statement, even when written without `;`
     // (`if c { r[0] = x; } else { r[0] = y; }`).
     let unit = output.as_ref().is_some_and(Output::is_unit);
-    let tail = cx.block_into_as(&item.block, &mut body, !unit);
+    let tail = cx.block_into_as(&block, &mut body, !unit);
     cx.infer_shapes(&body, item.sig.ident.span());
     let mut tail = tail;
     cx.reclassify_calls(&mut body, tail.as_mut());
@@ -96,6 +118,8 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     Some(Function {
         item: item.clone(),
         params,
+        fields,
+        struct_checks,
         output,
         vars: cx.vars,
         body: Block { stmts: body },
@@ -186,6 +210,8 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) items: Vec<TokenStream>,
     /// Names of the `const` and `static` items declared in the body, with their declared types.
     pub(crate) item_shapes: HashMap<String, syn::Type>,
+    /// The struct arguments and the fields the body uses (`lower/structs.rs`).
+    pub(crate) structs: structs::StructPlan,
 }
 
 /// The `const` and `static` items declared anywhere in a function body, by name.

@@ -138,11 +138,8 @@ impl Lowerer<'_> {
         for (i, input) in sig.inputs.iter().enumerate() {
             let pt = match input {
                 syn::FnArg::Receiver(r) => {
-                    self.diag.unsupported_at(
-                        &r,
-                        "methods taking `self` (yet)",
-                        "write a free function that takes the fields it needs as arguments",
-                    );
+                    let name = syn::Ident::new("self", r.self_token.span);
+                    params.push(self.struct_param(i, name, (*r.ty).clone(), attr));
                     continue;
                 }
                 syn::FnArg::Typed(pt) => pt,
@@ -160,6 +157,10 @@ impl Lowerer<'_> {
                     continue;
                 }
             };
+            if self.structs.is_root(&name.to_string()) {
+                params.push(self.struct_param(i, name, (*pt.ty).clone(), attr));
+                continue;
+            }
             let selected = attr.wrt.as_ref().is_none_or(|w| w.contains(&name));
             // A nested array is seen in its flat form (`lower/nested.rs`).
             let (ty, nest) = match self.flat_type(&pt.ty) {
@@ -198,6 +199,8 @@ impl Lowerer<'_> {
                 active,
                 inout,
                 nest,
+                strukt: None,
+                field: None,
             });
         }
         if let Some(wrt) = &attr.wrt {
@@ -208,7 +211,9 @@ impl Lowerer<'_> {
                         format!("`wrt` names `{n}`, which is not an argument of this function"),
                     ),
                     Some(p)
-                        if !p.shape.is_float() && !self.poisoned_names.contains(&n.to_string()) =>
+                        if !p.shape.is_float()
+                            && p.strukt.is_none()
+                            && !self.poisoned_names.contains(&n.to_string()) =>
                     {
                         self.diag.error_at(
                             &n,
@@ -235,6 +240,57 @@ impl Lowerer<'_> {
             );
         }
         params
+    }
+
+    /// The float type of what a function giving `()` writes through `p`: `_` for a struct
+    /// argument (its fields' types are not written in the function).
+    fn written_elem(p: &Param, params: &[Param]) -> Option<syn::Type> {
+        match &p.elem_ty {
+            Some(t) => Some(t.clone()),
+            None if p.strukt.is_some() => params
+                .iter()
+                .find_map(|q| q.elem_ty.clone())
+                .or_else(|| Some(syn::parse_quote!(_))),
+            None => None,
+        }
+    }
+
+    /// A struct argument (`s: &State`, `&mut self`): a pass-through variable; active when it is
+    /// selected and the body uses a float field of it, or `wrt(...)` names it.
+    fn struct_param(&mut self, i: usize, name: syn::Ident, ty: syn::Type, attr: &Attr) -> Param {
+        let key = name.to_string();
+        let named = attr
+            .wrt
+            .as_ref()
+            .is_some_and(|w| w.iter().any(|n| *n == key));
+        let active = named || (attr.wrt.is_none() && self.structs.has_float_fields(&key));
+        let kind = self
+            .structs
+            .roots
+            .iter()
+            .find(|(n, _)| *n == key)
+            .map(|(_, k)| k.clone())
+            .unwrap_or(StructArg::Value);
+        let var = self.new_var(
+            name.clone(),
+            kind == StructArg::MutRef,
+            Shape::Other,
+            VarOrigin::Param(i),
+            Some(ty.clone()),
+        );
+        self.bind(&name, var);
+        Param {
+            var,
+            name,
+            ty,
+            shape: Shape::Other,
+            elem_ty: None,
+            active,
+            inout: kind == StructArg::MutRef,
+            nest: None,
+            strukt: Some(kind),
+            field: None,
+        }
     }
 
     /// Shape, element type and whether the argument is passed as `&mut` with float contents.
@@ -336,7 +392,7 @@ impl Lowerer<'_> {
         let ty = match &sig.output {
             syn::ReturnType::Default => {
                 if let Some(p) = writes {
-                    return Some(unit(p.elem_ty.clone()?));
+                    return Some(unit(Self::written_elem(p, params)?));
                 }
                 let hint = match params.iter().find(|p| p.inout) {
                     Some(p) => format!(
@@ -361,7 +417,7 @@ impl Lowerer<'_> {
         };
         if let (syn::Type::Tuple(t), Some(p)) = (&ty, writes) {
             if t.elems.is_empty() {
-                return Some(unit(p.elem_ty.clone()?));
+                return Some(unit(Self::written_elem(p, params)?));
             }
         }
         // `-> [[T; C]; R]`, `-> Vec<[T; C]>`: the flat form, converted by the public companions.

@@ -247,7 +247,7 @@ fn scope_of<'a>(
     body: &[R],
 ) -> (Scope<'a>, BTreeSet<VarId>) {
     let mut top = BTreeSet::new();
-    for p in &f.params {
+    for p in f.body_params() {
         top.insert(p.var);
     }
     top.insert(ret);
@@ -257,8 +257,7 @@ fn scope_of<'a>(
     // Variables with a (possibly) nonzero adjoint: the output, the arguments, and every active
     // variable read by an assignment to one of them (backward fixpoint, "useful" variables).
     let mut acc: BTreeSet<VarId> = f
-        .params
-        .iter()
+        .body_params()
         .filter(|p| p.active)
         .map(|p| p.var)
         .collect();
@@ -494,8 +493,8 @@ impl Emitter<'_> {
         let f = self.f;
         let mut prologue = Vec::new();
         let mut epilogue = Vec::new();
-        let taken: Vec<String> = f.params.iter().map(|p| p.name.to_string()).collect();
-        for p in f.params.iter().filter(|p| p.active) {
+        let taken = f.taken_names();
+        for p in f.body_params().filter(|p| p.active) {
             let d = names::shadow_param(&p.name, &taken);
             let b = self.adj(p.var);
             let n = &p.name;
@@ -538,7 +537,7 @@ impl Emitter<'_> {
         }
         // An argument left out of `wrt(...)` that is assigned active values (`mut y: f64`) has
         // an adjoint of its own; nothing flows out of it.
-        for p in f.params.iter().filter(|p| !p.active) {
+        for p in f.body_params().filter(|p| !p.active) {
             if self.vars[p.var].active && self.acc.contains(&p.var) {
                 let b = self.adj(p.var);
                 let n = &p.name;
@@ -565,12 +564,10 @@ impl Emitter<'_> {
         // Floats by reference are worked on by value; a `&mut` one is written back after the
         // forward sweep.
         let rebind = f
-            .params
-            .iter()
+            .body_params()
             .filter_map(crate::codegen::primal::scalar_ref_rebind);
         let write_back: Vec<Op> = f
-            .params
-            .iter()
+            .body_params()
             .filter_map(crate::codegen::primal::scalar_ref_write_back)
             .map(Op::Code)
             .collect();

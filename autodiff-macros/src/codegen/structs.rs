@@ -1,0 +1,115 @@
+//! Struct arguments in the companions: takes the IR's struct arguments and field arguments
+//! (`lower/structs.rs`), gives their public tangent and adjoint types
+//! (`<S as Differentiable>::Tangent`, by value, `&` or `&mut` as the argument is passed) and the
+//! statements at the top of every companion that check the macro's reading of each field and
+//! bind each field argument, and its tangent or adjoint, from the struct and the struct's
+//! tangent (the tangent of a derived struct has the struct's field names).
+
+use super::expand::Signatures;
+use crate::ir::*;
+use crate::names;
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+
+/// Which companion a prologue is for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mode {
+    Forward,
+    Reverse,
+}
+
+impl Signatures<'_> {
+    pub(super) fn has_structs(&self) -> bool {
+        self.f.params.iter().any(|p| p.strukt.is_some())
+    }
+
+    /// Whether the function is a method (takes `self`): companions are called `Self::f_vjp(..)`.
+    pub(super) fn is_method(&self) -> bool {
+        self.f
+            .item
+            .sig
+            .inputs
+            .iter()
+            .any(|a| matches!(a, syn::FnArg::Receiver(_)))
+    }
+
+    /// The path a companion is called by from another companion: `f_vjp` or `Self::f_vjp`.
+    pub(super) fn call_path(&self, companion: &syn::Ident) -> TokenStream {
+        if self.is_method() {
+            quote!(Self::#companion)
+        } else {
+            companion.to_token_stream()
+        }
+    }
+
+    /// `<S as Differentiable>::Tangent` of a struct argument (`S` its type behind references).
+    fn struct_tangent(p: &Param) -> TokenStream {
+        let rt = names::rt();
+        let s = match &p.ty {
+            syn::Type::Reference(r) => &*r.elem,
+            t => t,
+        };
+        // Spanned at the type: a struct without `#[derive(Differentiable)]` is reported there.
+        let span = syn::spanned::Spanned::span(s);
+        quote::quote_spanned!(span=> <#s as #rt::Differentiable>::Tangent)
+    }
+
+    /// The public tangent type of a struct argument: the tangent by value, `&` or `&mut` as the
+    /// argument is passed.
+    pub(super) fn struct_tangent_ty(p: &Param) -> Option<TokenStream> {
+        let t = Self::struct_tangent(p);
+        Some(match p.strukt.as_ref()? {
+            StructArg::Value => t,
+            StructArg::Ref => quote!(&#t),
+            StructArg::MutRef => quote!(&mut #t),
+        })
+    }
+
+    /// The public adjoint type of a struct argument: `&mut` its tangent.
+    pub(super) fn struct_adjoint_ty(p: &Param) -> Option<TokenStream> {
+        p.strukt.as_ref()?;
+        let t = Self::struct_tangent(p);
+        Some(quote!(&mut #t))
+    }
+
+    /// The type of a struct argument's field in `<F>Grad`: its tangent.
+    pub(super) fn struct_grad_ty(p: &Param) -> Option<TokenStream> {
+        p.strukt.as_ref()?;
+        Some(Self::struct_tangent(p))
+    }
+
+    /// The top of a companion: the checks of the fields' readings, then each field argument
+    /// bound from its struct, and its tangent (forward) or adjoint buffer (reverse) from the
+    /// struct's.
+    pub(super) fn struct_prologue(&self, mode: Mode) -> TokenStream {
+        let f = self.f;
+        let checks = &f.struct_checks;
+        let public = self.taken();
+        let taken = f.taken_names();
+        let mut binds = Vec::new();
+        for p in &f.fields {
+            let Some(at) = &p.field else { continue };
+            let (root, members, name) = (&at.root, &at.members, &p.name);
+            let seq = matches!(p.shape, Shape::Seq(_));
+            let place = |base: TokenStream, mutable: bool| match (seq, mutable) {
+                (false, false) => quote!(#base #members),
+                (false, true) => quote!(&mut #base #members),
+                (true, false) => quote!(&#base #members[..]),
+                (true, true) => quote!(&mut #base #members[..]),
+            };
+            let value = place(root.to_token_stream(), p.inout);
+            binds.push(quote!(let #name = #value;));
+            if !p.active {
+                continue;
+            }
+            let droot = names::shadow_param(root, &public).to_token_stream();
+            let d = names::shadow_param(name, &taken);
+            let shadow = match mode {
+                Mode::Forward => place(droot, p.inout),
+                Mode::Reverse => place(droot, true),
+            };
+            binds.push(quote!(let #d = #shadow;));
+        }
+        quote!(#(#checks)* #(#binds)*)
+    }
+}

@@ -1,0 +1,30 @@
+use autodiff_runtime::{differentiate, Differentiable};
+
+#[derive(Differentiable)]
+struct Model {
+    scale: f64,
+    calls: usize,
+}
+
+impl Model {
+    fn helper(&self, x: f64) -> f64 {
+        x * self.scale
+    }
+
+    // A struct used whole (a method call, passed on) and an integer field written: reported
+    // together, each at its own tokens.
+    #[differentiate]
+    fn eval(&mut self, x: f64) -> f64 {
+        self.calls += 1;
+        self.scale * self.helper(x)
+    }
+}
+
+#[differentiate]
+fn rebinds(m: &Model, x: f64) -> f64 {
+    let y = m.scale * x;
+    let m = 2.0;
+    y * m
+}
+
+fn main() {}
