@@ -536,3 +536,84 @@ fn struct_left_out_of_wrt_and_methods_with_several_arguments() {
     assert_eq!(gp.bob.mass, 0.0);
     assert_eq!(gp.omega, 0.0);
 }
+
+// ---------------------------------------------------------------------------------------------
+// A struct passed whole to differentiated methods and functions
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Springs {
+    pub x: Vec<f64>,
+    pub k: f64,
+}
+
+impl Springs {
+    #[differentiate]
+    pub fn force(&self, i: usize) -> f64 {
+        let left = if i > 0 { self.x[i - 1] } else { 0.0 };
+        self.k * (left - self.x[i]) * self.x[i].abs().sqrt()
+    }
+
+    /// Calls another differentiated method on `self`.
+    #[differentiate]
+    pub fn work(&self, d: f64) -> f64 {
+        let mut w = 0.0;
+        for i in 0..self.x.len() {
+            w += self.force(i) * d + self.x[i] * self.k;
+        }
+        w
+    }
+}
+
+/// A struct argument passed on whole, by method and by path, next to its own fields.
+#[differentiate]
+fn springs_total(s: &Springs, d: f64) -> f64 {
+    s.work(d) * s.x[0] + Springs::force(s, 1) + s.k.exp()
+}
+
+fn springs(v: &[f64]) -> Springs {
+    Springs {
+        x: v[..3].to_vec(),
+        k: v[3],
+    }
+}
+
+fn springs_tangent(v: &[f64]) -> SpringsTangent {
+    SpringsTangent {
+        x: v[..3].to_vec(),
+        k: v[3],
+    }
+}
+
+#[test]
+fn structs_passed_whole_to_differentiated_methods() {
+    for total in [false, true] {
+        let f = move |s: &Springs, d: f64| match total {
+            true => springs_total(s, d),
+            false => s.work(d),
+        };
+        Harness::new(5)
+            .primal(|v| vec![f(&springs(v), v[4])])
+            .jvp(|v, t| {
+                let (s, ds) = (springs(v), springs_tangent(t));
+                let (y, dy) = match total {
+                    true => springs_total_jvp(&s, v[4], &ds, t[4]),
+                    false => s.work_jvp(v[4], &ds, t[4]),
+                };
+                (vec![y], vec![dy])
+            })
+            .vjp(|v, c, g| {
+                let s = springs(v);
+                let mut bs = springs_tangent(&[0.0; 4]);
+                let mut bd = 0.0;
+                let y = match total {
+                    true => springs_total_vjp(&s, v[4], &mut bs, &mut bd, c[0]),
+                    false => s.work_vjp(v[4], &mut bs, &mut bd, c[0]),
+                };
+                for (k, b) in bs.x.iter().chain([&bs.k, &bd]).enumerate() {
+                    g[k] += b;
+                }
+                vec![y]
+            })
+            .random(6, 0.2, 1.5);
+    }
+}

@@ -60,6 +60,18 @@ impl Forward<'_> {
                 primals.push(self.primal(a));
                 continue;
             }
+            // A struct passed whole (by `&`): its tangent is the caller's `&<S>Tangent`.
+            if let (ExprKind::Var(w), Shape::Struct) = (&a.kind, &shape) {
+                let p = self.primal(a);
+                tangents.push(if self.var_active(*w) {
+                    self.tangent(*w).to_token_stream()
+                } else {
+                    let rt = names::rt();
+                    quote!(&#rt::zero_tangent(#p))
+                });
+                primals.push(p);
+                continue;
+            }
             // `&mut w`: `w`'s tangent is updated in place with it (a `&mut` argument's tangent
             // is itself a `&mut` reference).
             if let ExprKind::MutRef(w, reborrow, range) = &a.kind {

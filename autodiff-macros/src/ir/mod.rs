@@ -32,6 +32,10 @@ pub enum Shape {
     Int,
     /// A bool.
     Bool,
+    /// A struct argument taken by `&` and passed whole to a differentiated call (`g(s, x)`,
+    /// `self.force(i)`): its tangent and adjoint are the struct's tangent type, which only
+    /// the callee's companions look inside (`lower/structs.rs`).
+    Struct,
     /// Anything else (other types, unknown): passed through, never differentiated.
     Other,
 }
@@ -114,7 +118,7 @@ impl ToTokens for ArrayLen {
 impl Shape {
     pub fn is_float(&self) -> bool {
         match self {
-            Shape::Scalar | Shape::Seq(_) => true,
+            Shape::Scalar | Shape::Seq(_) | Shape::Struct => true,
             Shape::Tuple(items) => items.iter().any(Shape::is_float),
             _ => false,
         }
@@ -675,6 +679,9 @@ impl Function {
             .iter()
             .filter(|p| p.strukt.is_none())
             .chain(self.fields.iter())
+            // Last: a struct passed whole accumulates its adjoint into the caller's buffer after
+            // its fields have (their buffers borrow the same struct's fields).
+            .chain(self.params.iter().filter(|p| p.shape == Shape::Struct))
     }
 
     /// The names of every argument and field argument (generated names must avoid them).

@@ -108,6 +108,7 @@ pub fn shape(s: &Shape) -> String {
         Shape::Int => "int".into(),
         Shape::Bool => "bool".into(),
         Shape::Other => "other".into(),
+        Shape::Struct => "struct".into(),
     }
 }
 

@@ -31,6 +31,9 @@ impl Lowerer<'_> {
         if let Some(e) = self.nested_method(m) {
             return e;
         }
+        if let Some(e) = self.struct_method_call(m, out) {
+            return e;
+        }
         let recv_var = self.var_of_path(&m.receiver);
         let recv_is_seq = recv_var.is_some_and(|v| matches!(self.vars[v].shape, Shape::Seq(_)));
         match name.as_str() {
@@ -345,7 +348,9 @@ impl Lowerer<'_> {
         }
         // `Some(x)`, `Point(x, y)`, `Box::new(x)`: a constructor or a type's associated
         // function has no derivative companions; activity reports it if an argument is active.
-        if self.is_constructor(&path) {
+        // (`State::energy(s, x)` with `s` a struct argument passed whole is a method of it.)
+        let struct_arg = args.iter().any(|a| self.shape_of(a) == Shape::Struct);
+        if self.is_constructor(&path) && !struct_arg {
             let shape = self.path_shape(&path);
             return plain_call(c, args, shape, None, span);
         }

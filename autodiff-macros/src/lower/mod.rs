@@ -77,7 +77,8 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         .iter()
         .filter(|p| p.strukt.is_some() && p.active && !plan.rebound.contains(&p.name.to_string()))
     {
-        for whole in structs::whole_uses(&block, &p.name.to_string()) {
+        let calls = p.shape == Shape::Struct;
+        for whole in structs::whole_uses(&block, &p.name.to_string(), calls) {
             cx.diag.unsupported_at(
                 &whole,
                 "using a struct argument whole (passing it on, calling its methods, copying \

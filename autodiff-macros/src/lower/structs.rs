@@ -353,6 +353,56 @@ impl Lowerer<'_> {
         })
     }
 
+    /// `s.energy(x)`, `self.force(i)` on a struct argument passed whole (`Shape::Struct`): a
+    /// call of the differentiated method `S::energy` / `Self::force` with the struct first.
+    pub(super) fn struct_method_call(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Expr> {
+        let syn::Expr::Path(p) = &*m.receiver else {
+            return None;
+        };
+        let v = self.lookup(&p.path.get_ident()?.to_string())?;
+        if self.vars[v].shape != Shape::Struct || !own_method(&m.method.to_string()) {
+            return None;
+        }
+        let method = &m.method;
+        let func: syn::Path = match &self.vars[v].ty {
+            Some(syn::Type::Reference(r)) => match &*r.elem {
+                syn::Type::Path(tp) if tp.qself.is_none() => {
+                    // `State<T>` is named `State` in a path; rustc infers `T`.
+                    let mut path = tp.path.clone();
+                    if let Some(last) = path.segments.last_mut() {
+                        last.arguments = syn::PathArguments::None;
+                    }
+                    syn::parse_quote!(#path::#method)
+                }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        if let Some(t) = &m.turbofish {
+            return Some(self.poison(
+                t,
+                "a turbofish on a method of a struct argument",
+                "let the method's type parameters be inferred",
+            ));
+        }
+        let mut args = vec![Expr::new(ExprKind::Var(v), m.receiver.span())];
+        for a in &m.args {
+            args.push(self.expr(a, out));
+        }
+        Some(Expr::new(
+            ExprKind::Call {
+                func,
+                args,
+                shape: Shape::Scalar,
+            },
+            m.span(),
+        ))
+    }
+
     fn class_of_type(&self, ty: &syn::Type) -> Option<Class> {
         match self.classify(strip_ref(ty)) {
             TypeClass::Float => Some(Class::Scalar),
@@ -745,11 +795,18 @@ impl VisitMut for Rewrite<'_> {
     }
 }
 
+/// A method of a struct's own (not a float's or a sequence's): `self.force(i)`.
+fn own_method(name: &str) -> bool {
+    !SEQ_METHODS.contains(&name) && crate::methods::float_method(name).is_none()
+}
+
 /// The uses of a struct argument as a whole (`g(&s)`, `s.energy()`, `let t = s;`), outside field
-/// reads: not supported yet for an active struct.
-pub(super) fn whole_uses(block: &syn::Block, root: &str) -> Vec<TokenStream> {
+/// reads: not supported for an active struct, except, with `calls`, as a bare argument of a call
+/// (`g(s, x)`) or the receiver of a method (`self.force(i)`).
+pub(super) fn whole_uses(block: &syn::Block, root: &str, calls: bool) -> Vec<TokenStream> {
     struct Finder<'r> {
         root: &'r str,
+        calls: bool,
         found: Vec<TokenStream>,
     }
     impl<'ast> Visit<'ast> for Finder<'_> {
@@ -757,6 +814,25 @@ pub(super) fn whole_uses(block: &syn::Block, root: &str) -> Vec<TokenStream> {
             let root = self.root;
             if chain(e, &|n| n == root).is_some() {
                 return;
+            }
+            let bare = |a: &syn::Expr| matches!(a, syn::Expr::Path(p) if p.path.is_ident(root));
+            match e {
+                syn::Expr::Call(c) if self.calls => {
+                    self.visit_expr(&c.func);
+                    for a in c.args.iter().filter(|a| !bare(a)) {
+                        self.visit_expr(a);
+                    }
+                    return;
+                }
+                syn::Expr::MethodCall(m)
+                    if self.calls && bare(&m.receiver) && own_method(&m.method.to_string()) =>
+                {
+                    for a in &m.args {
+                        self.visit_expr(a);
+                    }
+                    return;
+                }
+                _ => {}
             }
             if let syn::Expr::Path(p) = e {
                 if p.qself.is_none() && p.path.is_ident(root) {
@@ -768,6 +844,7 @@ pub(super) fn whole_uses(block: &syn::Block, root: &str) -> Vec<TokenStream> {
     }
     let mut f = Finder {
         root,
+        calls,
         found: Vec::new(),
     };
     f.visit_block(block);

@@ -271,10 +271,16 @@ impl Lowerer<'_> {
             .find(|(n, _)| *n == key)
             .map(|(_, k)| k.clone())
             .unwrap_or(StructArg::Value);
+        // An active struct by `&` may be passed whole to differentiated calls; any other is only
+        // read through its fields.
+        let shape = match kind {
+            StructArg::Ref if active => Shape::Struct,
+            _ => Shape::Other,
+        };
         let var = self.new_var(
             name.clone(),
             kind == StructArg::MutRef,
-            Shape::Other,
+            shape.clone(),
             VarOrigin::Param(i),
             Some(ty.clone()),
         );
@@ -283,7 +289,7 @@ impl Lowerer<'_> {
             var,
             name,
             ty,
-            shape: Shape::Other,
+            shape,
             elem_ty: None,
             active,
             inout: kind == StructArg::MutRef,

@@ -411,6 +411,12 @@ impl Emitter<'_> {
                 after.push((a, quote!(#t)));
             };
             match (&a.kind, &shape) {
+                // A struct passed whole: its adjoint (a local `<S>Tangent`, added into the
+                // caller's buffer at the end) is lent to the call.
+                (ExprKind::Var(w), Shape::Struct) if active => {
+                    let b = self.adj_used(*w);
+                    adjs.push(quote!(&mut #b));
+                }
                 (ExprKind::Ref(_) | ExprKind::SubSlice { .. }, _) if active && !lends => {
                     temporary(self, code)
                 }
