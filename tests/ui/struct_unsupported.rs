@@ -27,4 +27,9 @@ fn rebinds(m: &Model, x: f64) -> f64 {
     y * m
 }
 
+#[differentiate]
+fn with_rows(m: &Model, p: &[[f64; 3]]) -> f64 {
+    m.scale * p[0][0]
+}
+
 fn main() {}

@@ -72,6 +72,15 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     let params = cx.params(&item.sig, attr);
     let plan = std::mem::take(&mut cx.structs);
     let fields = cx.field_params(&plan, &params);
+    if !fields.is_empty() {
+        if let Some(p) = params.iter().find(|p| p.nest.is_some()) {
+            cx.diag.unsupported_at(
+                &p.name,
+                "arrays of arrays next to struct arguments whose fields are read (yet)",
+                "pass the nested array in a function of its own, or flatten it",
+            );
+        }
+    }
     let struct_checks = cx.field_checks(&plan);
     for p in params
         .iter()
@@ -79,16 +88,32 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     {
         let calls = p.shape == Shape::Struct;
         for whole in structs::whole_uses(&block, &p.name.to_string(), calls) {
-            cx.diag.unsupported_at(
-                &whole,
-                "using a struct argument whole (passing it on, calling its methods, copying \
-                 it) (yet)",
-                "read its fields (`s.x`, `self.v[i]`) and pass those on",
-            );
+            let (what, instead) = if calls {
+                (
+                    "this use of a whole struct argument (yet)",
+                    "pass it bare to a differentiated function or method (`g(s, x)`, \
+                     `s.energy(x)`), or read its fields",
+                )
+            } else {
+                (
+                    "using a struct argument taken by value or by `&mut` whole (passing it on, \
+                     calling its methods, copying it) (yet)",
+                    "read its fields (`s.x`, `self.v[i]`) and pass those on, or take it by `&`",
+                )
+            };
+            cx.diag.unsupported_at(&whole, what, instead);
         }
     }
     cx.structs = plan;
     let output = cx.output(&item.sig, &params);
+    let nested_out = output.as_ref().is_some_and(|o| o.nest.is_some());
+    if !fields.is_empty() && nested_out {
+        cx.diag.unsupported_at(
+            &item.sig.output,
+            "an array-of-arrays output next to struct arguments whose fields are read (yet)",
+            "return a flat array, or compute the nested one in a function of its own",
+        );
+    }
     cx.output_row = output
         .as_ref()
         .and_then(|o| o.nest.as_ref())
