@@ -318,17 +318,7 @@ impl<'a> Signatures<'a> {
             if self.is_method() {
                 // No struct can be declared inside an `impl`: the gradient is the active
                 // arguments' adjoints, in argument order (one alone, or a tuple).
-                let tys: Vec<TokenStream> = self
-                    .f
-                    .params
-                    .iter()
-                    .filter(|p| p.active)
-                    .map(Self::grad_field_ty)
-                    .collect();
-                let grads = match tys.as_slice() {
-                    [one] => one.clone(),
-                    many => quote!((#(#many,)*)),
-                };
+                let grads = self.method_grads(Self::grad_field_ty);
                 let doc = format!(
                     " Value and gradient of [`Self::{name}`] with respect to its active \
                      arguments (in argument order; a tuple when there are several), generated \
@@ -475,17 +465,7 @@ impl<'a> Signatures<'a> {
             fields.push(quote!(#n: #b));
         }
         if self.is_method() {
-            let grads: Vec<TokenStream> = self
-                .f
-                .params
-                .iter()
-                .filter(|p| p.active)
-                .map(|p| names::grad_buffer(&p.name).to_token_stream())
-                .collect();
-            let grads = match grads.as_slice() {
-                [one] => one.clone(),
-                many => quote!((#(#many,)*)),
-            };
+            let grads = self.method_grads(|p| names::grad_buffer(&p.name).to_token_stream());
             return quote! {
                 #(#inits)*
                 let __ad_value = #vjp(#(#args,)* #rt::one());

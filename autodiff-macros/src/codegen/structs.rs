@@ -42,6 +42,22 @@ impl Signatures<'_> {
         }
     }
 
+    /// What a method's `_grad` gives (no struct can be declared inside an `impl`): `each` of
+    /// its only active argument, or a tuple of them in argument order.
+    pub(super) fn method_grads(&self, each: impl Fn(&Param) -> TokenStream) -> TokenStream {
+        let items: Vec<TokenStream> = self
+            .f
+            .params
+            .iter()
+            .filter(|p| p.active)
+            .map(each)
+            .collect();
+        match items.as_slice() {
+            [one] => one.clone(),
+            many => quote!((#(#many,)*)),
+        }
+    }
+
     /// `<S as Differentiable>::Tangent` of a struct argument (`S` its type behind references).
     fn struct_tangent(p: &Param) -> TokenStream {
         let rt = names::rt();

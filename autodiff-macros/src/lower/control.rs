@@ -161,7 +161,7 @@ impl Lowerer<'_> {
     pub(super) fn place(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) -> Option<Place> {
         match e {
             // Reported when the struct arguments were planned (`lower/structs.rs`).
-            syn::Expr::Field(_) if self.int_field(&self.structs, e) => None,
+            syn::Expr::Field(_) if self.int_field(e) => None,
             syn::Expr::Paren(p) => self.place(&p.expr, out),
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.place(&u.expr, out),
             syn::Expr::Index(ix) => {

@@ -268,7 +268,7 @@ impl Lowerer<'_> {
             }
             syn::Expr::Macro(m) => self.expr_macro(&m.mac, out, nested_ok),
             // An integer field of a struct argument (`s.n`): read as written, never active.
-            syn::Expr::Field(_) if self.int_field(&self.structs, e) => Expr::new(
+            syn::Expr::Field(_) if self.int_field(e) => Expr::new(
                 ExprKind::Opaque {
                     tokens: e.to_token_stream(),
                     shape: Shape::Int,

@@ -22,6 +22,7 @@ mod consumers;
 mod control;
 mod convert;
 mod exprs;
+mod field_votes;
 mod inplace;
 mod nested;
 mod patterns;

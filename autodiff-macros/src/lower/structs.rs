@@ -10,13 +10,14 @@
 //! ordinary arguments; `codegen/structs.rs` binds them from the struct (and their tangents and
 //! adjoints from the struct's tangent) at the top of every companion.
 
+use super::field_votes::Votes;
 use super::*;
 use std::collections::HashSet;
 use syn::visit_mut::VisitMut;
 
 /// What the body makes of one field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Class {
+pub(super) enum Class {
     Scalar,
     Int,
     Seq,
@@ -111,7 +112,7 @@ const NOT_STRUCTS: &[&str] = &[
 ];
 
 /// Methods that only a sequence has.
-const SEQ_METHODS: &[&str] = &[
+pub(super) const SEQ_METHODS: &[&str] = &[
     "len",
     "is_empty",
     "iter",
@@ -134,7 +135,7 @@ const SEQ_METHODS: &[&str] = &[
 ];
 
 /// Sequence methods that write into the sequence.
-const WRITING_METHODS: &[&str] = &[
+pub(super) const WRITING_METHODS: &[&str] = &[
     "iter_mut",
     "chunks_mut",
     "chunks_exact_mut",
@@ -345,7 +346,8 @@ impl Lowerer<'_> {
     }
 
     /// Whether `e` reads an integer field of a struct argument (`s.n`, `self.cfg.steps`).
-    pub(super) fn int_field(&self, plan: &StructPlan, e: &syn::Expr) -> bool {
+    pub(super) fn int_field(&self, e: &syn::Expr) -> bool {
+        let plan = &self.structs;
         chain(e, &|n| plan.is_root(n)).is_some_and(|(root, members)| {
             plan.fields
                 .iter()
@@ -403,7 +405,7 @@ impl Lowerer<'_> {
         ))
     }
 
-    fn class_of_type(&self, ty: &syn::Type) -> Option<Class> {
+    pub(super) fn class_of_type(&self, ty: &syn::Type) -> Option<Class> {
         match self.classify(strip_ref(ty)) {
             TypeClass::Float => Some(Class::Scalar),
             TypeClass::Int => Some(Class::Int),
@@ -413,7 +415,7 @@ impl Lowerer<'_> {
     }
 }
 
-fn strip_ref(ty: &syn::Type) -> &syn::Type {
+pub(super) fn strip_ref(ty: &syn::Type) -> &syn::Type {
     match ty {
         syn::Type::Reference(r) => &r.elem,
         t => t,
@@ -427,7 +429,7 @@ fn member_text(m: &syn::Member) -> String {
     }
 }
 
-fn key_string(root: &syn::Ident, members: &[syn::Member]) -> String {
+pub(super) fn key_string(root: &syn::Ident, members: &[syn::Member]) -> String {
     let mut k = root.to_string();
     for m in members {
         k.push('.');
@@ -437,7 +439,10 @@ fn key_string(root: &syn::Ident, members: &[syn::Member]) -> String {
 }
 
 /// `root.a.b` with `root` a struct argument: the root and the members.
-fn chain(e: &syn::Expr, is_root: &dyn Fn(&str) -> bool) -> Option<(syn::Ident, Vec<syn::Member>)> {
+pub(super) fn chain(
+    e: &syn::Expr,
+    is_root: &dyn Fn(&str) -> bool,
+) -> Option<(syn::Ident, Vec<syn::Member>)> {
     match e {
         syn::Expr::Field(f) => {
             if let syn::Expr::Path(p) = &*f.base {
@@ -450,316 +455,6 @@ fn chain(e: &syn::Expr, is_root: &dyn Fn(&str) -> bool) -> Option<(syn::Ident, V
             Some((root, members))
         }
         _ => None,
-    }
-}
-
-/// An operand's reading: a name whose class is decided elsewhere, or a class.
-enum Operand {
-    Key(String),
-    Class(Class),
-    Unknown,
-}
-
-/// The votes of the body's uses for what each name and field is.
-struct Votes<'c, 'a> {
-    cx: &'c Lowerer<'a>,
-    roots: Vec<String>,
-    votes: HashMap<String, Vec<Class>>,
-    /// Names that must be of one class (`a * s.k`, `let m = s.m;`).
-    edges: Vec<(String, String)>,
-    /// Each field used, first use first.
-    uses: Vec<(syn::Ident, Vec<syn::Member>, TokenStream)>,
-    written: HashSet<String>,
-    /// Arguments known to be sequences of floats (their elements are floats).
-    float_seqs: HashSet<String>,
-}
-
-impl Votes<'_, '_> {
-    fn chain(&self, e: &syn::Expr) -> Option<(syn::Ident, Vec<syn::Member>)> {
-        let roots = &self.roots;
-        chain(e, &|n| roots.iter().any(|r| r == n))
-    }
-
-    fn key(&self, e: &syn::Expr) -> Option<String> {
-        match e {
-            syn::Expr::Paren(p) => self.key(&p.expr),
-            syn::Expr::Group(g) => self.key(&g.expr),
-            syn::Expr::Reference(r) => self.key(&r.expr),
-            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.key(&u.expr),
-            syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
-            e => self.chain(e).map(|(r, m)| key_string(&r, &m)),
-        }
-    }
-
-    fn vote(&mut self, key: String, c: Class) {
-        self.votes.entry(key).or_default().push(c);
-    }
-
-    fn operand(&self, e: &syn::Expr) -> Operand {
-        if let Some(k) = self.key(e) {
-            return Operand::Key(k);
-        }
-        match e {
-            syn::Expr::Lit(l) => match &l.lit {
-                syn::Lit::Float(_) => Operand::Class(Class::Scalar),
-                syn::Lit::Int(i) if matches!(i.suffix(), "f32" | "f64") => {
-                    Operand::Class(Class::Scalar)
-                }
-                syn::Lit::Int(_) => Operand::Class(Class::Int),
-                _ => Operand::Unknown,
-            },
-            syn::Expr::Paren(p) => self.operand(&p.expr),
-            syn::Expr::Group(g) => self.operand(&g.expr),
-            syn::Expr::Unary(u) => self.operand(&u.expr),
-            syn::Expr::Cast(c) => match self.cx.class_of_type(&c.ty) {
-                Some(c) => Operand::Class(c),
-                None => Operand::Unknown,
-            },
-            syn::Expr::MethodCall(m) => {
-                let name = m.method.to_string();
-                if name == "len" {
-                    Operand::Class(Class::Int)
-                } else if crate::methods::float_method(&name).is_some() {
-                    Operand::Class(Class::Scalar)
-                } else {
-                    Operand::Unknown
-                }
-            }
-            syn::Expr::Index(ix) => match self.key(&ix.expr) {
-                Some(k) if self.float_seqs.contains(&k) => Operand::Class(Class::Scalar),
-                _ => Operand::Unknown,
-            },
-            syn::Expr::Binary(b) if arithmetic(&b.op) => match self.operand(&b.left) {
-                Operand::Unknown => self.operand(&b.right),
-                o => o,
-            },
-            _ => Operand::Unknown,
-        }
-    }
-
-    /// `a` and `b` are of one class.
-    fn same(&mut self, a: Operand, b: Operand) {
-        match (a, b) {
-            (Operand::Key(x), Operand::Key(y)) => self.edges.push((x, y)),
-            (Operand::Key(k), Operand::Class(c)) | (Operand::Class(c), Operand::Key(k)) => {
-                self.vote(k, c)
-            }
-            _ => {}
-        }
-    }
-
-    /// `e` is used as an integer (an index, a range bound): so are the names it adds up.
-    fn int_use(&mut self, e: &syn::Expr) {
-        match e {
-            syn::Expr::Paren(p) => self.int_use(&p.expr),
-            syn::Expr::Binary(b) if arithmetic(&b.op) => {
-                self.int_use(&b.left);
-                self.int_use(&b.right);
-            }
-            e => {
-                if let Some(k) = self.key(e) {
-                    self.vote(k, Class::Int);
-                }
-            }
-        }
-    }
-
-    /// The place an assignment writes: its field, if any, is written.
-    fn written_place(&mut self, e: &syn::Expr) {
-        match e {
-            syn::Expr::Index(ix) => self.written_place(&ix.expr),
-            syn::Expr::Paren(p) => self.written_place(&p.expr),
-            syn::Expr::Unary(u) => self.written_place(&u.expr),
-            e => {
-                if let Some((r, m)) = self.chain(e) {
-                    self.written.insert(key_string(&r, &m));
-                }
-            }
-        }
-    }
-
-    /// Each field's class: its own votes and those of every name it must share a class with; a
-    /// field nothing tells about is a float.
-    fn resolve(&self) -> HashMap<String, Class> {
-        let mut keys: Vec<String> = self.votes.keys().cloned().collect();
-        for (a, b) in &self.edges {
-            keys.push(a.clone());
-            keys.push(b.clone());
-        }
-        for (r, m, _) in &self.uses {
-            keys.push(key_string(r, m));
-        }
-        keys.sort();
-        keys.dedup();
-        let index: HashMap<&str, usize> = keys
-            .iter()
-            .enumerate()
-            .map(|(i, k)| (k.as_str(), i))
-            .collect();
-        let mut parent: Vec<usize> = (0..keys.len()).collect();
-        fn find(p: &mut [usize], mut i: usize) -> usize {
-            while p[i] != i {
-                p[i] = p[p[i]];
-                i = p[i];
-            }
-            i
-        }
-        for (a, b) in &self.edges {
-            let (x, y) = (
-                find(&mut parent, index[a.as_str()]),
-                find(&mut parent, index[b.as_str()]),
-            );
-            parent[x] = y;
-        }
-        let mut group: HashMap<usize, Class> = HashMap::new();
-        for (k, vs) in &self.votes {
-            let g = find(&mut parent, index[k.as_str()]);
-            for v in vs {
-                let e = group.entry(g).or_insert(*v);
-                *e = (*e).max(*v);
-            }
-        }
-        let mut out = HashMap::new();
-        for (r, m, _) in &self.uses {
-            let k = key_string(r, m);
-            let g = find(&mut parent, index[k.as_str()]);
-            out.insert(k, group.get(&g).copied().unwrap_or(Class::Scalar));
-        }
-        out
-    }
-}
-
-fn arithmetic(op: &syn::BinOp) -> bool {
-    use syn::BinOp::*;
-    matches!(
-        op,
-        Add(_)
-            | Sub(_)
-            | Mul(_)
-            | Div(_)
-            | Rem(_)
-            | AddAssign(_)
-            | SubAssign(_)
-            | MulAssign(_)
-            | DivAssign(_)
-            | RemAssign(_)
-    )
-}
-
-fn compares_or_computes(op: &syn::BinOp) -> bool {
-    use syn::BinOp::*;
-    arithmetic(op) || matches!(op, Lt(_) | Le(_) | Gt(_) | Ge(_) | Eq(_) | Ne(_))
-}
-
-impl<'ast> Visit<'ast> for Votes<'_, '_> {
-    fn visit_expr(&mut self, e: &'ast syn::Expr) {
-        if let Some((root, members)) = self.chain(e) {
-            let key = key_string(&root, &members);
-            if !self.uses.iter().any(|(r, m, _)| key_string(r, m) == key) {
-                self.uses.push((root, members, e.to_token_stream()));
-            }
-            return;
-        }
-        match e {
-            syn::Expr::Binary(b) if compares_or_computes(&b.op) => {
-                let (l, r) = (self.operand(&b.left), self.operand(&b.right));
-                self.same(l, r);
-                if !matches!(
-                    b.op,
-                    syn::BinOp::Add(_)
-                        | syn::BinOp::Sub(_)
-                        | syn::BinOp::Mul(_)
-                        | syn::BinOp::Div(_)
-                        | syn::BinOp::Rem(_)
-                        | syn::BinOp::Lt(_)
-                        | syn::BinOp::Le(_)
-                        | syn::BinOp::Gt(_)
-                        | syn::BinOp::Ge(_)
-                        | syn::BinOp::Eq(_)
-                        | syn::BinOp::Ne(_)
-                ) {
-                    self.written_place(&b.left);
-                }
-            }
-            syn::Expr::Assign(a) => {
-                let (l, r) = (self.operand(&a.left), self.operand(&a.right));
-                self.same(l, r);
-                self.written_place(&a.left);
-            }
-            syn::Expr::Index(ix) => {
-                if let Some(k) = self.key(&ix.expr) {
-                    self.vote(k, Class::Seq);
-                }
-                self.int_use(&ix.index);
-            }
-            syn::Expr::Range(r) => {
-                for end in [&r.start, &r.end].into_iter().flatten() {
-                    self.int_use(end);
-                }
-            }
-            syn::Expr::Cast(c) => {
-                if let Some(k) = self.key(&c.expr) {
-                    self.vote(k, Class::Int);
-                }
-            }
-            syn::Expr::Reference(r) if r.mutability.is_some() => self.written_place(&r.expr),
-            syn::Expr::MethodCall(m) => {
-                let name = m.method.to_string();
-                let recv = self.key(&m.receiver);
-                if SEQ_METHODS.contains(&name.as_str()) {
-                    if let Some(k) = recv {
-                        self.vote(k, Class::Seq);
-                    }
-                    if WRITING_METHODS.contains(&name.as_str()) {
-                        self.written_place(&m.receiver);
-                    }
-                } else if let Some(rule) = crate::methods::float_method(&name) {
-                    if let Some(k) = recv {
-                        self.vote(k, Class::Scalar);
-                    }
-                    let arg = if rule.arity == crate::methods::Arity::PowI {
-                        Class::Int
-                    } else {
-                        Class::Scalar
-                    };
-                    for a in &m.args {
-                        if let Some(k) = self.key(a) {
-                            self.vote(k, arg);
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-        syn::visit::visit_expr(self, e);
-    }
-
-    fn visit_local(&mut self, l: &'ast syn::Local) {
-        let (name, ty) = match &l.pat {
-            syn::Pat::Ident(pi) => (Some(pi.ident.to_string()), None),
-            syn::Pat::Type(pt) => match &*pt.pat {
-                syn::Pat::Ident(pi) => (Some(pi.ident.to_string()), Some(&*pt.ty)),
-                _ => (None, None),
-            },
-            _ => (None, None),
-        };
-        if let Some(name) = name {
-            if let Some(c) = ty.and_then(|t| self.cx.class_of_type(t)) {
-                self.vote(name.clone(), c);
-            }
-            if let Some(init) = &l.init {
-                let o = self.operand(&init.expr);
-                self.same(Operand::Key(name), o);
-            }
-        }
-        syn::visit::visit_local(self, l);
-    }
-
-    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
-        if let (syn::Pat::Ident(pi), syn::Expr::Range(_)) = (&*f.pat, &*f.expr) {
-            self.vote(pi.ident.to_string(), Class::Int);
-        }
-        syn::visit::visit_expr_for_loop(self, f);
     }
 }
 

@@ -1,0 +1,394 @@
+//! What each field of a struct argument is, read from the body's uses (`lower/structs.rs`):
+//! takes the function body, gives a vote per name and field (indexed or iterated: a sequence;
+//! an index, a range bound, a `powi` exponent, next to an integer or cast with `as`: an integer;
+//! next to a float: a float), names that must share a class joined, and each field's class.
+
+use super::structs::{chain, key_string, Class, SEQ_METHODS, WRITING_METHODS};
+use super::*;
+use std::collections::HashSet;
+
+/// An operand's reading: a name whose class is decided elsewhere, or a class.
+enum Operand {
+    Key(String),
+    Class(Class),
+    Unknown,
+}
+
+/// The votes of the body's uses for what each name and field is.
+pub(super) struct Votes<'c, 'a> {
+    pub(super) cx: &'c Lowerer<'a>,
+    pub(super) roots: Vec<String>,
+    pub(super) votes: HashMap<String, Vec<Class>>,
+    /// Names that must be of one class (`a * s.k`, `let m = s.m;`).
+    pub(super) edges: Vec<(String, String)>,
+    /// Each field used, first use first.
+    pub(super) uses: Vec<(syn::Ident, Vec<syn::Member>, TokenStream)>,
+    pub(super) written: HashSet<String>,
+    /// Arguments known to be sequences of floats (their elements are floats).
+    pub(super) float_seqs: HashSet<String>,
+}
+
+impl Votes<'_, '_> {
+    fn chain(&self, e: &syn::Expr) -> Option<(syn::Ident, Vec<syn::Member>)> {
+        let roots = &self.roots;
+        chain(e, &|n| roots.iter().any(|r| r == n))
+    }
+
+    fn key(&self, e: &syn::Expr) -> Option<String> {
+        match e {
+            syn::Expr::Paren(p) => self.key(&p.expr),
+            syn::Expr::Group(g) => self.key(&g.expr),
+            syn::Expr::Reference(r) => self.key(&r.expr),
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.key(&u.expr),
+            syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+            e => self.chain(e).map(|(r, m)| key_string(&r, &m)),
+        }
+    }
+
+    fn vote(&mut self, key: String, c: Class) {
+        self.votes.entry(key).or_default().push(c);
+    }
+
+    fn operand(&self, e: &syn::Expr) -> Operand {
+        if let Some(k) = self.key(e) {
+            return Operand::Key(k);
+        }
+        match e {
+            syn::Expr::Lit(l) => match &l.lit {
+                syn::Lit::Float(_) => Operand::Class(Class::Scalar),
+                syn::Lit::Int(i) if matches!(i.suffix(), "f32" | "f64") => {
+                    Operand::Class(Class::Scalar)
+                }
+                syn::Lit::Int(_) => Operand::Class(Class::Int),
+                _ => Operand::Unknown,
+            },
+            syn::Expr::Paren(p) => self.operand(&p.expr),
+            syn::Expr::Group(g) => self.operand(&g.expr),
+            syn::Expr::Unary(u) => self.operand(&u.expr),
+            syn::Expr::Cast(c) => match self.cx.class_of_type(&c.ty) {
+                Some(c) => Operand::Class(c),
+                None => Operand::Unknown,
+            },
+            syn::Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                if name == "len" {
+                    Operand::Class(Class::Int)
+                } else if crate::methods::float_method(&name).is_some() {
+                    Operand::Class(Class::Scalar)
+                } else {
+                    Operand::Unknown
+                }
+            }
+            syn::Expr::Index(ix) => match self.key(&ix.expr) {
+                Some(k) if self.float_seqs.contains(&k) => Operand::Class(Class::Scalar),
+                _ => Operand::Unknown,
+            },
+            syn::Expr::Binary(b) if arithmetic(&b.op) => match self.operand(&b.left) {
+                Operand::Unknown => self.operand(&b.right),
+                o => o,
+            },
+            _ => Operand::Unknown,
+        }
+    }
+
+    /// `a` and `b` are of one class.
+    fn same(&mut self, a: Operand, b: Operand) {
+        match (a, b) {
+            (Operand::Key(x), Operand::Key(y)) => self.edges.push((x, y)),
+            (Operand::Key(k), Operand::Class(c)) | (Operand::Class(c), Operand::Key(k)) => {
+                self.vote(k, c)
+            }
+            _ => {}
+        }
+    }
+
+    /// `e` is used as an integer (an index, a range bound): so are the names it adds up.
+    fn int_use(&mut self, e: &syn::Expr) {
+        match e {
+            syn::Expr::Paren(p) => self.int_use(&p.expr),
+            syn::Expr::Binary(b) if arithmetic(&b.op) => {
+                self.int_use(&b.left);
+                self.int_use(&b.right);
+            }
+            e => {
+                if let Some(k) = self.key(e) {
+                    self.vote(k, Class::Int);
+                }
+            }
+        }
+    }
+
+    /// The place an assignment writes: its field, if any, is written.
+    fn written_place(&mut self, e: &syn::Expr) {
+        match e {
+            syn::Expr::Index(ix) => self.written_place(&ix.expr),
+            syn::Expr::Paren(p) => self.written_place(&p.expr),
+            syn::Expr::Unary(u) => self.written_place(&u.expr),
+            e => {
+                if let Some((r, m)) = self.chain(e) {
+                    self.written.insert(key_string(&r, &m));
+                }
+            }
+        }
+    }
+
+    /// Each field's class: its own votes and those of every name it must share a class with; a
+    /// field nothing tells about is a float.
+    pub(super) fn resolve(&self) -> HashMap<String, Class> {
+        let mut keys: Vec<String> = self.votes.keys().cloned().collect();
+        for (a, b) in &self.edges {
+            keys.push(a.clone());
+            keys.push(b.clone());
+        }
+        for (r, m, _) in &self.uses {
+            keys.push(key_string(r, m));
+        }
+        keys.sort();
+        keys.dedup();
+        let index: HashMap<&str, usize> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.as_str(), i))
+            .collect();
+        let mut parent: Vec<usize> = (0..keys.len()).collect();
+        fn find(p: &mut [usize], mut i: usize) -> usize {
+            while p[i] != i {
+                p[i] = p[p[i]];
+                i = p[i];
+            }
+            i
+        }
+        for (a, b) in &self.edges {
+            let (x, y) = (
+                find(&mut parent, index[a.as_str()]),
+                find(&mut parent, index[b.as_str()]),
+            );
+            parent[x] = y;
+        }
+        let mut group: HashMap<usize, Class> = HashMap::new();
+        for (k, vs) in &self.votes {
+            let g = find(&mut parent, index[k.as_str()]);
+            for v in vs {
+                let e = group.entry(g).or_insert(*v);
+                *e = (*e).max(*v);
+            }
+        }
+        let mut out = HashMap::new();
+        for (r, m, _) in &self.uses {
+            let k = key_string(r, m);
+            let g = find(&mut parent, index[k.as_str()]);
+            out.insert(k, group.get(&g).copied().unwrap_or(Class::Scalar));
+        }
+        out
+    }
+}
+
+fn arithmetic(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        Add(_)
+            | Sub(_)
+            | Mul(_)
+            | Div(_)
+            | Rem(_)
+            | AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+    )
+}
+
+fn compares_or_computes(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    arithmetic(op) || matches!(op, Lt(_) | Le(_) | Gt(_) | Ge(_) | Eq(_) | Ne(_))
+}
+
+impl<'ast> Visit<'ast> for Votes<'_, '_> {
+    fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        if let Some((root, members)) = self.chain(e) {
+            let key = key_string(&root, &members);
+            if !self.uses.iter().any(|(r, m, _)| key_string(r, m) == key) {
+                self.uses.push((root, members, e.to_token_stream()));
+            }
+            return;
+        }
+        match e {
+            syn::Expr::Binary(b) if compares_or_computes(&b.op) => {
+                let (l, r) = (self.operand(&b.left), self.operand(&b.right));
+                self.same(l, r);
+                if !matches!(
+                    b.op,
+                    syn::BinOp::Add(_)
+                        | syn::BinOp::Sub(_)
+                        | syn::BinOp::Mul(_)
+                        | syn::BinOp::Div(_)
+                        | syn::BinOp::Rem(_)
+                        | syn::BinOp::Lt(_)
+                        | syn::BinOp::Le(_)
+                        | syn::BinOp::Gt(_)
+                        | syn::BinOp::Ge(_)
+                        | syn::BinOp::Eq(_)
+                        | syn::BinOp::Ne(_)
+                ) {
+                    self.written_place(&b.left);
+                }
+            }
+            syn::Expr::Assign(a) => {
+                let (l, r) = (self.operand(&a.left), self.operand(&a.right));
+                self.same(l, r);
+                self.written_place(&a.left);
+            }
+            syn::Expr::Index(ix) => {
+                if let Some(k) = self.key(&ix.expr) {
+                    self.vote(k, Class::Seq);
+                }
+                self.int_use(&ix.index);
+            }
+            syn::Expr::Range(r) => {
+                for end in [&r.start, &r.end].into_iter().flatten() {
+                    self.int_use(end);
+                }
+            }
+            syn::Expr::Cast(c) => {
+                if let Some(k) = self.key(&c.expr) {
+                    self.vote(k, Class::Int);
+                }
+            }
+            syn::Expr::Reference(r) if r.mutability.is_some() => self.written_place(&r.expr),
+            syn::Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                let recv = self.key(&m.receiver);
+                if SEQ_METHODS.contains(&name.as_str()) {
+                    if let Some(k) = recv {
+                        self.vote(k, Class::Seq);
+                    }
+                    if WRITING_METHODS.contains(&name.as_str()) {
+                        self.written_place(&m.receiver);
+                    }
+                } else if let Some(rule) = crate::methods::float_method(&name) {
+                    if let Some(k) = recv {
+                        self.vote(k, Class::Scalar);
+                    }
+                    let arg = if rule.arity == crate::methods::Arity::PowI {
+                        Class::Int
+                    } else {
+                        Class::Scalar
+                    };
+                    for a in &m.args {
+                        if let Some(k) = self.key(a) {
+                            self.vote(k, arg);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        syn::visit::visit_expr(self, e);
+    }
+
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        let (name, ty) = match &l.pat {
+            syn::Pat::Ident(pi) => (Some(pi.ident.to_string()), None),
+            syn::Pat::Type(pt) => match &*pt.pat {
+                syn::Pat::Ident(pi) => (Some(pi.ident.to_string()), Some(&*pt.ty)),
+                _ => (None, None),
+            },
+            _ => (None, None),
+        };
+        if let Some(name) = name {
+            if let Some(c) = ty.and_then(|t| self.cx.class_of_type(t)) {
+                self.vote(name.clone(), c);
+            }
+            if let Some(init) = &l.init {
+                let o = self.operand(&init.expr);
+                self.same(Operand::Key(name), o);
+            }
+        }
+        syn::visit::visit_local(self, l);
+    }
+
+    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+        if let (syn::Pat::Ident(pi), syn::Expr::Range(_)) = (&*f.pat, &*f.expr) {
+            self.vote(pi.ident.to_string(), Class::Int);
+        }
+        syn::visit::visit_expr_for_loop(self, f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::{Shape, SeqKind};
+    use crate::testing::lowered;
+    use syn::parse_quote;
+
+    /// The field arguments of a lowered function: `(path after the root, shape, in-out)`.
+    fn fields(item: syn::ItemFn) -> Vec<(String, Shape, bool)> {
+        let f = lowered(item);
+        f.fields
+            .iter()
+            .map(|p| {
+                let at = p.field.as_ref().expect("a field argument");
+                (at.members.to_string().replace(' ', ""), p.shape.clone(), p.inout)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn fields_are_read_from_their_uses() {
+        let got = fields(parse_quote! {
+            fn f(s: &State, x: f64) -> f64 {
+                let m = s.mass;
+                let mut e = 0.0;
+                for i in 0..s.n {
+                    e += s.w[i] * x.powi(s.p) + m * s.bob.length;
+                }
+                e + s.q as f64
+            }
+        });
+        let slice = Shape::Seq(SeqKind::Slice);
+        // `n` (range bound), `p` (`powi` exponent) and `q` (`as`) are integers: no field argument.
+        assert_eq!(
+            got,
+            vec![
+                (".mass".into(), Shape::Scalar, false),
+                (".w".into(), slice, false),
+                (".bob.length".into(), Shape::Scalar, false),
+            ]
+        );
+    }
+
+    #[test]
+    fn written_fields_of_a_mut_struct_are_in_out() {
+        let got = fields(parse_quote! {
+            fn step(&mut self, dt: f64) {
+                for i in 0..self.x.len() {
+                    self.x[i] += dt * self.v[i];
+                }
+                self.t += dt;
+            }
+        });
+        let slice = Shape::Seq(SeqKind::Slice);
+        assert_eq!(
+            got,
+            vec![
+                (".x".into(), slice.clone(), true),
+                (".v".into(), slice, false),
+                (".t".into(), Shape::Scalar, true),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_name_shares_the_class_of_what_it_is_computed_with() {
+        // `k` is only ever next to `c`, which is an index: both integers.
+        let got = fields(parse_quote! {
+            fn f(s: &S, v: &[f64]) -> f64 {
+                let c = s.k + 1;
+                v[c] * s.a
+            }
+        });
+        assert_eq!(got, vec![(".a".into(), Shape::Scalar, false)]);
+    }
+}
