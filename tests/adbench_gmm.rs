@@ -108,9 +108,8 @@ fn hand_gradient_matches_manual() {
 #[test]
 fn grad_api_agrees_with_vjp() {
     let g = load("1k/gmm_d2_K5");
-    let c = wishart_constant(g.d, g.gamma, g.m);
     let (value, grad) = gmm_objective_grad(
-        g.d, g.k, g.n, &g.alphas, &g.means, &g.icf, &g.x, g.gamma, g.m, c,
+        g.d, g.k, g.n, &g.alphas, &g.means, &g.icf, &g.x, g.gamma, g.m,
     );
     let (v2, flat) = generated_gradient(&g);
     assert_eq!(value, v2);
@@ -122,23 +121,19 @@ fn grad_api_agrees_with_vjp() {
 /// against central differences, the `_vjp` against the `_jvp` by the dot-product test.
 fn harness_on(g: &GmmInput) -> Harness<'_> {
     let (k, kd) = (g.k, g.k * g.d);
-    let c = wishart_constant(g.d, g.gamma, g.m);
     Harness::new(g.params())
         .primal(move |p| {
             let (a, rest) = p.split_at(k);
             let (mu, icf) = rest.split_at(kd);
-            vec![gmm_objective(
-                g.d, g.k, g.n, a, mu, icf, &g.x, g.gamma, g.m, c,
-            )]
+            vec![gmm_objective(g.d, g.k, g.n, a, mu, icf, &g.x, g.gamma, g.m)]
         })
         .jvp(move |p, t| {
             let (a, rest) = p.split_at(k);
             let (mu, icf) = rest.split_at(kd);
             let (ta, rest) = t.split_at(k);
             let (tmu, ticf) = rest.split_at(kd);
-            let (v, dv) = gmm_objective_jvp(
-                g.d, g.k, g.n, a, mu, icf, &g.x, g.gamma, g.m, c, ta, tmu, ticf,
-            );
+            let (v, dv) =
+                gmm_objective_jvp(g.d, g.k, g.n, a, mu, icf, &g.x, g.gamma, g.m, ta, tmu, ticf);
             (vec![v], vec![dv])
         })
         .vjp(move |p, seed, buf| {
@@ -149,7 +144,7 @@ fn harness_on(g: &GmmInput) -> Harness<'_> {
                 unreachable!("three parts")
             };
             let v = gmm_objective_vjp(
-                g.d, g.k, g.n, a, mu, icf, &g.x, g.gamma, g.m, c, da, dmu, dicf, seed[0],
+                g.d, g.k, g.n, a, mu, icf, &g.x, g.gamma, g.m, da, dmu, dicf, seed[0],
             );
             vec![v]
         })

@@ -68,7 +68,7 @@ pub fn wishart_constant(d: usize, gamma: f64, m: usize) -> f64 {
 }
 
 /// ADBench's GMM objective. `alphas` has `k` entries, `means` `k * d`, `icf` `k * d (d + 1) / 2`
-/// (see the module notes), `x` `n * d`; `constant` is [`wishart_constant`]`(d, gamma, m)`.
+/// (see the module notes), `x` `n * d`.
 #[differentiate(wrt(alphas, means, icf))]
 pub fn gmm_objective(
     d: usize,
@@ -80,7 +80,6 @@ pub fn gmm_objective(
     x: &[f64],
     gamma: f64,
     m: usize,
-    constant: f64,
 ) -> f64 {
     let t = d * (d + 1) / 2;
     // Per component: the diagonal of Q (exp of the log-diagonal) and the sum of the logs.
@@ -103,7 +102,7 @@ pub fn gmm_objective(
             for r in 0..d {
                 let mut z = diag[c * d + r] * (x[i * d + r] - means[c * d + r]);
                 for col in 0..r {
-                    let l = icf[c * t + d + col * (2 * d - col - 1) / 2 + r - col - 1];
+                    let l = icf[c * t + lower_index(d, r, col)];
                     z += l * (x[i * d + col] - means[c * d + col]);
                 }
                 sq += z * z;
@@ -125,6 +124,7 @@ pub fn gmm_objective(
         prior += 0.5 * gamma * gamma * fro - m as f64 * sum_q[c];
     }
     let log_2pi = (2.0 * std::f64::consts::PI).ln();
+    let constant = wishart_constant(d, gamma, m);
     data - 0.5 * (n * d) as f64 * log_2pi - n as f64 * log_sum_exp(alphas) + prior
         - k as f64 * constant
 }
@@ -132,16 +132,7 @@ pub fn gmm_objective(
 /// [`gmm_objective`] of an instance.
 pub fn objective(g: &GmmInput) -> f64 {
     gmm_objective(
-        g.d,
-        g.k,
-        g.n,
-        &g.alphas,
-        &g.means,
-        &g.icf,
-        &g.x,
-        g.gamma,
-        g.m,
-        wishart_constant(g.d, g.gamma, g.m),
+        g.d, g.k, g.n, &g.alphas, &g.means, &g.icf, &g.x, g.gamma, g.m,
     )
 }
 
@@ -162,7 +153,6 @@ pub fn gmm_objective_hand_vjp(
     x: &[f64],
     gamma: f64,
     m: usize,
-    constant: f64,
     dalphas: &mut [f64],
     dmeans: &mut [f64],
     dicf: &mut [f64],
@@ -252,6 +242,7 @@ pub fn gmm_objective_hand_vjp(
         prior += 0.5 * gamma * gamma * fro - m as f64 * sum_q[c];
     }
     let log_2pi = (2.0 * std::f64::consts::PI).ln();
+    let constant = wishart_constant(d, gamma, m);
     data - 0.5 * (n * d) as f64 * log_2pi - n as f64 * lse_alpha + prior - k as f64 * constant
 }
 
@@ -260,9 +251,8 @@ pub fn generated_gradient(g: &GmmInput) -> (f64, Vec<f64>) {
     let mut grad = vec![0.0; g.params()];
     let (da, rest) = grad.split_at_mut(g.k);
     let (dm, di) = rest.split_at_mut(g.k * g.d);
-    let c = wishart_constant(g.d, g.gamma, g.m);
     let f = gmm_objective_vjp(
-        g.d, g.k, g.n, &g.alphas, &g.means, &g.icf, &g.x, g.gamma, g.m, c, da, dm, di, 1.0,
+        g.d, g.k, g.n, &g.alphas, &g.means, &g.icf, &g.x, g.gamma, g.m, da, dm, di, 1.0,
     );
     (f, grad)
 }
@@ -272,9 +262,8 @@ pub fn hand_gradient(g: &GmmInput) -> (f64, Vec<f64>) {
     let mut grad = vec![0.0; g.params()];
     let (da, rest) = grad.split_at_mut(g.k);
     let (dm, di) = rest.split_at_mut(g.k * g.d);
-    let c = wishart_constant(g.d, g.gamma, g.m);
     let f = gmm_objective_hand_vjp(
-        g.d, g.k, g.n, &g.alphas, &g.means, &g.icf, &g.x, g.gamma, g.m, c, da, dm, di, 1.0,
+        g.d, g.k, g.n, &g.alphas, &g.means, &g.icf, &g.x, g.gamma, g.m, da, dm, di, 1.0,
     );
     (f, grad)
 }

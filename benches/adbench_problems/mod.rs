@@ -10,7 +10,7 @@
 // The objectives index on purpose: index loops are what `#[differentiate]` reads.
 #![allow(clippy::needless_range_loop, clippy::too_many_arguments)]
 
-// pub mod ba;
+pub mod ba;
 pub mod gmm;
 pub mod io;
 
