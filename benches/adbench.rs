@@ -1,4 +1,4 @@
-//! ADBench GMM and bundle adjustment: takes the shipped instances (`tests/data/adbench`), gives
+//! ADBench GMM, bundle adjustment and LSTM: takes the shipped instances (`tests/data/adbench`), gives
 //! criterion measurements of each one's objective, generated derivative and hand-written
 //! derivative, then one table of medians measured in the same run with the ratios
 //! derivative/objective and generated/hand-written, next to ADBench's published ratios.
@@ -9,6 +9,7 @@
 //! - `generated`: GMM `gmm_objective_vjp` (value and gradient, adding into buffers allocated once
 //!   and zeroed each call); BA the values of the sparse Jacobian, two `ba_reprojection_vjp` and one
 //!   `ba_weight_error_jvp` per observation (the CSR pattern is built once, outside the timing);
+//!   LSTM `lstm_objective_vjp` like GMM;
 //! - `hand`: the hand-written gradient / Jacobian blocks, called the same way.
 //!
 //! Run: `cargo bench --bench adbench` (criterion then the table, about two minutes once built),
@@ -21,8 +22,9 @@
 //! neighbour slows all variants of a round alike. ADBench's own timing keeps the minimum of its
 //! samples instead; its "relative" number is derivative time / objective time, both in the same
 //! language. Published columns: the 2018 paper's draft relative-runtime tables (10k-point GMM,
-//! BA ba1; Manual and Tapenade, 2015 runs on a Xeon E5-1620) and a timing of ADBench's Manual C++
-//! module on the development machine (`reference_results/local_manual_cpp_timings.tsv`).
+//! BA ba1; Manual and Tapenade, 2015 runs on a Xeon E5-1620; the paper has no LSTM) and a timing
+//! of ADBench's Manual C++ module on the development machine
+//! (`reference_results/local_manual_cpp_timings.tsv`).
 
 #[path = "adbench_problems/mod.rs"]
 mod adbench;
@@ -34,8 +36,8 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use adbench::io::{read_ba, read_gmm, BaInput, GmmInput};
-use adbench::{ba, data_root, gmm};
+use adbench::io::{read_ba, read_gmm, read_lstm, BaInput, GmmInput, LstmInput};
+use adbench::{ba, data_root, gmm, lstm};
 use common::{format_ratio, format_time, print_table};
 use criterion::Criterion;
 
@@ -60,6 +62,8 @@ const BA: &[(&str, Option<&str>)] = &[
     ("ba1_n49_m7776_p31843", Some("31843")),
     ("ba2_n21_m11315_p36455", None),
 ];
+/// LSTM instances.
+const LSTM: &[&str] = &["lstm_l2_c1024", "lstm_l4_c1024"];
 /// What `cargo test --benches` runs (unoptimized): the smallest instances.
 const SMALL_GMM: &[&str] = &["test", "1k/gmm_d2_K5"];
 const SMALL_BA: &[&str] = &["test"];
@@ -107,6 +111,48 @@ fn gmm_variants(g: &GmmInput) -> Vec<Variant<'_>> {
     ]
 }
 
+fn load_lstm(name: &str) -> LstmInput {
+    read_lstm(&data_root().join(format!("data/lstm/{name}.txt")))
+}
+
+/// The three variants of an LSTM instance.
+fn lstm_variants(m: &LstmInput) -> Vec<Variant<'_>> {
+    let vjp = |hand: bool| {
+        let (mut dm, mut de) = (
+            vec![0.0; m.main_params.len()],
+            vec![0.0; m.extra_params.len()],
+        );
+        move || {
+            dm.fill(0.0);
+            de.fill(0.0);
+            let f = if hand {
+                lstm::lstm_objective_hand_vjp
+            } else {
+                lstm::lstm_objective_vjp
+            };
+            let (main, extra) = (black_box(&m.main_params), black_box(&m.extra_params));
+            let v = f(
+                m.l,
+                m.c,
+                m.b,
+                main,
+                extra,
+                &m.state,
+                &m.sequence,
+                &mut dm,
+                &mut de,
+                1.0,
+            );
+            v + dm[0] + de[0]
+        }
+    };
+    vec![
+        (OBJECTIVE, Box::new(move || lstm::objective(black_box(m)))),
+        (GENERATED, Box::new(vjp(false))),
+        (HAND, Box::new(vjp(true))),
+    ]
+}
+
 /// The three variants of a BA instance.
 fn ba_variants(b: &BaInput) -> Vec<Variant<'_>> {
     let mut reproj = vec![0.0; 2 * b.p()];
@@ -138,13 +184,26 @@ fn check_gmm(name: &str, g: &GmmInput) {
         .unwrap_or_else(|e| panic!("{name}: generated against hand-written gradient: {e}"));
 }
 
+fn check_lstm(name: &str, m: &LstmInput) {
+    let (fg, gg) = lstm::generated_gradient(m);
+    let (fh, gh) = lstm::hand_gradient(m);
+    assert_eq!(fg, fh, "{name}: losses differ");
+    let scale = gg.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    for (i, (g, h)) in gg.iter().zip(&gh).enumerate() {
+        assert!(
+            (g - h).abs() <= 1e-12 * scale,
+            "{name}: entry {i}: generated {g:e}, hand-written {h:e}"
+        );
+    }
+}
+
 fn check_ba(name: &str, b: &BaInput) {
     let (jg, jh) = (ba::generated_jacobian(b), ba::hand_jacobian(b));
     adbench::adbench_compare(&jg.vals, &jh.vals, adbench::ADBENCH_TOLERANCE)
         .unwrap_or_else(|e| panic!("{name}: generated against hand-written Jacobian: {e}"));
 }
 
-fn criterion_phase(c: &mut Criterion, gmm_names: &[&str], ba_names: &[&str]) {
+fn criterion_phase(c: &mut Criterion, gmm_names: &[&str], ba_names: &[&str], lstm_names: &[&str]) {
     let mut run = |group: String, variants: &mut [Variant<'_>]| {
         let mut g = c.benchmark_group(group);
         for (name, f) in variants.iter_mut() {
@@ -159,6 +218,10 @@ fn criterion_phase(c: &mut Criterion, gmm_names: &[&str], ba_names: &[&str]) {
     for name in ba_names {
         let b = load_ba(name);
         run(format!("ba/{name}"), &mut ba_variants(&b));
+    }
+    for name in lstm_names {
+        let m = load_lstm(name);
+        run(format!("lstm/{name}"), &mut lstm_variants(&m));
     }
 }
 
@@ -278,9 +341,15 @@ fn table() {
             &mut ba_variants(&b),
         );
     }
+    for name in LSTM {
+        let m = load_lstm(name);
+        check_lstm(name, &m);
+        let local = format!("lstm/{name}");
+        measure(format!("lstm {name}"), None, local, &mut lstm_variants(&m));
+    }
     println!();
     println!(
-        "ADBench, medians of {ROUNDS} interleaved samples of ~{} ms per variant (this run); derivative = gradient (GMM) or sparse Jacobian values (BA)",
+        "ADBench, medians of {ROUNDS} interleaved samples of ~{} ms per variant (this run); derivative = gradient (GMM, LSTM) or sparse Jacobian values (BA)",
         SAMPLE.as_millis()
     );
     println!("published derivative/objective: paper = 2018 paper draft tables (10k GMM, ba1); Manual C++ here = ADBench's Manual module timed on this machine");
@@ -315,11 +384,11 @@ fn main() {
             .sample_size(10)
             .configure_from_args();
         if as_test {
-            criterion_phase(&mut c, SMALL_GMM, SMALL_BA);
+            criterion_phase(&mut c, SMALL_GMM, SMALL_BA, &[]);
         } else {
             let gmm_names: Vec<&str> = GMM.iter().map(|(n, _)| *n).collect();
             let ba_names: Vec<&str> = BA.iter().map(|(n, _)| *n).collect();
-            criterion_phase(&mut c, &gmm_names, &ba_names);
+            criterion_phase(&mut c, &gmm_names, &ba_names, LSTM);
         }
         c.final_summary();
     }

@@ -237,3 +237,51 @@ pub fn read_scalar(path: &Path) -> f64 {
     assert_eq!(v.len(), 1, "{}: one number expected", path.display());
     v[0]
 }
+
+// ---------------------------------------------------------------------------------------------
+// LSTM
+// ---------------------------------------------------------------------------------------------
+
+/// An LSTM instance: `l` layers, a sequence of `c` characters of `b` bits each.
+#[derive(Clone, Debug)]
+pub struct LstmInput {
+    pub l: usize,
+    pub c: usize,
+    pub b: usize,
+    /// `8 b l`: per layer the weights then the biases, each four `b`-vectors (forget, input,
+    /// output, candidate).
+    pub main_params: Vec<f64>,
+    /// `3 b`: input weights, output weights, output biases.
+    pub extra_params: Vec<f64>,
+    /// `2 b l`: per layer the hidden state then the cell state.
+    pub state: Vec<f64>,
+    /// `c b` bits.
+    pub sequence: Vec<f64>,
+}
+
+impl LstmInput {
+    /// Length of the gradient: main then extra parameters.
+    pub fn params(&self) -> usize {
+        self.main_params.len() + self.extra_params.len()
+    }
+}
+
+/// Reads `lstm_l{l}_c{c}.txt`.
+pub fn read_lstm(path: &Path) -> LstmInput {
+    let mut t = Tokens::new(path);
+    let (l, c, b) = (t.count(), t.count(), t.count());
+    let main_params = t.take(8 * b * l);
+    let extra_params = t.take(3 * b);
+    let state = t.take(2 * b * l);
+    let sequence = t.take(c * b);
+    t.finish();
+    LstmInput {
+        l,
+        c,
+        b,
+        main_params,
+        extra_params,
+        state,
+        sequence,
+    }
+}

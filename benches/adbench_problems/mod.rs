@@ -13,6 +13,7 @@
 pub mod ba;
 pub mod gmm;
 pub mod io;
+pub mod lstm;
 
 use std::path::PathBuf;
 
