@@ -20,7 +20,7 @@ pub const BLOCK: usize = CAM + 3 + 1;
 /// `R(r) y` for the angle-axis vector `r` (Rodrigues' formula), or its first-order expansion
 /// `y + r × y` when `r` is exactly zero.
 #[differentiate]
-pub fn rodrigues_rotate(r: &[f64], y: &[f64]) -> [f64; 3] {
+pub fn rodrigues_rotate(r: &[f64; 3], y: &[f64; 3]) -> [f64; 3] {
     let theta2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
     if theta2 != 0.0 {
         // The rotation proper lives in its own function: values computed inside an `if` branch
@@ -39,7 +39,7 @@ pub fn rodrigues_rotate(r: &[f64], y: &[f64]) -> [f64; 3] {
 /// Rodrigues' formula `y cos θ + (v × y) sin θ + v (v · y)(1 - cos θ)` with `θ = ‖r‖`,
 /// `v = r / θ`, given `theta2 = θ² > 0`.
 #[differentiate]
-pub fn rotate_angle_axis(r: &[f64], y: &[f64], theta2: f64) -> [f64; 3] {
+pub fn rotate_angle_axis(r: &[f64; 3], y: &[f64; 3], theta2: f64) -> [f64; 3] {
     let theta = theta2.sqrt();
     let (s, c) = theta.sin_cos();
     let v = [r[0] / theta, r[1] / theta, r[2] / theta];
@@ -62,8 +62,9 @@ pub fn radial_distort(kappa: &[f64], p: [f64; 2]) -> [f64; 2] {
 /// The weighted reprojection error of one observation: `w (project(cam, x) - feat)`.
 #[differentiate(wrt(cam, x, w))]
 pub fn ba_reprojection(cam: &[f64; 11], x: &[f64; 3], w: f64, feat: &[f64; 2]) -> [f64; 2] {
+    let rotation = [cam[0], cam[1], cam[2]];
     let y = [x[0] - cam[3], x[1] - cam[4], x[2] - cam[5]];
-    let z: [f64; 3] = rodrigues_rotate(&cam[0..3], &y);
+    let z: [f64; 3] = rodrigues_rotate(&rotation, &y);
     let p = [z[0] / z[2], z[1] / z[2]];
     let d: [f64; 2] = radial_distort(&cam[9..11], p);
     [
