@@ -12,8 +12,8 @@
 //!   LSTM `lstm_objective_vjp` like GMM;
 //! - `hand`: the hand-written gradient / Jacobian blocks, called the same way.
 //!
-//! Run: `cargo bench --bench adbench` (criterion then the table, about two minutes once built),
-//! or `cargo bench --bench adbench -- --tables` (the table only, under a minute). Under
+//! Run: `cargo bench --bench adbench` (criterion then the table, about 1.5 minutes once built),
+//! or `cargo bench --bench adbench -- --tables` (the table only, about 15 s). Under
 //! `cargo test --benches` criterion runs each benchmark of the small instances once and the
 //! table is skipped.
 //!
