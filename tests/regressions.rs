@@ -743,3 +743,38 @@ fn array_pattern_with_rest_over_a_call_on_an_inout_argument() {
         })
         .random(4, -1.0, 1.0);
 }
+
+// An `if` whose value is a call's result in one branch and an array in the other: the call
+// gives an array too (was E0277 in the generated code, the call assumed to give one float;
+// found by the ADBench bundle-adjustment objective).
+#[differentiate]
+fn swapped_pair(v: &[f64; 2]) -> [f64; 2] {
+    [v[1] * v[0], v[0]]
+}
+
+#[differentiate]
+fn branch_of_call(v: &[f64; 2]) -> [f64; 2] {
+    if v[0] > 0.0 {
+        swapped_pair(v)
+    } else {
+        [v[0] * v[1], v[1]]
+    }
+}
+
+#[test]
+fn if_value_from_a_call_takes_the_other_branch_shape() {
+    Harness::new(2)
+        .primal(|p| branch_of_call(&[p[0], p[1]]).to_vec())
+        .jvp(|p, t| {
+            let (y, dy) = branch_of_call_jvp(&[p[0], p[1]], &[t[0], t[1]]);
+            (y.to_vec(), dy.to_vec())
+        })
+        .vjp(|p, c, g| {
+            let mut b = [0.0; 2];
+            let y = branch_of_call_vjp(&[p[0], p[1]], &mut b, [c[0], c[1]]);
+            g[0] += b[0];
+            g[1] += b[1];
+            y.to_vec()
+        })
+        .at(&[&[0.7, -0.4], &[-0.6, 0.9]]);
+}

@@ -101,8 +101,12 @@ impl Lowerer<'_> {
     ) {
         match result {
             Some(var) => {
-                let shape = self.shape_of(&value);
-                self.vars[var].shape = self.vars[var].shape.join(&shape);
+                // A call's shape is an assumption (one float); the other branches, if they say
+                // more, decide (`settle_result`).
+                if !matches!(value.kind, ExprKind::Call { .. }) {
+                    let shape = self.shape_of(&value);
+                    self.vars[var].shape = self.vars[var].shape.join(&shape);
+                }
                 out.push(Stmt::Assign {
                     place: Place::Var(var),
                     op: None,
@@ -111,6 +115,45 @@ impl Lowerer<'_> {
             }
             None => push_eval(out, value),
         }
+    }
+
+    /// After an `if`, `match` or block whose value is `var` was lowered into `stmts`: a branch
+    /// giving a call's result (assumed one float) takes the shape the other branches gave
+    /// (`if c { swap2(v) } else { [v[0], v[1]] }` is an array), or one float if none said.
+    pub(super) fn settle_result(&mut self, var: VarId, stmts: &mut [Stmt]) {
+        if self.vars[var].shape == Shape::Other {
+            self.vars[var].shape = Shape::Scalar;
+        }
+        fn settle(stmts: &mut [Stmt], var: VarId, shape: &Shape) {
+            for s in stmts {
+                match s {
+                    Stmt::Assign {
+                        place: Place::Var(v),
+                        op: None,
+                        value:
+                            Expr {
+                                kind: ExprKind::Call { shape: s, .. },
+                                ..
+                            },
+                    } if *v == var => *s = shape.clone(),
+                    Stmt::If { then, els, .. } => {
+                        settle(&mut then.stmts, var, shape);
+                        if let Some(e) = els {
+                            settle(&mut e.stmts, var, shape);
+                        }
+                    }
+                    Stmt::Match { arms, .. } => {
+                        for a in arms {
+                            settle(&mut a.body.stmts, var, shape);
+                        }
+                    }
+                    Stmt::Block(b) => settle(&mut b.stmts, var, shape),
+                    _ => {}
+                }
+            }
+        }
+        let shape = self.vars[var].shape.clone();
+        settle(stmts, var, &shape);
     }
 
     pub(super) fn match_stmt(

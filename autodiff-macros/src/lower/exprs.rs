@@ -329,7 +329,9 @@ impl Lowerer<'_> {
                     pat: Pat::Bind(var),
                     init: None,
                 });
+                let start = out.len();
                 self.if_stmt(i, Some(var), out);
+                self.settle_result(var, &mut out[start..]);
                 Expr::new(ExprKind::Var(var), span)
             }
             syn::Expr::Match(m) => {
@@ -338,7 +340,9 @@ impl Lowerer<'_> {
                     pat: Pat::Bind(var),
                     init: None,
                 });
+                let start = out.len();
                 self.match_stmt(m, Some(var), out);
+                self.settle_result(var, &mut out[start..]);
                 Expr::new(ExprKind::Var(var), span)
             }
             syn::Expr::Block(b) if b.label.is_none() => {
@@ -349,6 +353,8 @@ impl Lowerer<'_> {
                 });
                 let blk = self.branch(&b.block, Some(var));
                 out.push(Stmt::Block(blk));
+                let last = out.len() - 1;
+                self.settle_result(var, &mut out[last..]);
                 Expr::new(ExprKind::Var(var), span)
             }
             syn::Expr::Loop(l) => {

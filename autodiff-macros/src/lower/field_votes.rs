@@ -319,7 +319,7 @@ impl<'ast> Visit<'ast> for Votes<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::ir::{Shape, SeqKind};
+    use crate::ir::{SeqKind, Shape};
     use crate::testing::lowered;
     use syn::parse_quote;
 
@@ -330,7 +330,11 @@ mod tests {
             .iter()
             .map(|p| {
                 let at = p.field.as_ref().expect("a field argument");
-                (at.members.to_string().replace(' ', ""), p.shape.clone(), p.inout)
+                (
+                    at.members.to_string().replace(' ', ""),
+                    p.shape.clone(),
+                    p.inout,
+                )
             })
             .collect()
     }
