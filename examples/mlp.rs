@@ -316,7 +316,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let loss_png = dir.join("mlp_loss.png");
     common::loss_curve(
         &loss_png,
-        "two spirals: training loss (cross-entropy)",
+        "two spirals: training loss",
+        "Adam step",
+        "cross-entropy",
         &losses,
     )?;
     let boundary_png = dir.join("mlp_decision_boundary.png");

@@ -68,18 +68,26 @@ pub fn font_available() -> bool {
     })
 }
 
-/// Draws `values` (one per step, all positive) against the step on a logarithmic axis into a
-/// PNG at `path`.
+/// Draws `values` (one per step, all positive) against the step, on a logarithmic axis, into a
+/// PNG at `path`. (The axis is `log10` of the values, labelled with the values: plotters' own
+/// logarithmic axis leaves the lower decades of a long descent unlabelled.)
 pub fn loss_curve(
     path: &Path,
     title: &str,
+    x_desc: &str,
+    y_desc: &str,
     values: &[f64],
 ) -> Result<(), Box<dyn std::error::Error>> {
     let text = font_available();
     let root = BitMapBackend::new(path, (800, 500)).into_drawing_area();
     root.fill(&WHITE)?;
-    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = values.iter().copied().fold(0.0, f64::max);
+    let logs: Vec<f64> = values.iter().map(|v| v.log10()).collect();
+    let lo = logs.iter().copied().fold(f64::INFINITY, f64::min).floor();
+    let hi = logs
+        .iter()
+        .copied()
+        .fold(f64::NEG_INFINITY, f64::max)
+        .ceil();
     let mut builder = ChartBuilder::on(&root);
     builder.margin(15);
     if text {
@@ -88,20 +96,19 @@ pub fn loss_curve(
             .x_label_area_size(40)
             .y_label_area_size(70);
     }
-    let mut chart =
-        builder.build_cartesian_2d(0..values.len(), (lo * 0.8..hi * 1.25).log_scale())?;
+    let mut chart = builder.build_cartesian_2d(0..values.len(), lo..hi.max(lo + 1.0))?;
     // Without a font, no grid either: plotters lays the grid out from the labels (and loops
-    // forever on a log axis asked for zero labels).
+    // forever on an axis asked for zero labels).
     if text {
         chart
             .configure_mesh()
-            .x_desc("step")
-            .y_desc("loss")
-            .y_label_formatter(&|v| format!("{v:.0e}"))
+            .x_desc(x_desc)
+            .y_desc(y_desc)
+            .y_label_formatter(&|v| format!("{:.0e}", 10f64.powf(*v)))
             .draw()?;
     }
     chart.draw_series(LineSeries::new(
-        values.iter().enumerate().map(|(i, &v)| (i, v)),
+        logs.iter().enumerate().map(|(i, &v)| (i, v)),
         BLUE.stroke_width(2),
     ))?;
     root.present()?;
