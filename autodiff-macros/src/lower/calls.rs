@@ -429,7 +429,7 @@ impl Lowerer<'_> {
                 self.diag.unsupported_at(
                     a,
                     &format!("passing `{name}`, whose type the macro cannot see, to a differentiated function"),
-                    &format!("bind it to a typed local first (`let {lower}: f64 = {name};`), or declare the `const` inside this function"),
+                    &format!("bind it to a local of its type first (`let {lower}: f64 = {name};` for a float, `let {lower}: usize = {name};` for an integer), or declare the `const` inside this function"),
                 );
             }
         }
