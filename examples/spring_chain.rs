@@ -1,7 +1,7 @@
 //! Fit the stiffness and the initial displacements of a chain of masses and springs to an
 //! observed final state, by gradient descent through a 1,000-step simulation. The simulation is
-//! written with slices (`simulation` is the same fit with a `State` struct and its methods). Shows a progress bar, then saves the loss curve as a PNG
-//! and prints where.
+//! written with slices (`simulation` is the same fit with a `State` struct and its methods).
+//! Shows a progress bar, then saves the loss curve as a PNG and prints where.
 //!
 //! Run with `cargo run --release --example spring_chain`.
 
