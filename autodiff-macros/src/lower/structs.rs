@@ -653,6 +653,25 @@ impl<'ast> Visit<'ast> for Votes<'_, '_> {
                 }
             }
             syn::Expr::Reference(r) if r.mutability.is_some() => self.written_place(&r.expr),
+            // `f64::powi(x, s.n)`: the method's rule, its receiver first.
+            syn::Expr::Call(c) => {
+                if let syn::Expr::Path(p) = &*c.func {
+                    let segs = &p.path.segments;
+                    let name = segs.last().map(|s| s.ident.to_string());
+                    let rule = name.as_deref().and_then(crate::methods::float_method);
+                    if let (Some(rule), true) = (rule, segs.len() == 2 && p.qself.is_none()) {
+                        for (i, a) in c.args.iter().enumerate() {
+                            let class = match (i, rule.arity) {
+                                (1, crate::methods::Arity::PowI) => Class::Int,
+                                _ => Class::Scalar,
+                            };
+                            if let Some(k) = self.key(a) {
+                                self.vote(k, class);
+                            }
+                        }
+                    }
+                }
+            }
             syn::Expr::MethodCall(m) => {
                 let name = m.method.to_string();
                 let recv = self.key(&m.receiver);
@@ -711,6 +730,65 @@ impl<'ast> Visit<'ast> for Votes<'_, '_> {
         }
         syn::visit::visit_expr_for_loop(self, f);
     }
+
+    /// The items of `vec![..]` are expressions like any other (`vec![s.k; s.n]`).
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        if let Some(body) = VecBody::parse(m) {
+            if let Some(len) = &body.len {
+                self.int_use(len);
+                self.visit_expr(len);
+            }
+            for e in &body.items {
+                self.visit_expr(e);
+            }
+        }
+    }
+}
+
+/// The body of a `vec![..]`: `vec![e; len]` or `vec![a, b, ..]`.
+struct VecBody {
+    items: Vec<syn::Expr>,
+    len: Option<syn::Expr>,
+}
+
+impl VecBody {
+    fn parse(m: &syn::Macro) -> Option<VecBody> {
+        if !m.path.is_ident("vec") {
+            return None;
+        }
+        m.parse_body_with(|input: syn::parse::ParseStream| {
+            let mut body = VecBody {
+                items: Vec::new(),
+                len: None,
+            };
+            if input.is_empty() {
+                return Ok(body);
+            }
+            body.items.push(input.parse()?);
+            if input.peek(syn::Token![;]) {
+                let _: syn::Token![;] = input.parse()?;
+                body.len = Some(input.parse()?);
+                return Ok(body);
+            }
+            while !input.is_empty() {
+                let _: syn::Token![,] = input.parse()?;
+                if input.is_empty() {
+                    break;
+                }
+                body.items.push(input.parse()?);
+            }
+            Ok(body)
+        })
+        .ok()
+    }
+
+    fn tokens(&self) -> TokenStream {
+        let items = &self.items;
+        match &self.len {
+            Some(len) => quote!(#(#items)*; #len),
+            None => quote!(#(#items),*),
+        }
+    }
 }
 
 /// Replaces each float field of a struct argument by its field argument's name; collects the
@@ -735,6 +813,15 @@ impl VisitMut for Rewrite<'_> {
             return;
         }
         syn::visit_mut::visit_expr_mut(self, e);
+    }
+
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        if let Some(mut body) = VecBody::parse(m) {
+            for e in body.items.iter_mut().chain(body.len.as_mut()) {
+                self.visit_expr_mut(e);
+            }
+            m.tokens = body.tokens();
+        }
     }
 
     fn visit_pat_ident_mut(&mut self, p: &mut syn::PatIdent) {
