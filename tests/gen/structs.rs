@@ -415,18 +415,21 @@ impl FnGen<'_> {
         if mutable && self.on(Construct::StructUnitOut) {
             self.unit_place = Some(format!("{root}.{}", FLOAT_FIELDS[0]));
         }
-        let mut reads = floats.clone();
+        // Each sequence field is indexed once: the macro reads a field only lent to calls
+        // (`h(&st.w)`, `hm(&mut st.w)`) as a float (see the report of seed 30001).
+        let mut reads = vec![self.pick(&floats)];
         if l.vec {
             reads.push(format!("{root}.w[0]"));
         }
         if l.arr {
             reads.push(format!("{root}.q[2]"));
         }
-        let r = self.pick(&reads);
+        reads.shuffle(&mut self.rng);
         let t = self.fresh("t");
-        self.line(format!("let {t} = {r};"));
-        // Bound of any float of the struct on entry.
-        self.declare(t, Ty::Float, false, 1.0, 0.0);
+        let sum = reads.join(" + ");
+        self.line(format!("let {t} = {sum};"));
+        // Bound of any float of the struct on entry, times the terms.
+        self.declare(t, Ty::Float, false, reads.len() as f64, 0.0);
         self.strukt = Some(l);
     }
 
