@@ -617,3 +617,106 @@ fn structs_passed_whole_to_differentiated_methods() {
             .random(6, 0.2, 1.5);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Fields inside `vec![..]` and exponents of `f64::powi` (found by the random programs)
+
+#[derive(Differentiable, Clone, Debug)]
+pub struct Tile {
+    pub k: f64,
+    pub e: i32,
+    pub m: usize,
+}
+
+/// A float field repeated by `vec![..]` (and an integer field as its length): read like any
+/// other field, not left as a struct field the lowering cannot see (seed 0xad020240003, p059).
+#[differentiate]
+#[allow(clippy::useless_vec)] // `vec![..]` is what is tested
+fn repeated_field(c: &Tile, x: f64) -> f64 {
+    let w = vec![c.k * x; c.m];
+    let v = vec![c.k, x, 2.0 * c.k];
+    w[0] * v[2] + w[c.m - 1] * v[1]
+}
+
+/// An integer field as the exponent of `f64::powi` in path form: an integer, as in `x.powi(c.e)`
+/// (it was read as a float: E0277 at the field).
+#[differentiate]
+fn path_powi_field(c: &Tile, x: f64) -> f64 {
+    f64::powi(x * c.k, c.e) + x.powi(c.e)
+}
+
+#[test]
+fn fields_in_vec_macros_and_path_powi_exponents() {
+    let cell = |v: &[f64]| Tile {
+        k: v[0],
+        e: 3,
+        m: 4,
+    };
+    let tangent = |v: &[f64]| TileTangent {
+        k: v[0],
+        e: (),
+        m: (),
+    };
+    // y = 2 k^2 x + k x^2: d/dk = 4 k x + x^2, d/dx = 2 k^2 + 2 k x.
+    let (y, g) = repeated_field_grad(&cell(&[0.5]), 2.0);
+    assert_close!(y, 2.0 * 0.25 * 2.0 + 0.5 * 4.0);
+    assert_close!(g.c.k, 4.0 * 0.5 * 2.0 + 4.0);
+    assert_close!(g.x, 2.0 * 0.25 + 2.0 * 0.5 * 2.0);
+    Harness::new(2)
+        .primal(|v| vec![path_powi_field(&cell(v), v[1])])
+        .jvp(|v, t| {
+            let (y, dy) = path_powi_field_jvp(&cell(v), v[1], &tangent(t), t[1]);
+            (vec![y], vec![dy])
+        })
+        .vjp(|v, s, g| {
+            let mut bc = tangent(&[0.0]);
+            let mut bx = 0.0;
+            let y = path_powi_field_vjp(&cell(v), v[1], &mut bc, &mut bx, s[0]);
+            g[0] += bc.k;
+            g[1] += bx;
+            vec![y]
+        })
+        .random(5, -1.5, 1.5);
+    Harness::new(2)
+        .primal(|v| vec![repeated_field(&cell(v), v[1])])
+        .jvp(|v, t| {
+            let (y, dy) = repeated_field_jvp(&cell(v), v[1], &tangent(t), t[1]);
+            (vec![y], vec![dy])
+        })
+        .vjp(|v, s, g| {
+            let mut bc = tangent(&[0.0]);
+            let mut bx = 0.0;
+            let y = repeated_field_vjp(&cell(v), v[1], &mut bc, &mut bx, s[0]);
+            g[0] += bc.k;
+            g[1] += bx;
+            vec![y]
+        })
+        .random(5, -1.5, 1.5);
+}
+
+// A sequence field only lent by `&` to a differentiated function is a sequence (was read as a
+// float: "passing a float by reference"; found by the random programs).
+#[differentiate]
+fn lent_total(u: &[f64]) -> f64 {
+    u.iter().sum()
+}
+
+#[differentiate]
+fn lends_a_field(s: &Params, x: f64) -> f64 {
+    s.k * x + lent_total(&s.w)
+}
+
+#[test]
+fn a_sequence_field_lent_to_a_call() {
+    let p = Params {
+        k: 2.0,
+        w: vec![1.0, 2.0, 3.0],
+        n: 3,
+    };
+    let (y, g) = lends_a_field_grad(&p, 0.5);
+    assert_eq!(y, 7.0);
+    assert_eq!(y, lends_a_field(&p, 0.5));
+    assert_eq!(g.s.k, 0.5);
+    assert_eq!(g.s.w, vec![1.0; 3]);
+    assert_eq!(g.x, 2.0);
+}

@@ -31,6 +31,7 @@ impl FnGen<'_> {
 
     /// Expression-level idioms of issue 15.
     pub(super) fn idiom_ops2(&self, ops: &mut Vec<(Op, f64)>) {
+        self.struct_ops(ops);
         if self.on(Construct::ConvertIdentity) {
             ops.push((Op::Idiom(Construct::ConvertIdentity), 0.3));
         }
@@ -40,6 +41,7 @@ impl FnGen<'_> {
     pub(super) fn expr_idiom(&mut self, c: Construct, d: u32) -> Ex {
         match c {
             Construct::ConvertIdentity => self.convert_identity(d),
+            Construct::StructPowiField => self.struct_powi(d),
             _ => self.path_lit(c, d),
         }
     }
@@ -86,7 +88,9 @@ impl FnGen<'_> {
             opts.push((St::Idiom(Construct::ConvertIdentity), 0.2));
         }
         if self.can_inout_call() {
-            opts.push((St::Idiom(Construct::InOutCall), 0.8));
+            // More often when a struct's `Vec` field can be lent (rare otherwise).
+            let w = if self.can_lend_field() { 2.0 } else { 0.8 };
+            opts.push((St::Idiom(Construct::InOutCall), w));
         }
         if self.on(Construct::SliceMethods) && self.can_slice_method() {
             opts.push((St::Idiom(Construct::SliceMethods), 0.5));

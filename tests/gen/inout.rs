@@ -62,8 +62,12 @@ impl FnGen<'_> {
 
     /// `()` instead of `out`, sometimes, when the program has an in-out parameter.
     pub(super) fn maybe_unit(&mut self, out: OutKind) -> OutKind {
-        if self.inout.is_some() && self.on(Construct::UnitOut) && self.chance(0.4) {
+        let place = self.inout.is_some() || self.unit_place.is_some();
+        if place && self.on(Construct::UnitOut) && self.chance(0.4) {
             self.count(Construct::UnitOut);
+            if self.inout.is_none() {
+                self.count(Construct::StructUnitOut);
+            }
             OutKind::Unit
         } else {
             out
@@ -159,6 +163,7 @@ impl InOutAdapter {
                     slice: false,
                 })
             }
+            Param::Struct(l) if l.kind.mutable() => Some(structs::inout_adapter(l, k, at)),
             Param::InOutScalar(n) => Some(InOutAdapter {
                 arg: format!("&mut {n}"),
                 tangent: format!("&mut t{n}"),
@@ -265,8 +270,16 @@ impl FnGen<'_> {
                     && v.bound <= HELPER_SLICE_BOUND
                     && v.base >= 1.0
                     && self.write_target.as_deref() != Some(v.name.as_str())
+                    && (!Self::is_field(&v.name) || self.on(Construct::StructFieldLend))
             })
             .collect()
+    }
+
+    /// Whether a struct's field is among the vectors `hm(.., &mut w);` may write into.
+    pub(super) fn can_lend_field(&self) -> bool {
+        self.inout_targets()
+            .into_iter()
+            .any(|i| Self::is_field(&self.vars[i].name))
     }
 
     /// Whether the statement `hm(.., &mut w);` can be emitted here.
@@ -281,8 +294,21 @@ impl FnGen<'_> {
     /// lies in [-1, 1], within its bound.
     pub(super) fn s_inout_call(&mut self) {
         let h = self.pick(&self.inout_callable());
-        let w = self.pick(&self.inout_targets());
+        let targets = self.inout_targets();
+        let fields: Vec<usize> = targets
+            .iter()
+            .copied()
+            .filter(|&i| Self::is_field(&self.vars[i].name))
+            .collect();
+        let w = if !fields.is_empty() && self.chance(0.5) {
+            self.pick(&fields)
+        } else {
+            self.pick(&targets)
+        };
         let wname = self.vars[w].name.clone();
+        if Self::is_field(&wname) {
+            self.count(Construct::StructFieldLend);
+        }
         self.calls.insert(h);
         self.count(Construct::HelperCall);
         let helpers = self.helpers;
@@ -326,7 +352,8 @@ impl FnGen<'_> {
                         self.visible(|v| v.ty == Ty::Float && v.mutable && !v.name.starts_with('('))
                     {
                         let v = &self.vars[i];
-                        if v.bound <= HELPER_ARG_BOUND && v.base >= 1.0 {
+                        let lend = !Self::is_field(&v.name) || self.on(Construct::StructFieldLend);
+                        if v.bound <= HELPER_ARG_BOUND && v.base >= 1.0 && lend {
                             forms.push(format!("&mut {}", v.name));
                         }
                     }
@@ -347,6 +374,9 @@ impl FnGen<'_> {
                         "is" | "&mut *is" => "(*is)".to_string(),
                         a => a.trim_start_matches("&mut ").to_string(),
                     };
+                    if Self::is_field(&name) {
+                        self.count(Construct::StructFieldLend);
+                    }
                     if let Some(v) = self.vars.iter_mut().rev().find(|v| v.name == name) {
                         v.dirty = true;
                     }

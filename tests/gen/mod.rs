@@ -32,6 +32,7 @@ mod idioms2;
 mod inout;
 mod nested;
 mod nested_rows;
+mod structs;
 
 /// Smallest slice length (and value of `n`) the test passes; constant indices stay below it.
 pub const N_MIN: usize = 4;
@@ -237,6 +238,22 @@ constructs! {
     NestedRowCall => "nested_row_call",
     NestedRowLendMut => "nested_row_lend_mut",
     NestedRowAssignSelf => "nested_row_assign_self",
+    // Struct arguments (emitted by `structs.rs`).
+    StructRef => "struct_ref",
+    StructValue => "struct_value",
+    StructMut => "struct_mut",
+    StructMethod => "struct_method",
+    StructMutMethod => "struct_mut_method",
+    StructVecField => "struct_vec_field",
+    StructArrayField => "struct_array_field",
+    StructNestedField => "struct_nested_field",
+    StructIntBound => "struct_int_bound",
+    StructPowiField => "struct_powi_field",
+    StructLen => "struct_len",
+    StructUnitOut => "struct_unit_out",
+    StructFieldArg => "struct_field_arg",
+    StructFieldLend => "struct_field_lend",
+    StructNestedParam => "struct_nested_param",
 }
 
 /// What to generate.
@@ -258,10 +275,14 @@ pub struct Config {
 }
 
 /// Constructs switched off unless re-enabled: for a construct the macro does not support yet
-/// (`AD_RANDOM_DISABLE` adds to this list; `AD_RANDOM_ENABLE` removes from it). Empty: the
-/// last two (`nested_row_lend_mut`, E0308 in generated code; `nested_row_assign_self`, a row
+/// (`AD_RANDOM_DISABLE` adds to this list; `AD_RANDOM_ENABLE` removes from it). The earlier
+/// ones (`nested_row_lend_mut`, E0308 in generated code; `nested_row_assign_self`, a row
 /// assigned from its own elements written item by item) were fixed in the macro.
-pub const DEFAULT_DISABLED: &[Construct] = &[];
+///
+/// `struct_nested_param`, a struct argument next to a nested-array argument: not supported (the
+/// companions of a function with nested arrays, `full_nested` in `codegen/expand.rs`, bind no
+/// field arguments); lowering reports it at the nested argument (ui `struct_unsupported`).
+pub const DEFAULT_DISABLED: &[Construct] = &[Construct::StructNestedParam];
 
 impl Default for Config {
     fn default() -> Config {
@@ -464,6 +485,8 @@ enum Param {
     Row(String, usize),
     /// `&mut [f64; C]`, in-out (a row helper's row): C scalar slots.
     InOutRow(String, usize),
+    /// A struct of the program's own type, or the receiver of a method (`structs.rs`).
+    Struct(structs::Layout),
 }
 
 /// Output type of a generated function.
@@ -790,6 +813,11 @@ struct FnGen<'a> {
     rows_of_mut: Vec<String>,
     /// Nested arrays declared so far.
     nested_count: usize,
+    /// The struct parameter's layout, if any.
+    strukt: Option<structs::Layout>,
+    /// Where a `()` output writes the value without an in-out parameter (a float field of a
+    /// struct taken by `&mut`).
+    unit_place: Option<String>,
 }
 
 impl<'a> FnGen<'a> {
@@ -834,6 +862,8 @@ impl<'a> FnGen<'a> {
             row_refs: Vec::new(),
             rows_of_mut: Vec::new(),
             nested_count: 0,
+            strukt: None,
+            unit_place: None,
         }
     }
 
@@ -891,6 +921,7 @@ impl<'a> FnGen<'a> {
         self.nested_param(&mut params);
         self.inout_param(&mut params);
         self.shuffle_params(&mut params);
+        self.struct_param(k, &mut params);
         for n in &names[..scalars] {
             self.push_input(n, 1.0);
         }
@@ -899,6 +930,7 @@ impl<'a> FnGen<'a> {
         }
         self.inout_input(&params);
         self.nested_input(&params);
+        self.struct_input(&params);
         let r: f64 = self.rng.gen();
         let out = if r < 0.15 && self.on(Construct::TupleOut) {
             self.count(Construct::TupleOut);
@@ -916,9 +948,12 @@ impl<'a> FnGen<'a> {
             OutKind::F64
         };
         let out = self.maybe_unit(out);
-        self.wrt_no_slice = self.wants_wrt_no_slice();
+        let method = self.strukt.as_ref().is_some_and(|l| l.kind.method());
+        self.wrt_no_slice = self.wants_wrt_no_slice() && !method;
         self.budget = self.rng.gen_range(5..=25);
-        self.finish(format!("p{k:03}"), k as u64, params, out)
+        let mut f = self.finish(format!("p{k:03}"), k as u64, params, out);
+        structs::wrap(&mut f);
+        f
     }
 
     fn shuffle_params(&mut self, params: &mut [Param]) {
@@ -975,6 +1010,7 @@ impl<'a> FnGen<'a> {
                 Param::Nested(n, _, c, false) => format!("{n}: &[[f64; {c}]]"),
                 Param::Row(n, c) => format!("{n}: &[f64; {c}]"),
                 Param::InOutRow(n, c) => format!("{n}: &mut [f64; {c}]"),
+                Param::Struct(l) => structs::sig(l),
             })
             .collect();
         let mut source = String::new();
@@ -991,7 +1027,8 @@ impl<'a> FnGen<'a> {
                         | Param::InOutScalar(_)
                         | Param::Nested(..)
                         | Param::Row(..)
-                        | Param::InOutRow(..) => true,
+                        | Param::InOutRow(..)
+                        | Param::Struct(_) => true,
                         Param::Slice(_) => !self.wrt_no_slice,
                         Param::Len(_) | Param::Workspace(_) => false,
                     })
@@ -1037,7 +1074,11 @@ impl<'a> FnGen<'a> {
         if self.lens.len() > 1 && self.on(Construct::SliceLen) && self.chance(0.2) {
             self.count(Construct::SliceLen);
             let alts = self.lens[1..].to_vec();
-            return Some(self.pick(&alts));
+            let l = self.pick(&alts);
+            if Self::is_field(l) {
+                self.count(Construct::StructLen);
+            }
+            return Some(l);
         }
         self.lens.first().copied()
     }
@@ -1100,7 +1141,7 @@ impl<'a> FnGen<'a> {
 
     /// Floats whose name a `let` or a closure parameter may shadow (not `(*is)`).
     fn shadowable(&self) -> Vec<usize> {
-        self.visible(|v| v.ty == Ty::Float && !v.name.starts_with('('))
+        self.visible(|v| v.ty == Ty::Float && !v.name.starts_with('(') && !Self::is_field(&v.name))
     }
 
     fn index_vars(&self) -> Vec<usize> {
@@ -1715,7 +1756,9 @@ impl<'a> FnGen<'a> {
         }
         for i in self.visible(|v| v.ty == Ty::Vector) {
             let v = &self.vars[i];
-            let fits = v.bound <= HELPER_SLICE_BOUND && v.arr_len.is_none();
+            let fits = v.bound <= HELPER_SLICE_BOUND
+                && v.arr_len.is_none()
+                && (!Self::is_field(&v.name) || self.on(Construct::StructFieldArg));
             if fits && self.write_target.as_deref() != Some(&v.name) {
                 out.push(format!("&{}", v.name));
                 if self.inout == Some(v.name.as_str()) && self.on(Construct::InOutBareArg) {
@@ -1833,6 +1876,9 @@ impl<'a> FnGen<'a> {
                     }
                     if let Some(name) = vec_name {
                         self.count(Construct::HelperVecArg);
+                        if Self::is_field(name) {
+                            self.count(Construct::StructFieldArg);
+                        }
                         for v in &mut self.vars {
                             if v.name == name {
                                 v.dirty = false;
@@ -1852,7 +1898,8 @@ impl<'a> FnGen<'a> {
                 | Param::InOutScalar(_)
                 | Param::Nested(..)
                 | Param::Row(..)
-                | Param::InOutRow(..) => {
+                | Param::InOutRow(..)
+                | Param::Struct(_) => {
                     unreachable!("helpers take no arrays or in-out arguments")
                 }
             }
@@ -2827,6 +2874,7 @@ impl<'a> FnGen<'a> {
                 forms.push((format!("0..{on}"), N_MAX - 1, 0, None));
             }
         }
+        self.struct_ranges(&mut forms);
         let (range, trips, lo, c) = self.pick(&forms);
         if let Some(c) = c {
             self.count(c);
@@ -3091,8 +3139,14 @@ impl<'a> FnGen<'a> {
             OutKind::Vec if splat => format!("vec![{}; {VEC_OUT_LEN}]", printed[0]),
             OutKind::Vec => format!("vec![{}]", printed.join(", ")),
             OutKind::Unit => {
-                let io = self.inout.expect("a `()` output has an in-out parameter");
-                format!("{io}[0] = {};", printed[0])
+                let place = match self.inout {
+                    Some(io) => format!("{io}[0]"),
+                    None => self
+                        .unit_place
+                        .clone()
+                        .expect("a `()` output has an in-out parameter or struct"),
+                };
+                format!("{place} = {};", printed[0])
             }
         };
         (s, bound)
@@ -3139,6 +3193,7 @@ fn param_name(p: &Param) -> String {
         | Param::Nested(n, ..)
         | Param::Row(n, _)
         | Param::InOutRow(n, _) => n.clone(),
+        Param::Struct(l) => l.kind.root().to_string(),
     }
 }
 
@@ -3211,6 +3266,9 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
     let mut stores = String::new();
     let mut extra_slices: Vec<String> = Vec::new();
     let mut inouts: Vec<inout::InOutAdapter> = Vec::new();
+    // Declarations of a struct taken by `&` or by value and of its tangent.
+    let mut struct_init = String::new();
+    let mut struct_init_t = String::new();
     // Outputs returned (the final contents of in-out parameters follow them: those of fixed
     // size in parameter order, then the slice's).
     let outs = if f.out == OutKind::Unit {
@@ -3239,6 +3297,8 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
             continue;
         }
         if let Some(a) = inout::InOutAdapter::new(p, k, slice_at) {
+            // (A struct taken by `&mut` with a `Vec` field has scalar slots as well.)
+            k += a.slots;
             args.push(a.arg.clone());
             tangents.push(a.tangent.clone());
             adjoints.push(a.adjoint.clone());
@@ -3296,6 +3356,18 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
                 stores.push_str(&a.store);
                 k += a.slots;
             }
+            Param::Struct(l) => {
+                let a = structs::adapter(l, k);
+                let (init, init_t) = structs::init(l, k);
+                struct_init.push_str(&init);
+                struct_init_t.push_str(&init_t);
+                args.push(a.arg);
+                tangents.push(a.tangent);
+                adjoints.push(a.adjoint);
+                loads.push_str(&a.load);
+                stores.push_str(&a.store);
+                k += a.slots;
+            }
             Param::Workspace(n) => {
                 // Constants in, whatever the function leaves in it out (not an output).
                 args.push("&mut [0.5, -0.25, 1.0]".to_string());
@@ -3310,7 +3382,27 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
         }
     }
     let scalars = k;
-    let args = args.join(", ");
+    // A method's receiver is the struct `st` (its adapter's argument is empty).
+    let method = f
+        .params
+        .iter()
+        .filter_map(structs::layout)
+        .any(|l| l.kind.method());
+    let callee = |suffix: &str| {
+        if method {
+            format!("st.{name}{suffix}")
+        } else {
+            format!("{name}{suffix}")
+        }
+    };
+    args.retain(|a| !a.is_empty());
+    let with = |more: &[String]| -> String {
+        args.iter()
+            .chain(more)
+            .cloned()
+            .collect::<Vec<String>>()
+            .join(", ")
+    };
     let called: Vec<String> = called_helpers(helpers, f)
         .into_iter()
         .map(|h| format!("{:?}", helpers[h].name))
@@ -3397,15 +3489,15 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
         inouts.iter().any(|a| a.slice)
     ));
     s.push_str(&format!(
-        "            primal: |s, v, n| {{\n{init}{}{extend}{ind}y\n            }},\n",
-        bind(format!("{name}({args})"), false)
+        "            primal: |s, v, n| {{\n{init}{struct_init}{}{extend}{ind}y\n            }},\n",
+        bind(format!("{}({})", callee(""), with(&[])), false)
     ));
     if cfg.primal_only {
         s.push_str("            jvp: None,\n            vjp: None,\n");
     } else {
         s.push_str(&format!(
-            "            jvp: Some(|s, v, n, ts, tv| {{\n{init}{init_t}{}{extend}{extend_t}{ind}(y, t)\n            }}),\n",
-            bind(format!("{name}_jvp({args}, {})", tangents.join(", ")), true),
+            "            jvp: Some(|s, v, n, ts, tv| {{\n{init}{init_t}{struct_init}{struct_init_t}{}{extend}{extend_t}{ind}(y, t)\n            }}),\n",
+            bind(format!("{}({})", callee("_jvp"), with(&tangents)), true),
         ));
         for z in &extra_slices {
             loads.push_str(&format!(
@@ -3415,14 +3507,12 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
                 "                for (g, z) in gv.iter_mut().zip(&{z}) {{\n                    *g += z;\n                }}\n"
             ));
         }
-        let seed_arg = if unit {
-            String::new()
-        } else {
-            format!(", {seed}")
-        };
+        if !unit {
+            adjoints.push(seed);
+        }
         s.push_str(&format!(
-            "            vjp: Some(|s, v, n, gs, gv, c| {{\n{init}{init_b}{loads}{}{stores}{add_b}{extend}{ind}y\n            }}),\n",
-            bind(format!("{name}_vjp({args}, {}{seed_arg})", adjoints.join(", ")), false),
+            "            vjp: Some(|s, v, n, gs, gv, c| {{\n{init}{init_b}{struct_init}{loads}{}{stores}{add_b}{extend}{ind}y\n            }}),\n",
+            bind(format!("{}({})", callee("_vjp"), with(&adjoints)), false),
         ));
     }
     s.push_str("        },\n");

@@ -102,6 +102,21 @@ impl Votes<'_, '_> {
         }
     }
 
+    /// Arguments of a call: a field lent by `&` (`total(&s.w)`) is a sequence (a float cannot
+    /// be passed by reference to a differentiated function; rustc's check at the field catches
+    /// a wrong reading).
+    fn lent<'e>(&mut self, args: impl IntoIterator<Item = &'e syn::Expr>) {
+        for a in args {
+            if let syn::Expr::Reference(r) = a {
+                if r.mutability.is_none() {
+                    if let Some((root, members)) = self.chain(&r.expr) {
+                        self.vote(key_string(&root, &members), Class::Seq);
+                    }
+                }
+            }
+        }
+    }
+
     /// `e` is used as an integer (an index, a range bound): so are the names it adds up.
     fn int_use(&mut self, e: &syn::Expr) {
         match e {
@@ -257,7 +272,28 @@ impl<'ast> Visit<'ast> for Votes<'_, '_> {
                 }
             }
             syn::Expr::Reference(r) if r.mutability.is_some() => self.written_place(&r.expr),
+            // `f64::powi(x, s.n)`: the method's rule, its receiver first.
+            syn::Expr::Call(c) => {
+                if let syn::Expr::Path(p) = &*c.func {
+                    let segs = &p.path.segments;
+                    let name = segs.last().map(|s| s.ident.to_string());
+                    let rule = name.as_deref().and_then(crate::methods::float_method);
+                    if let (Some(rule), true) = (rule, segs.len() == 2 && p.qself.is_none()) {
+                        for (i, a) in c.args.iter().enumerate() {
+                            let class = match (i, rule.arity) {
+                                (1, crate::methods::Arity::PowI) => Class::Int,
+                                _ => Class::Scalar,
+                            };
+                            if let Some(k) = self.key(a) {
+                                self.vote(k, class);
+                            }
+                        }
+                    }
+                }
+                self.lent(&c.args);
+            }
             syn::Expr::MethodCall(m) => {
+                self.lent(&m.args);
                 let name = m.method.to_string();
                 let recv = self.key(&m.receiver);
                 if SEQ_METHODS.contains(&name.as_str()) {
@@ -314,6 +350,65 @@ impl<'ast> Visit<'ast> for Votes<'_, '_> {
             self.vote(pi.ident.to_string(), Class::Int);
         }
         syn::visit::visit_expr_for_loop(self, f);
+    }
+
+    /// The items of `vec![..]` are expressions like any other (`vec![s.k; s.n]`).
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        if let Some(body) = VecBody::parse(m) {
+            if let Some(len) = &body.len {
+                self.int_use(len);
+                self.visit_expr(len);
+            }
+            for e in &body.items {
+                self.visit_expr(e);
+            }
+        }
+    }
+}
+
+/// The body of a `vec![..]`: `vec![e; len]` or `vec![a, b, ..]`.
+pub(super) struct VecBody {
+    pub(super) items: Vec<syn::Expr>,
+    pub(super) len: Option<syn::Expr>,
+}
+
+impl VecBody {
+    pub(super) fn parse(m: &syn::Macro) -> Option<VecBody> {
+        if !m.path.is_ident("vec") {
+            return None;
+        }
+        m.parse_body_with(|input: syn::parse::ParseStream| {
+            let mut body = VecBody {
+                items: Vec::new(),
+                len: None,
+            };
+            if input.is_empty() {
+                return Ok(body);
+            }
+            body.items.push(input.parse()?);
+            if input.peek(syn::Token![;]) {
+                let _: syn::Token![;] = input.parse()?;
+                body.len = Some(input.parse()?);
+                return Ok(body);
+            }
+            while !input.is_empty() {
+                let _: syn::Token![,] = input.parse()?;
+                if input.is_empty() {
+                    break;
+                }
+                body.items.push(input.parse()?);
+            }
+            Ok(body)
+        })
+        .ok()
+    }
+
+    pub(super) fn tokens(&self) -> TokenStream {
+        let items = &self.items;
+        match &self.len {
+            Some(len) => quote!(#(#items)*; #len),
+            None => quote!(#(#items),*),
+        }
     }
 }
 

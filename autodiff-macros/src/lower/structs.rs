@@ -482,6 +482,15 @@ impl VisitMut for Rewrite<'_> {
         syn::visit_mut::visit_expr_mut(self, e);
     }
 
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        if let Some(mut body) = super::field_votes::VecBody::parse(m) {
+            for e in body.items.iter_mut().chain(body.len.as_mut()) {
+                self.visit_expr_mut(e);
+            }
+            m.tokens = body.tokens();
+        }
+    }
+
     fn visit_pat_ident_mut(&mut self, p: &mut syn::PatIdent) {
         if self.plan.is_root(&p.ident.to_string()) {
             self.rebound.push(p.ident.clone());

@@ -1,0 +1,470 @@
+//! Struct arguments: a program may take a `#[derive(Differentiable)]` struct of its own type
+//! `Sddd` (float fields `k` and `g`, a `w: Vec<f64>` of the common length, a `q: [f64; 3]`, an
+//! integer `m: usize` that bounds loops, an integer `e: i32` that is a `powi` exponent, a nested
+//! `sub: SdddIn { x, y }`), by `&` (`st: &Sddd`), by value (`st: Sddd`), by `&mut` (its float
+//! fields and sequence elements written), or be a method of it (`&self`, `&mut self`) in an
+//! `impl` block.
+//!
+//! The fields are variables of the generator named by their place (`st.k`, `self.sub.x`,
+//! `st.w`, `st.q`): floats and vectors of the usual kinds, read-only unless the struct is taken
+//! by `&mut`; their values lie in [-1, 1] on entry, like the other inputs. The test's adapters
+//! build the struct from its scalar slots (the float fields, the array, the nested floats, in
+//! that order) and the slice (the `Vec` field takes the slice's values), its tangent likewise,
+//! and add the adjoint struct back into the scalar and slice adjoints. A struct taken by `&mut`
+//! is in-out: its final float contents are outputs after the other fixed ones, its `Vec` field's
+//! final contents are the `n` outputs of the slice (so the program takes no `io` then), and its
+//! adjoint buffer holds their seeds on entry and the initial contents' adjoints on exit.
+
+use super::*;
+
+/// How a program takes its struct.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum StructKind {
+    Ref,
+    Value,
+    Mut,
+    SelfRef,
+    SelfMut,
+}
+
+impl StructKind {
+    pub(super) fn mutable(self) -> bool {
+        matches!(self, StructKind::Mut | StructKind::SelfMut)
+    }
+
+    pub(super) fn method(self) -> bool {
+        matches!(self, StructKind::SelfRef | StructKind::SelfMut)
+    }
+
+    /// The name the body reads the struct by.
+    pub(super) fn root(self) -> &'static str {
+        if self.method() {
+            "self"
+        } else {
+            "st"
+        }
+    }
+}
+
+/// The shape of a program's struct type, and how the program takes it.
+#[derive(Clone, Debug)]
+pub(super) struct Layout {
+    /// The type's name (`S017`; the nested one is `S017In`).
+    pub ty: String,
+    pub kind: StructKind,
+    /// Number of float fields (`k`, then `g`).
+    pub floats: usize,
+    /// Has `w: Vec<f64>` of the common length.
+    pub vec: bool,
+    /// Has `q: [f64; 3]`.
+    pub arr: bool,
+    /// `m: usize` and its value (a loop bound, at most `N_MIN`).
+    pub count: Option<usize>,
+    /// `e: i32` and its value (a `powi` exponent).
+    pub exp: Option<i32>,
+    /// Has `sub: <ty>In { x: f64, y: f64 }`.
+    pub nested: bool,
+}
+
+const FLOAT_FIELDS: &[&str] = &["k", "g"];
+const ARR_LEN: usize = 3;
+
+impl Layout {
+    /// Scalar slots: the float fields, the array, the nested floats.
+    pub(super) fn slots(&self) -> usize {
+        self.places().len()
+    }
+
+    /// The float places of the struct in slot order (`k`, `q[0]`, `sub.x`).
+    fn places(&self) -> Vec<String> {
+        let mut out: Vec<String> = FLOAT_FIELDS[..self.floats]
+            .iter()
+            .map(|f| f.to_string())
+            .collect();
+        if self.arr {
+            out.extend((0..ARR_LEN).map(|j| format!("q[{j}]")));
+        }
+        if self.nested {
+            out.push("sub.x".into());
+            out.push("sub.y".into());
+        }
+        out
+    }
+
+    /// The type definitions (the nested struct first).
+    pub(super) fn definition(&self) -> String {
+        let derive = "#[derive(autodiff_runtime::Differentiable)]\n";
+        let mut s = String::new();
+        if self.nested {
+            s.push_str(&format!(
+                "{derive}struct {}In {{\n    x: f64,\n    y: f64,\n}}\n\n",
+                self.ty
+            ));
+        }
+        s.push_str(&format!("{derive}struct {} {{\n", self.ty));
+        for f in &FLOAT_FIELDS[..self.floats] {
+            s.push_str(&format!("    {f}: f64,\n"));
+        }
+        if self.vec {
+            s.push_str("    w: Vec<f64>,\n");
+        }
+        if self.arr {
+            s.push_str(&format!("    q: [f64; {ARR_LEN}],\n"));
+        }
+        if self.count.is_some() {
+            s.push_str("    m: usize,\n");
+        }
+        if self.exp.is_some() {
+            s.push_str("    e: i32,\n");
+        }
+        if self.nested {
+            s.push_str(&format!("    sub: {}In,\n", self.ty));
+        }
+        s.push_str("}\n\n");
+        s
+    }
+
+    /// A struct literal (of the type, or of its tangent type) whose float places are
+    /// `slot(0)`, `slot(1)`, ... and whose `Vec` field is `vec`.
+    fn literal(&self, tangent: bool, slot: &dyn Fn(usize) -> String, vec: &str) -> String {
+        let t = if tangent { "Tangent" } else { "" };
+        let mut fields = Vec::new();
+        let mut j = 0;
+        for f in &FLOAT_FIELDS[..self.floats] {
+            fields.push(format!("{f}: {}", slot(j)));
+            j += 1;
+        }
+        if self.vec {
+            fields.push(format!("w: {vec}"));
+        }
+        if self.arr {
+            let xs: Vec<String> = (j..j + ARR_LEN).map(slot).collect();
+            fields.push(format!("q: [{}]", xs.join(", ")));
+            j += ARR_LEN;
+        }
+        if let Some(m) = self.count {
+            fields.push(format!(
+                "m: {}",
+                if tangent { "()".into() } else { m.to_string() }
+            ));
+        }
+        if let Some(e) = self.exp {
+            fields.push(format!(
+                "e: {}",
+                if tangent { "()".into() } else { e.to_string() }
+            ));
+        }
+        if self.nested {
+            fields.push(format!(
+                "sub: {}In{t} {{ x: {}, y: {} }}",
+                self.ty,
+                slot(j),
+                slot(j + 1)
+            ));
+        }
+        format!("{}{t} {{ {} }}", self.ty, fields.join(", "))
+    }
+}
+
+/// The layout of `p` if it is a struct parameter.
+pub(super) fn layout(p: &Param) -> Option<&Layout> {
+    match p {
+        Param::Struct(l) => Some(l),
+        _ => None,
+    }
+}
+
+/// The signature item of a struct parameter.
+pub(super) fn sig(l: &Layout) -> String {
+    match l.kind {
+        StructKind::Ref => format!("st: &{}", l.ty),
+        StructKind::Value => format!("st: {}", l.ty),
+        StructKind::Mut => format!("st: &mut {}", l.ty),
+        StructKind::SelfRef => "&self".into(),
+        StructKind::SelfMut => "&mut self".into(),
+    }
+}
+
+/// The source of a program with the type definitions before it and, for a method, the `impl`
+/// block around it.
+pub(super) fn wrap(f: &mut FnOut) {
+    let Some(l) = f.params.iter().find_map(layout) else {
+        return;
+    };
+    let mut s = l.definition();
+    if l.kind.method() {
+        s.push_str(&format!("impl {} {{\n{}}}\n", l.ty, f.source));
+    } else {
+        s.push_str(&f.source);
+    }
+    f.source = s;
+}
+
+/// What the adapters pass for a struct taken by `&` or by value (`arg` empty for a method's
+/// receiver): built from the scalar slots at `k` and the slice; its adjoint buffer is loaded
+/// from the scalar adjoints and stored back, its `Vec` field's adjoint added into `gv`.
+pub(super) fn adapter(l: &Layout, k: usize) -> nested_rows::Adapter {
+    let ind = "                ";
+    let slot = |x: &'static str| move |j: usize| format!("{x}[{}]", k + j);
+    let by_value = l.kind == StructKind::Value;
+    let amp = if by_value { "" } else { "&" };
+    let mut store = String::new();
+    for (j, p) in l.places().iter().enumerate() {
+        store.push_str(&format!("{ind}gs[{}] = bst.{p};\n", k + j));
+    }
+    if l.vec {
+        store.push_str(&format!(
+            "{ind}for (g, b) in gv.iter_mut().zip(&bst.w) {{\n{ind}    *g += b;\n{ind}}}\n"
+        ));
+    }
+    nested_rows::Adapter {
+        arg: if l.kind.method() {
+            String::new()
+        } else {
+            format!("{amp}st")
+        },
+        tangent: format!("{amp}tst"),
+        adjoint: "&mut bst".into(),
+        load: format!(
+            "{ind}let mut bst = {};\n",
+            l.literal(true, &slot("gs"), "vec![0.0; n]")
+        ),
+        store,
+        slots: l.slots(),
+    }
+}
+
+/// The declarations of the struct `st` and of its tangent `tst` (from the scalar slots at `k`
+/// and the slice).
+pub(super) fn init(l: &Layout, k: usize) -> (String, String) {
+    let ind = "                ";
+    let slot = |x: &'static str| move |j: usize| format!("{x}[{}]", k + j);
+    let m = if l.kind.mutable() { "mut " } else { "" };
+    (
+        format!(
+            "{ind}let {m}st = {};\n",
+            l.literal(false, &slot("s"), "v.to_vec()")
+        ),
+        format!(
+            "{ind}let {m}tst = {};\n",
+            l.literal(true, &slot("ts"), "tv.to_vec()")
+        ),
+    )
+}
+
+/// The adapter of a struct taken by `&mut` at scalar slot `k`: its final float contents are the
+/// outputs at `c[at..]`, or, with a `Vec` field, those before `c[at..]`, where its `n` final
+/// `Vec` elements go.
+pub(super) fn inout_adapter(l: &Layout, k: usize, at: usize) -> inout::InOutAdapter {
+    let ind = "                ";
+    let places = l.places();
+    let fixed = places.len();
+    let first = if l.vec { at.saturating_sub(fixed) } else { at };
+    let (init, init_tangent) = init(l, k);
+    let seed = move |j: usize| format!("c[{}]", first + j);
+    let mut add_adjoint = String::new();
+    let mut extend = String::new();
+    let mut extend_t = String::new();
+    for (j, p) in places.iter().enumerate() {
+        add_adjoint.push_str(&format!("{ind}gs[{}] += bst.{p};\n", k + j));
+        extend.push_str(&format!("{ind}y.push(st.{p});\n"));
+        extend_t.push_str(&format!("{ind}t.push(tst.{p});\n"));
+    }
+    if l.vec {
+        add_adjoint.push_str(&format!(
+            "{ind}for (g, b) in gv.iter_mut().zip(&bst.w) {{\n{ind}    *g += b;\n{ind}}}\n"
+        ));
+        extend.push_str(&format!("{ind}y.extend_from_slice(&st.w);\n"));
+        extend_t.push_str(&format!("{ind}t.extend_from_slice(&tst.w);\n"));
+    }
+    let vec_seed = format!("c[{at}..].to_vec()");
+    inout::InOutAdapter {
+        arg: if l.kind.method() {
+            String::new()
+        } else {
+            "&mut st".into()
+        },
+        tangent: "&mut tst".into(),
+        adjoint: "&mut bst".into(),
+        init,
+        init_tangent,
+        init_adjoint: format!(
+            "{ind}let mut bst = {};\n",
+            l.literal(true, &seed, &vec_seed)
+        ),
+        add_adjoint,
+        extend,
+        extend_t,
+        slots: fixed,
+        fixed,
+        slice: l.vec,
+    }
+}
+
+impl FnGen<'_> {
+    /// Sometimes adds a struct parameter to a program's (shuffled) parameters: a method's
+    /// receiver first, else anywhere.
+    pub(super) fn struct_param(&mut self, k: usize, params: &mut Vec<Param>) {
+        let mut kinds = Vec::new();
+        for (c, kind) in [
+            (Construct::StructRef, StructKind::Ref),
+            (Construct::StructValue, StructKind::Value),
+            (Construct::StructMut, StructKind::Mut),
+            (Construct::StructMethod, StructKind::SelfRef),
+            (Construct::StructMutMethod, StructKind::SelfMut),
+        ] {
+            // A method is not combined with `wrt(...)` (nor with a workspace, which needs it).
+            if self.on(c) && !(kind.method() && self.workspace) {
+                kinds.push((c, kind));
+            }
+        }
+        if kinds.is_empty() || !self.chance(0.35) {
+            return;
+        }
+        let nested = params.iter().any(|p| matches!(p, Param::Nested(..)));
+        if nested && !self.on(Construct::StructNestedParam) {
+            return;
+        }
+        if nested {
+            self.count(Construct::StructNestedParam);
+        }
+        let (c, kind) = self.pick(&kinds);
+        self.count(c);
+        // The `Vec` field of a `&mut` struct gives the slice's outputs: not next to `io`.
+        let vec_ok = !(kind.mutable() && self.inout == Some("io"));
+        let vec = vec_ok && self.on(Construct::StructVecField) && self.chance(0.5);
+        let arr = self.on(Construct::StructArrayField) && self.chance(0.4);
+        let nested = self.on(Construct::StructNestedField) && self.chance(0.35);
+        let count = (self.on(Construct::StructIntBound) && self.chance(0.6))
+            .then(|| self.rng.gen_range(2..=N_MIN));
+        let exp =
+            (self.on(Construct::StructPowiField) && self.chance(0.4)).then(|| self.pick(&[2, 3]));
+        let floats = self.rng.gen_range(1..=FLOAT_FIELDS.len());
+        let l = Layout {
+            ty: format!("S{k:03}"),
+            kind,
+            floats,
+            vec,
+            arr,
+            count,
+            exp,
+            nested,
+        };
+        for (on, c) in [
+            (vec, Construct::StructVecField),
+            (arr, Construct::StructArrayField),
+            (nested, Construct::StructNestedField),
+        ] {
+            if on {
+                self.count(c);
+            }
+        }
+        let at = if kind.method() {
+            0
+        } else {
+            self.rng.gen_range(0..=params.len())
+        };
+        params.insert(at, Param::Struct(l));
+    }
+
+    /// Declares the struct's fields as variables, and reads one float of it (the struct is an
+    /// active argument only if the body reads a float of it).
+    pub(super) fn struct_input(&mut self, params: &[Param]) {
+        let Some(l) = params.iter().find_map(layout).cloned() else {
+            return;
+        };
+        let root = l.kind.root();
+        let mutable = l.kind.mutable();
+        let mut floats: Vec<String> = FLOAT_FIELDS[..l.floats]
+            .iter()
+            .map(|f| format!("{root}.{f}"))
+            .collect();
+        if l.nested {
+            floats.push(format!("{root}.sub.x"));
+            floats.push(format!("{root}.sub.y"));
+        }
+        for f in &floats {
+            if mutable {
+                let base: f64 = self.pick(&[1.0, 2.0, 4.0]);
+                let room: f64 = self.pick(&[2.0, 8.0]);
+                self.declare(f.clone(), Ty::Float, true, base, room);
+            } else {
+                self.push_input(f, 1.0);
+            }
+        }
+        for (on, name, len) in [(l.vec, "w", None), (l.arr, "q", Some(ARR_LEN))] {
+            if !on {
+                continue;
+            }
+            let (base, room) = if mutable {
+                (self.pick(&[1.0, 2.0, 4.0]), self.pick(&[2.0, 8.0, 16.0]))
+            } else {
+                (1.0, 0.0)
+            };
+            self.declare(format!("{root}.{name}"), Ty::Vector, mutable, base, room);
+            self.vars.last_mut().expect("just declared").arr_len = len;
+        }
+        // Not when `w` is written: `st.w[st.w.len() - 1] += x` borrows `st.w` twice (E0502).
+        if l.vec && !mutable && self.on(Construct::StructLen) {
+            self.lens.push(if l.kind.method() {
+                "self.w.len()"
+            } else {
+                "st.w.len()"
+            });
+        }
+        if mutable && self.on(Construct::StructUnitOut) {
+            self.unit_place = Some(format!("{root}.{}", FLOAT_FIELDS[0]));
+        }
+        // Each sequence field is indexed once: the macro reads a field only lent to calls
+        // (`h(&st.w)`, `hm(&mut st.w)`) as a float (see the report of seed 30001).
+        let mut reads = vec![self.pick(&floats)];
+        if l.vec {
+            reads.push(format!("{root}.w[0]"));
+        }
+        if l.arr {
+            reads.push(format!("{root}.q[2]"));
+        }
+        reads.shuffle(&mut self.rng);
+        let t = self.fresh("t");
+        let sum = reads.join(" + ");
+        self.line(format!("let {t} = {sum};"));
+        // Bound of any float of the struct on entry, times the terms.
+        self.declare(t, Ty::Float, false, reads.len() as f64, 0.0);
+        self.strukt = Some(l);
+    }
+
+    /// Ranges bounded by the struct's integer field.
+    pub(super) fn struct_ranges(&self, forms: &mut Vec<(String, usize, usize, Option<Construct>)>) {
+        if let Some(l) = &self.strukt {
+            if let Some(m) = l.count {
+                let r = format!("0..{}.m", l.kind.root());
+                for _ in 0..3 {
+                    forms.push((r.clone(), m, 0, Some(Construct::StructIntBound)));
+                }
+            }
+        }
+    }
+
+    /// Expression nodes reading the struct's integer exponent.
+    pub(super) fn struct_ops(&self, ops: &mut Vec<(Op, f64)>) {
+        if self.strukt.as_ref().is_some_and(|l| l.exp.is_some()) && self.on(Construct::Powi) {
+            ops.push((Op::Idiom(Construct::StructPowiField), 0.6));
+        }
+    }
+
+    /// `a.powi(st.e)` with the struct's exponent.
+    pub(super) fn struct_powi(&mut self, d: u32) -> Ex {
+        let l = self.strukt.as_ref().expect("a struct with an exponent");
+        let (root, e) = (l.kind.root(), l.exp.expect("an exponent"));
+        self.count(Construct::StructPowiField);
+        self.count(Construct::Powi);
+        let a = self.arg(d, EXPR_CAP.powf(1.0 / e as f64));
+        let b = a.b.powi(e);
+        Ex::atom(self.meth(&a, "powi", &[format!("{root}.e")]), b)
+    }
+
+    /// Whether `name` (a variable or a place) is a field of the struct.
+    pub(super) fn is_field(name: &str) -> bool {
+        name.starts_with("st.") || name.starts_with("self.")
+    }
+}
