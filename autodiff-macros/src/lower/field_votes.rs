@@ -1,7 +1,8 @@
 //! What each field of a struct argument is, read from the body's uses (`lower/structs.rs`):
-//! takes the function body, gives a vote per name and field (indexed or iterated: a sequence;
-//! an index, a range bound, a `powi` exponent, next to an integer or cast with `as`: an integer;
-//! next to a float: a float), names that must share a class joined, and each field's class.
+//! takes the function body, gives a vote per name and field (indexed, iterated or lent by `&`
+//! to a call: a sequence; an index, a range bound, a `powi` exponent, next to an integer or cast
+//! with `as`: an integer; next to a float: a float), names that must share a class joined, and
+//! each field's class.
 
 use super::structs::{chain, key_string, Class, SEQ_METHODS, WRITING_METHODS};
 use super::*;
