@@ -491,6 +491,11 @@ impl FnGen<'_> {
         }
         self.vars[n].dirty = false;
         self.frozen.push(name);
+        // The zipped partner is borrowed by the loop as well: nothing in the body may lend it
+        // `&mut` (E0502 in the program itself, seed 30004).
+        if let Some(o) = partner {
+            self.frozen.push(self.vars[o].name.clone());
+        }
         let mark = self.vars.len();
         self.enter_loop(LoopKind::ContinueOk, trips);
         self.declare_row_ref(&q, n);
@@ -529,6 +534,7 @@ impl FnGen<'_> {
         }
         if partner.is_some() {
             self.row_refs.pop();
+            self.frozen.pop();
         }
         self.row_refs.pop();
         self.frozen.pop();
