@@ -33,7 +33,7 @@ impl Lowerer<'_> {
         // `&p[i]`, `&mut p[i]`: a row of a nested array, borrowed as `&[T; C]`.
         if let syn::Expr::Index(_) = &*r.expr {
             if let Some(view) = self.row_view(&r.expr, out) {
-                let end = super::chains::bin(BinOp::Add, view.offset.clone(), view.len.clone());
+                let end = super::build::bin(BinOp::Add, view.offset.clone(), view.len.clone());
                 let l = Landing {
                     base: view.base,
                     start: Some(view.offset),
@@ -143,7 +143,7 @@ impl Lowerer<'_> {
     /// The whole of a view, as a range of its base.
     fn view_landing(&self, v: VarId) -> Option<Landing> {
         let view = self.views.get(&v)?;
-        let end = super::chains::bin(BinOp::Add, view.offset.clone(), view.len.clone());
+        let end = super::build::bin(BinOp::Add, view.offset.clone(), view.len.clone());
         Some(Landing {
             base: view.base,
             start: Some(view.offset.clone()),
@@ -236,7 +236,7 @@ impl Lowerer<'_> {
             return Some(None);
         }
         let add = |a: Option<Expr>, b: Option<Expr>| match (a, b) {
-            (Some(a), Some(b)) => Some(super::chains::bin(BinOp::Add, a, b)),
+            (Some(a), Some(b)) => Some(super::build::bin(BinOp::Add, a, b)),
             (a, None) => a,
             (None, b) => b,
         };
@@ -274,5 +274,5 @@ fn plus_one(e: Expr) -> Expr {
         ExprKind::Lit(syn::parse_quote!(1)),
         proc_macro2::Span::call_site(),
     );
-    super::chains::bin(BinOp::Add, e, one)
+    super::build::bin(BinOp::Add, e, one)
 }

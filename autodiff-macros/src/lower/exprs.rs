@@ -487,7 +487,7 @@ impl Lowerer<'_> {
                     return Expr::new(
                         ExprKind::VecRepeat {
                             elem: x,
-                            len: Box::new(super::chains::bin(BinOp::Mul, len, c)),
+                            len: Box::new(super::build::bin(BinOp::Mul, len, c)),
                         },
                         span,
                     );

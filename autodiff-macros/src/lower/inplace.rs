@@ -3,7 +3,8 @@
 //! sub-slices `v[a..b]`), gives the element reads and writes they stand for (a swap through a
 //! temporary, an index loop), so both modes differentiate them like hand-written loops.
 
-use super::chains::{int_lit, shifted, var, ISeq};
+use super::build::{int_lit, shifted, var};
+use super::chains::ISeq;
 use super::*;
 
 /// Whether `path` names `std::mem::{swap, replace, take}` (as `mem::swap`, `std::mem::swap` or

@@ -15,6 +15,7 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 
 mod borrows;
+mod build;
 mod calls;
 mod chains;
 mod closures;
@@ -31,6 +32,7 @@ mod stmts;
 mod structs;
 mod types;
 
+use build::*;
 use chains::*;
 use convert::{is_from_name, to_primitive_target};
 use shapes::call_result_untyped;

@@ -10,7 +10,8 @@
 //! return); anywhere else (another function's argument, a method with no flat meaning such as
 //! `swap` of rows) it is reported, never lowered as if flat.
 
-use super::chains::{bin, int_lit, shifted, ISeq, Item};
+use super::build::{bin, int_lit, shifted};
+use super::chains::{ISeq, Item};
 use super::*;
 
 impl Lowerer<'_> {
