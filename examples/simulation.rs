@@ -16,7 +16,6 @@
 mod common;
 
 use autodiff_runtime::{differentiate, Differentiable};
-use indicatif::{ProgressBar, ProgressStyle};
 
 /// Time step and number of steps of the simulation.
 const DT: f64 = 0.005;
@@ -136,45 +135,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::process::exit(1);
     }
 
-    // Gradient descent with momentum (heavy ball), the step halved whenever the misfit grows.
+    // Gradient descent with momentum over (k, x), the step halved whenever the misfit grows.
     let iterations = 1500;
-    let mut lr = 0.05;
-    let momentum = 0.9;
-    let mut velocity = vec![0.0; n + 1];
-    let mut losses = Vec::with_capacity(iterations);
-    let mut previous = f64::INFINITY;
-    let bar = ProgressBar::new(iterations as u64);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{bar:40.cyan/blue} {pos:>5}/{len} [{elapsed_precise}] {msg}",
-        )?
-        .progress_chars("##-"),
-    );
     let start = std::time::Instant::now();
-    for it in 0..iterations {
-        let (loss, g) = misfit_and_gradient(&guess, &obs);
-        losses.push(loss);
-        if loss > previous {
-            lr *= 0.5;
-            velocity.fill(0.0);
-        }
-        previous = loss;
-        for (j, d) in std::iter::once(g.k).chain(g.x.iter().copied()).enumerate() {
-            velocity[j] = momentum * velocity[j] - lr * d;
-        }
-        guess.k += velocity[0];
-        for i in 0..n {
-            guess.x[i] += velocity[i + 1];
-        }
-        if it % 50 == 0 {
-            bar.set_message(format!("misfit {loss:.3e}, k {:.5}", guess.k));
-        }
-        if it % 250 == 0 {
-            bar.suspend(|| println!("iteration {it:>5}: misfit {loss:.3e}, k = {:.6}", guess.k));
-        }
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
+    let mut theta: Vec<f64> = std::iter::once(guess.k)
+        .chain(guess.x.iter().copied())
+        .collect();
+    let losses = common::heavy_ball(&mut theta, iterations, 0.05, "k", |p| {
+        let mut s = guess.clone();
+        s.k = p[0];
+        s.x.copy_from_slice(&p[1..]);
+        let (loss, g) = misfit_and_gradient(&s, &obs);
+        (loss, std::iter::once(g.k).chain(g.x).collect())
+    })?;
+    guess.k = theta[0];
+    guess.x.copy_from_slice(&theta[1..]);
     let elapsed = start.elapsed();
     let mut end = guess.clone();
     end.advance(STEPS);

@@ -11,7 +11,6 @@
 mod common;
 
 use autodiff_runtime::{check, differentiate};
-use indicatif::{ProgressBar, ProgressStyle};
 
 /// Time step and number of steps of the simulation.
 const DT: f64 = 0.005;
@@ -103,49 +102,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::process::exit(1);
     }
 
-    // Gradient descent with momentum (heavy ball), the step halved whenever the misfit grows.
+    // Gradient descent with momentum over (k, x0), the step halved whenever the misfit grows.
     let iterations = 1500;
-    let mut lr = 0.05;
-    let momentum = 0.9;
-    let mut velocity = vec![0.0; n + 1];
-    let mut losses = Vec::with_capacity(iterations);
-    let mut previous = f64::INFINITY;
-    let bar = ProgressBar::new(iterations as u64);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{bar:40.cyan/blue} {pos:>5}/{len} [{elapsed_precise}] {msg}",
-        )?
-        .progress_chars("##-"),
-    );
     let start = std::time::Instant::now();
+    let mut theta: Vec<f64> = std::iter::once(k).chain(x0.iter().copied()).collect();
     let mut dx0 = vec![0.0; n];
-    for it in 0..iterations {
+    let losses = common::heavy_ball(&mut theta, iterations, 0.05, "k", |p| {
         // Reverse mode adds into the adjoints: start each gradient from zero.
         let mut dk = 0.0;
         dx0.fill(0.0);
-        let loss = misfit_vjp(k, &x0, &obs_x, &obs_v, STEPS, &mut dk, &mut dx0, 1.0);
-        losses.push(loss);
-        if loss > previous {
-            lr *= 0.5;
-            velocity.fill(0.0);
-        }
-        previous = loss;
-        for (j, g) in std::iter::once(dk).chain(dx0.iter().copied()).enumerate() {
-            velocity[j] = momentum * velocity[j] - lr * g;
-        }
-        k += velocity[0];
-        for i in 0..n {
-            x0[i] += velocity[i + 1];
-        }
-        if it % 50 == 0 {
-            bar.set_message(format!("misfit {loss:.3e}, k {k:.5}"));
-        }
-        if it % 250 == 0 {
-            bar.suspend(|| println!("iteration {it:>5}: misfit {loss:.3e}, k = {k:.6}"));
-        }
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
+        let loss = misfit_vjp(p[0], &p[1..], &obs_x, &obs_v, STEPS, &mut dk, &mut dx0, 1.0);
+        (
+            loss,
+            std::iter::once(dk).chain(dx0.iter().copied()).collect(),
+        )
+    })?;
+    k = theta[0];
+    x0.copy_from_slice(&theta[1..]);
     let elapsed = start.elapsed();
     let final_misfit = misfit(k, &x0, &obs_x, &obs_v, STEPS);
     let x0_err = x0

@@ -114,3 +114,55 @@ pub fn loss_curve(
     root.present()?;
     Ok(())
 }
+
+/// Gradient descent with momentum (heavy ball) on `theta`, from `lr`, the step halved (and the
+/// momentum dropped) whenever the loss grows, with a progress bar and a line every 250
+/// iterations naming `theta[0]` as `first`. `loss_grad` gives the loss and its gradient at a
+/// point. Returns the losses, one per iteration.
+pub fn heavy_ball(
+    theta: &mut [f64],
+    iterations: usize,
+    mut lr: f64,
+    first: &str,
+    mut loss_grad: impl FnMut(&[f64]) -> (f64, Vec<f64>),
+) -> Result<Vec<f64>, Box<dyn std::error::Error>> {
+    use indicatif::{ProgressBar, ProgressStyle};
+    let momentum = 0.9;
+    let mut velocity = vec![0.0; theta.len()];
+    let mut losses = Vec::with_capacity(iterations);
+    let mut previous = f64::INFINITY;
+    let bar = ProgressBar::new(iterations as u64);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:40.cyan/blue} {pos:>5}/{len} [{elapsed_precise}] {msg}",
+        )?
+        .progress_chars("##-"),
+    );
+    for it in 0..iterations {
+        let (loss, grad) = loss_grad(theta);
+        losses.push(loss);
+        if loss > previous {
+            lr *= 0.5;
+            velocity.fill(0.0);
+        }
+        previous = loss;
+        for ((t, v), g) in theta.iter_mut().zip(&mut velocity).zip(&grad) {
+            *v = momentum * *v - lr * g;
+            *t += *v;
+        }
+        if it % 50 == 0 {
+            bar.set_message(format!("misfit {loss:.3e}, {first} {:.5}", theta[0]));
+        }
+        if it % 250 == 0 {
+            bar.suspend(|| {
+                println!(
+                    "iteration {it:>5}: misfit {loss:.3e}, {first} = {:.6}",
+                    theta[0]
+                )
+            });
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok(losses)
+}
