@@ -34,11 +34,11 @@ mod common;
 
 use std::hint::black_box;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use adbench::io::{read_ba, read_gmm, read_lstm, BaInput, GmmInput, LstmInput};
 use adbench::{ba, data_root, gmm, lstm};
-use common::{format_ratio, format_time, print_table};
+use common::{format_ratio, format_time, interleaved_medians, print_table, Variant};
 use criterion::Criterion;
 
 /// Time one sample of the table aims at, and the number of rounds (odd: the median is a sample).
@@ -71,8 +71,6 @@ const SMALL_BA: &[&str] = &["test"];
 const OBJECTIVE: &str = "objective";
 const GENERATED: &str = "generated";
 const HAND: &str = "hand";
-
-type Variant<'a> = (&'static str, Box<dyn FnMut() -> f64 + 'a>);
 
 fn load_gmm(name: &str) -> GmmInput {
     read_gmm(&data_root().join(format!("data/gmm/{name}.txt")), false)
@@ -225,50 +223,9 @@ fn criterion_phase(c: &mut Criterion, gmm_names: &[&str], ba_names: &[&str], lst
     }
 }
 
-/// Seconds per call of `run` over `reps` calls.
-fn time_sample(run: &mut dyn FnMut() -> f64, reps: u64) -> f64 {
-    let start = Instant::now();
-    for _ in 0..reps {
-        black_box(run());
-    }
-    start.elapsed().as_secs_f64() / reps as f64
-}
-
-/// Repetitions that make one sample of `run` last about `SAMPLE`; warms `run` up on the way.
-fn calibrate(run: &mut dyn FnMut() -> f64) -> u64 {
-    let mut reps = 1;
-    loop {
-        let start = Instant::now();
-        for _ in 0..reps {
-            black_box(run());
-        }
-        let elapsed = start.elapsed();
-        if elapsed >= SAMPLE / 4 {
-            let per_call = elapsed.as_secs_f64() / reps as f64;
-            return ((SAMPLE.as_secs_f64() / per_call).round() as u64).max(1);
-        }
-        reps *= 2;
-    }
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
-}
-
 /// Median seconds per call of the variants `objective`, `generated`, `hand`, interleaved.
-fn interleaved_medians(variants: &mut [Variant<'_>]) -> [f64; 3] {
-    let reps: Vec<u64> = variants
-        .iter_mut()
-        .map(|(_, run)| calibrate(&mut **run))
-        .collect();
-    let mut samples = vec![Vec::with_capacity(ROUNDS); variants.len()];
-    for _ in 0..ROUNDS {
-        for (i, (_, run)) in variants.iter_mut().enumerate() {
-            samples[i].push(time_sample(&mut **run, reps[i]));
-        }
-    }
-    let m: Vec<f64> = samples.into_iter().map(median).collect();
+fn medians3(variants: &mut [Variant<'_>]) -> [f64; 3] {
+    let m = interleaved_medians(variants, SAMPLE, ROUNDS);
     [m[0], m[1], m[2]]
 }
 
@@ -297,7 +254,7 @@ fn table() {
                        local: String,
                        variants: &mut [Variant<'_>]| {
         eprintln!("measuring {label}");
-        let [obj, gen, hand] = interleaved_medians(variants);
+        let [obj, gen, hand] = medians3(variants);
         let (manual, tapenade) = match paper {
             Some((file, col)) => (
                 reference(file, "Manual", col),

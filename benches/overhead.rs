@@ -38,8 +38,7 @@
 mod overhead_parts;
 mod problems;
 
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::Criterion;
 use overhead_parts::common::*;
@@ -67,52 +66,6 @@ fn criterion_phase(c: &mut Criterion) {
     });
 }
 
-/// Seconds per call of `run` over `reps` calls.
-fn time_sample(run: &mut dyn FnMut() -> f64, reps: u64) -> f64 {
-    let start = Instant::now();
-    for _ in 0..reps {
-        black_box(run());
-    }
-    start.elapsed().as_secs_f64() / reps as f64
-}
-
-/// Repetitions that make one sample of `run` last about `SAMPLE_TARGET`; warms `run` up on the way.
-fn calibrate(run: &mut dyn FnMut() -> f64) -> u64 {
-    let mut reps = 1;
-    loop {
-        let start = Instant::now();
-        for _ in 0..reps {
-            black_box(run());
-        }
-        let elapsed = start.elapsed();
-        if elapsed >= SAMPLE_TARGET / 4 {
-            let per_call = elapsed.as_secs_f64() / reps as f64;
-            return ((SAMPLE_TARGET.as_secs_f64() / per_call).round() as u64).max(1);
-        }
-        reps *= 2;
-    }
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
-}
-
-/// Median seconds per call of every variant, the variants' samples interleaved round by round.
-fn interleaved_medians(variants: &mut [Variant<'_>]) -> Vec<f64> {
-    let reps: Vec<u64> = variants
-        .iter_mut()
-        .map(|(_, run)| calibrate(&mut **run))
-        .collect();
-    let mut samples = vec![Vec::with_capacity(ROUNDS); variants.len()];
-    for _ in 0..ROUNDS {
-        for (i, (_, run)) in variants.iter_mut().enumerate() {
-            samples[i].push(time_sample(&mut **run, reps[i]));
-        }
-    }
-    samples.into_iter().map(median).collect()
-}
-
 fn ratio_phase(wanted: impl Fn(&str) -> bool) {
     let mut rows = Vec::new();
     let mut forward_rows = Vec::new();
@@ -121,7 +74,7 @@ fn ratio_phase(wanted: impl Fn(&str) -> bool) {
             return;
         }
         eprintln!("measuring ratios: {problem}");
-        let medians = interleaved_medians(variants);
+        let medians = interleaved_medians(variants, SAMPLE_TARGET, ROUNDS);
         let time_of = |name: &str| {
             variants
                 .iter()
@@ -249,5 +202,7 @@ fn main() {
         Some(f) => problem.contains(f.as_str()) || f.contains(problem),
     };
     ratio_phase(wanted);
-    overhead_parts::small::small_phase(&mut small_rng(), wanted, interleaved_medians);
+    overhead_parts::small::small_phase(&mut small_rng(), wanted, |v| {
+        interleaved_medians(v, SAMPLE_TARGET, ROUNDS)
+    });
 }

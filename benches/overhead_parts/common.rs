@@ -85,3 +85,55 @@ pub fn print_table<const N: usize>(header: &[&str; N], rows: &[[String; N]]) {
         line(row);
     }
 }
+
+/// Median seconds per call of every variant: each calibrated to samples about `sample` long,
+/// then `rounds` rounds that time one sample of every variant in turn (interleaved, so that a
+/// noisy neighbour slows them all alike).
+pub fn interleaved_medians(
+    variants: &mut [Variant<'_>],
+    sample: std::time::Duration,
+    rounds: usize,
+) -> Vec<f64> {
+    let reps: Vec<u64> = variants
+        .iter_mut()
+        .map(|(_, run)| calibrate(&mut **run, sample))
+        .collect();
+    let mut samples = vec![Vec::with_capacity(rounds); variants.len()];
+    for _ in 0..rounds {
+        for (i, (_, run)) in variants.iter_mut().enumerate() {
+            samples[i].push(time_sample(&mut **run, reps[i]));
+        }
+    }
+    samples.into_iter().map(median).collect()
+}
+
+/// Seconds per call of `run` over `reps` calls.
+fn time_sample(run: &mut dyn FnMut() -> f64, reps: u64) -> f64 {
+    let start = std::time::Instant::now();
+    for _ in 0..reps {
+        std::hint::black_box(run());
+    }
+    start.elapsed().as_secs_f64() / reps as f64
+}
+
+/// Repetitions that make one sample of `run` last about `sample`; warms `run` up on the way.
+fn calibrate(run: &mut dyn FnMut() -> f64, sample: std::time::Duration) -> u64 {
+    let mut reps = 1;
+    loop {
+        let start = std::time::Instant::now();
+        for _ in 0..reps {
+            std::hint::black_box(run());
+        }
+        let elapsed = start.elapsed();
+        if elapsed >= sample / 4 {
+            let per_call = elapsed.as_secs_f64() / reps as f64;
+            return ((sample.as_secs_f64() / per_call).round() as u64).max(1);
+        }
+        reps *= 2;
+    }
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
