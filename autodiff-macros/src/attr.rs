@@ -1,5 +1,5 @@
 //! The attribute's arguments: takes the tokens inside `#[differentiate(...)]`, gives the options
-//! (`wrt(x, y)`), with an error at any option that does not exist.
+//! (`wrt(x, y)`, `hvp`), with an error at any option that does not exist.
 
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
@@ -9,6 +9,9 @@ use syn::{Ident, Token};
 pub struct Attr {
     /// `wrt(a, b)`: the active arguments; `None` means every float-valued argument.
     pub wrt: Option<Vec<Ident>>,
+    /// `hvp`: also write second-order companions (`<f>_hvp`, `<f>_hessian`) and the generic copy
+    /// (`<f>_generic`) other functions' second-order companions call.
+    pub hvp: Option<Ident>,
 }
 
 impl Parse for Attr {
@@ -41,12 +44,18 @@ impl Parse for Attr {
                     }
                     attr.wrt = Some(names.into_iter().collect());
                 }
+                "hvp" => {
+                    if attr.hvp.is_some() {
+                        return Err(syn::Error::new(key.span(), "`hvp` given twice"));
+                    }
+                    attr.hvp = Some(key);
+                }
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown #[differentiate] option `{other}`; the only option is \
-                             `wrt(arg, ...)`"
+                            "unknown #[differentiate] option `{other}`; the options are \
+                             `wrt(arg, ...)` and `hvp`"
                         ),
                     ))
                 }

@@ -112,6 +112,18 @@ pub fn flat_companion(f: &Ident, suffix: &str) -> Ident {
     format_ident!("__ad_flat_{}_{}", strip_raw(f), suffix, span = f.span())
 }
 
+/// `f_generic`: the copy of `f` generic over its float type that `#[differentiate(hvp)]` writes
+/// (`transform/lift.rs`); its companions are `f_generic_vjp` and so on, and calls inside it go
+/// to the callees' own copies.
+pub fn generic_twin(f: &Ident) -> Ident {
+    format_ident!("{}_generic", strip_raw(f), span = f.span())
+}
+
+/// The float type parameter of a generic copy of a function written for `f32` or `f64`.
+pub fn lift_param() -> Ident {
+    Ident::new("__AdS", Span::call_site())
+}
+
 /// `FGrad` for `f` (`my_loss` gives `MyLossGrad`).
 pub fn grad_struct(f: &Ident) -> Ident {
     let mut out = String::new();

@@ -29,6 +29,7 @@ pub mod jacobian;
 pub mod kernels;
 pub mod nn;
 pub mod rules;
+pub mod second_order;
 pub mod value;
 
 pub use dual::Dual;

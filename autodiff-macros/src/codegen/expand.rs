@@ -49,6 +49,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     ir_dump.section("lowered", || print::function(&f));
+    // `hvp`: the generic copy is made from the IR before activity (`codegen/hvp.rs`).
+    let pre_activity = attr.hvp.as_ref().map(|_| f.clone());
     if !diag.has_errors() {
         activity::analyze(&mut f, &mut diag);
         ir_dump.section("activity", || print::function(&f));
@@ -57,6 +59,12 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         None
     } else {
         reverse::emit_body(&f, &mut diag, &mut ir_dump)
+    };
+    let second = match (&attr.hvp, pre_activity) {
+        (Some(hvp), Some(pre)) if !diag.has_errors() => {
+            super::hvp::companions(&pre, &f, hvp, &mut diag, &mut ir_dump)
+        }
+        _ => None,
     };
     let sigs = Signatures::new(&f);
     match diag.finish() {
@@ -69,7 +77,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         Ok(()) => {
             let fwd = forward::emit_body(&f, &mut ir_dump);
             let out = sigs.full(fwd, rev.unwrap_or_default());
-            let all = quote!(#func #out);
+            let all = quote!(#func #out #second);
             dump::expansion(&f.item.sig.ident, &out);
             all
         }
@@ -140,7 +148,7 @@ impl<'a> Signatures<'a> {
     }
 
     /// The tangent type of the public `_jvp` (a nested array's as written).
-    fn pub_tangent_ty(p: &Param) -> TokenStream {
+    pub(super) fn pub_tangent_ty(p: &Param) -> TokenStream {
         Self::nested_tangent_ty(p).unwrap_or_else(|| Self::tangent_ty(p))
     }
 
@@ -182,7 +190,7 @@ impl<'a> Signatures<'a> {
             .collect()
     }
 
-    fn shadow_args(&self, ty: fn(&Param) -> TokenStream) -> Vec<TokenStream> {
+    pub(super) fn shadow_args(&self, ty: fn(&Param) -> TokenStream) -> Vec<TokenStream> {
         let taken = self.taken();
         self.f
             .params
@@ -230,7 +238,7 @@ impl<'a> Signatures<'a> {
         }
     }
 
-    fn headers(&self) -> (TokenStream, TokenStream, Option<TokenStream>) {
+    pub(super) fn headers(&self) -> (TokenStream, TokenStream, Option<TokenStream>) {
         self.headers_as(false)
     }
 
@@ -346,7 +354,7 @@ impl<'a> Signatures<'a> {
     }
 
     /// Generic parameters of the function that appear in the gradient struct's fields.
-    fn struct_generics(&self) -> TokenStream {
+    pub(super) fn struct_generics(&self) -> TokenStream {
         // The identifiers the field types name (their tokens, groups included).
         let words: Vec<String> = self
             .f
@@ -538,7 +546,7 @@ impl<'a> Signatures<'a> {
     /// `<f>_vjp_dropped`: the reverse of a call of `f` whose value is dropped (a call statement
     /// `f(.., &mut v);` in another differentiated function, where the caller cannot see whether
     /// `f` gives a value): `f_vjp` with a zero seed, or without one when `f` gives `()`.
-    fn dropped(&self) -> (TokenStream, TokenStream) {
+    pub(super) fn dropped(&self) -> (TokenStream, TokenStream) {
         let vis = &self.f.item.vis;
         let name = &self.f.item.sig.ident;
         let where_c = self.where_clause();

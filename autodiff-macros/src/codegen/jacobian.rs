@@ -215,7 +215,7 @@ impl Signatures<'_> {
     }
 
     /// The float type of the Jacobian's entries.
-    fn elem_ty(&self) -> TokenStream {
+    pub(super) fn elem_ty(&self) -> TokenStream {
         self.f.output.elem_ty.to_token_stream()
     }
 

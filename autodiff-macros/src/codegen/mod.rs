@@ -3,6 +3,7 @@
 
 pub mod dump;
 pub mod expand;
+mod hvp;
 mod jacobian;
 mod nested;
 pub mod primal;

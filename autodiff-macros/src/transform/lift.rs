@@ -1,0 +1,284 @@
+//! The generic copy for second order: takes a lowered function (before activity), gives the IR of
+//! `<f>_generic`, the same function over a float type parameter, whose reverse mode
+//! `<f>_hvp` runs on `Dual` numbers (forward over reverse, `codegen/hvp.rs`).
+//!
+//! A function written for `f32` or `f64` gets a new type parameter (`names::lift_param`) in place
+//! of its float type, in its signature and in every type of its body; its float constants
+//! (literals, `f64::consts::PI`, values of plain calls) become `constant::<S, _>(c)`; a
+//! conversion between floats is the value itself, from an integer a constant, to an integer reads
+//! the real part. A generic function keeps its float type parameter. Either way, every call of
+//! another differentiated function `g` becomes a call of `g_generic`, which
+//! `#[differentiate(hvp)]` on `g` writes (or a hand-written rule provides).
+
+use crate::diag::Diag;
+use crate::ir::*;
+use crate::names;
+use quote::{quote, ToTokens};
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+
+/// The generic copy of `f`, or `None` after reporting what keeps `f` from having one.
+pub fn lift(f: &Function, hvp: &syn::Ident, diag: &mut Diag) -> Option<Function> {
+    let before = diag.has_errors();
+    check(f, hvp, diag);
+    if diag.has_errors() != before {
+        return None;
+    }
+    let mut g = f.clone();
+    g.item.sig.ident = names::generic_twin(&f.item.sig.ident);
+    let to = if f.float_generics.is_empty() {
+        let s = names::lift_param();
+        // What a function written for a float type may do with it beyond `Float`: compound
+        // assignment and printing (`Dual` has them all).
+        g.item.sig.generics.params.push(syn::parse_quote!(
+            #s: ::core::ops::AddAssign + ::core::ops::SubAssign + ::core::ops::MulAssign
+                + ::core::ops::DivAssign + ::core::ops::RemAssign + ::core::fmt::Debug
+                + ::core::fmt::Display
+        ));
+        g.float_generics.push(s.clone());
+        let mut sub = Subst { to: &s };
+        sub.visit_signature_mut(&mut g.item.sig);
+        for p in g.params.iter_mut() {
+            sub.visit_type_mut(&mut p.ty);
+            if let Some(t) = &mut p.elem_ty {
+                sub.visit_type_mut(t);
+            }
+        }
+        sub.visit_type_mut(&mut g.output.ty);
+        sub.visit_type_mut(&mut g.output.elem_ty);
+        for v in g.vars.iter_mut() {
+            if let Some(t) = &mut v.ty {
+                sub.visit_type_mut(t);
+            }
+        }
+        Some(s)
+    } else {
+        None
+    };
+    let vars = g.vars.clone();
+    let mut rw = |e: &mut Expr| rewrite(e, &vars, to.as_ref(), diag);
+    visit_exprs_mut(&mut g.body.stmts, &mut rw);
+    if let Some(t) = &mut g.tail {
+        t.visit_mut(&mut rw);
+    }
+    (diag.has_errors() == before).then_some(g)
+}
+
+/// What the generic copy cannot take yet: spanned errors.
+fn check(f: &Function, hvp: &syn::Ident, diag: &mut Diag) {
+    for p in &f.params {
+        if p.strukt.is_some() {
+            diag.unsupported_at(
+                &p.ty,
+                "struct arguments with `hvp`",
+                "pass the struct's float fields as arguments of their own",
+            );
+        } else if p.nest.is_some() {
+            diag.unsupported_at(
+                &p.ty,
+                "arrays of arrays with `hvp`",
+                "pass the flat data (`&[f64]`, row-major) and index it `p[i * C + j]`",
+            );
+        }
+    }
+    if f.output.nest.is_some() {
+        diag.unsupported_at(
+            &f.item.sig.output,
+            "arrays of arrays as outputs with `hvp`",
+            "return a flat array",
+        );
+    }
+    if let Some(r) = f.item.sig.receiver() {
+        diag.unsupported_at(
+            r,
+            "methods with `hvp`",
+            "write a free function (or an associated function without `self`)",
+        );
+    }
+    if !f.float_generics.is_empty() {
+        return;
+    }
+    let mut floats = Vec::new();
+    let mut seen = FloatNames(&mut floats);
+    seen.visit_signature(&f.item.sig);
+    floats.sort();
+    floats.dedup();
+    if floats.len() > 1 {
+        diag.unsupported_at(
+            hvp,
+            "`hvp` on a function with both `f32` and `f64` arguments or output",
+            "use one float type (or a type parameter `T: Float`)",
+        );
+    }
+}
+
+/// Rewrites one node of the copy (children first: `Expr::visit_mut`).
+fn rewrite(e: &mut Expr, vars: &[Var], to: Option<&syn::Ident>, diag: &mut Diag) {
+    let span = e.span;
+    if let ExprKind::Call { func, .. } = &mut e.kind {
+        rename_callee(func);
+        return;
+    }
+    if let ExprKind::PlainCall {
+        path: Some(path), ..
+    } = &mut e.kind
+    {
+        rename_callee(path);
+    }
+    // A generic function's constants and conversions are already in its float type.
+    let Some(s) = to else { return };
+    let rt = names::rt();
+    enum Action {
+        Keep,
+        Constant,
+        Identity,
+        RealPart(proc_macro2::TokenStream),
+        FromInt,
+    }
+    let action = match &e.kind {
+        ExprKind::Lit(_) | ExprKind::Opaque { .. } | ExprKind::PlainCall { .. } => {
+            match shape_of(vars, e) {
+                Shape::Scalar => Action::Constant,
+                Shape::Seq(_) | Shape::Tuple(_) => {
+                    diag.unsupported(
+                        span,
+                        "a constant or a plain call giving several floats with `hvp`",
+                        "build the value in the function from scalars (`[A, B]`, a loop)",
+                    );
+                    Action::Keep
+                }
+                _ => Action::Keep,
+            }
+        }
+        ExprKind::Cast { expr, ty, form } => {
+            let to_float = shape_of(vars, e) == Shape::Scalar;
+            match (shape_of(vars, expr), to_float) {
+                // Every float is `S` in the copy.
+                (Shape::Scalar, true) => Action::Identity,
+                (Shape::Scalar, false) if matches!(form, CastForm::As) => {
+                    Action::RealPart(ty.to_token_stream())
+                }
+                (Shape::Int | Shape::Bool, true) => Action::FromInt,
+                _ => Action::Keep,
+            }
+        }
+        _ => Action::Keep,
+    };
+    let constant = |inner: Expr| {
+        Expr::new(
+            ExprKind::Cast {
+                expr: Box::new(inner),
+                ty: Box::new(syn::parse_quote!(#s)),
+                form: CastForm::Call {
+                    func: quote!(#rt::constant::<#s, _>),
+                    suffix: quote!(),
+                },
+            },
+            span,
+        )
+    };
+    match (action, &mut e.kind) {
+        (Action::Constant, _) => *e = constant(e.clone()),
+        (Action::Identity, ExprKind::Cast { expr, .. }) => *e = (**expr).clone(),
+        (Action::RealPart(ty), ExprKind::Cast { form, .. }) => {
+            *form = CastForm::Call {
+                func: quote!(#rt::real_f64),
+                suffix: quote!(as #ty),
+            }
+        }
+        (Action::FromInt, ExprKind::Cast { expr, .. }) => {
+            let int = Expr::new(
+                ExprKind::Cast {
+                    expr: expr.clone(),
+                    ty: Box::new(syn::parse_quote!(f64)),
+                    form: CastForm::As,
+                },
+                span,
+            );
+            *e = constant(int);
+        }
+        _ => {}
+    }
+}
+
+/// `g` → `g_generic`, `m::g` → `m::g_generic`, `Self::g` → `Self::g_generic`.
+fn rename_callee(p: &mut syn::Path) {
+    if let Some(last) = p.segments.last_mut() {
+        last.ident = names::generic_twin(&last.ident);
+    }
+}
+
+/// Replaces `f32` and `f64` in types by the copy's type parameter.
+struct Subst<'a> {
+    to: &'a syn::Ident,
+}
+
+impl VisitMut for Subst<'_> {
+    fn visit_type_mut(&mut self, t: &mut syn::Type) {
+        if let syn::Type::Path(p) = t {
+            if p.qself.is_none() && (p.path.is_ident("f64") || p.path.is_ident("f32")) {
+                let s = self.to;
+                *t = syn::parse_quote!(#s);
+                return;
+            }
+        }
+        syn::visit_mut::visit_type_mut(self, t);
+    }
+}
+
+/// Collects the float types a signature names.
+struct FloatNames<'a>(&'a mut Vec<String>);
+
+impl<'ast> syn::visit::Visit<'ast> for FloatNames<'_> {
+    fn visit_type_path(&mut self, p: &'ast syn::TypePath) {
+        if p.qself.is_none() && (p.path.is_ident("f64") || p.path.is_ident("f32")) {
+            self.0.push(p.path.to_token_stream().to_string());
+        }
+        syn::visit::visit_type_path(self, p);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::attr::Attr;
+    use crate::diag::Diag;
+    use crate::ir::print;
+    use quote::quote;
+
+    fn lifted(item: proc_macro2::TokenStream) -> String {
+        let func: syn::ItemFn = syn::parse2(item).unwrap();
+        let mut diag = Diag::default();
+        let f = crate::lower::lower(&func, &Attr::default(), &mut diag).unwrap();
+        let hvp = syn::Ident::new("hvp", proc_macro2::Span::call_site());
+        let g = super::lift(&f, &hvp, &mut diag).expect("lifted");
+        assert!(!diag.has_errors());
+        print::function(&g)
+    }
+
+    #[test]
+    fn floats_become_the_type_parameter_and_constants_are_converted() {
+        let text = lifted(quote! {
+            fn f(x: f64, v: &[f64], n: usize) -> f64 {
+                let a: f64 = 2.5 * x + (n as f64) + f64::consts::PI;
+                let k = (a * 3.0) as usize;
+                a * v[k] + g(x) + (x as f64)
+            }
+        });
+        assert!(text.contains("constant::<__AdS, _>(2.5)"), "{text}");
+        assert!(text.contains("constant::<__AdS, _>((n as f64))"), "{text}");
+        assert!(text.contains("real_f64"), "{text}");
+        assert!(text.contains("g_generic"), "{text}");
+        assert!(!text.contains("x as f64"), "{text}");
+    }
+
+    #[test]
+    fn a_generic_function_keeps_its_constants() {
+        let text = lifted(quote! {
+            fn f<T: Float>(x: T) -> T {
+                x * T::from_f64(2.0).unwrap() + g(x)
+            }
+        });
+        assert!(!text.contains("constant"), "{text}");
+        assert!(text.contains("g_generic"), "{text}");
+    }
+}
