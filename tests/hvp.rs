@@ -288,3 +288,29 @@ fn hand_written_rules_compose_under_hvp() {
     assert!((h[(1, 1)] - x * x * d2).abs() < 1e-12);
     let _ = with_rule_jvp(x, y, 1.0, 0.0);
 }
+
+// ------------------------------------------------------------- constant arrays and statics
+
+const W: [f64; 3] = [0.5, -1.0, 2.0];
+
+#[differentiate(hvp)]
+fn weighted(x: &[f64; 3]) -> f64 {
+    let w: [f64; 3] = W;
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += w[i] * x[i] * x[(i + 1) % 3];
+    }
+    s
+}
+
+#[test]
+fn constant_arrays_are_constants_of_the_generic_copy() {
+    let (_, _, h) = weighted_hessian(&[0.1, 0.2, 0.3]);
+    // H[i][j] = w[i] for j = i + 1 (mod 3), symmetric.
+    for i in 0..3 {
+        let j = (i + 1) % 3;
+        assert_eq!(h[(i, j)], W[i]);
+        assert_eq!(h[(j, i)], W[i]);
+        assert_eq!(h[(i, i)], 0.0);
+    }
+}

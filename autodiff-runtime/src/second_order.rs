@@ -181,6 +181,17 @@ pub fn constant<S: NumCast, C: ToPrimitive>(c: C) -> S {
     }
 }
 
+/// A constant array of the generic copy (a `const` of floats) in its float type `S`.
+///
+/// # Panics
+///
+/// When `S` cannot represent an element (never for `f32`, `f64` and `Dual` of them).
+#[inline]
+#[track_caller]
+pub fn constant_array<S: NumCast, C: ToPrimitive + Copy, const N: usize>(c: [C; N]) -> [S; N] {
+    c.map(constant)
+}
+
 /// The real value of a float of the generic copy, as `f64`: what a cast `x as usize` reads.
 #[inline(always)]
 pub fn real_f64<S: Float>(x: S) -> f64 {
@@ -202,6 +213,8 @@ mod tests {
         let c = lift_const(&vec![5.0_f64]);
         assert_eq!(unlift(&c), (vec![5.0], vec![0.0]));
         let k: Dual<f64> = constant(2.5);
+        let ks: [Dual<f32>; 2] = constant_array([1.0_f64, 2.0]);
+        assert_eq!((ks[1].re, ks[1].eps), (2.0, 0.0));
         assert_eq!((k.re, k.eps), (2.5, 0.0));
         assert_eq!(real_f64(Dual::new(3.5_f32, 1.0)), 3.5);
     }

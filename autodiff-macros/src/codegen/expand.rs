@@ -77,7 +77,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         Ok(()) => {
             let fwd = forward::emit_body(&f, &mut ir_dump);
             let out = sigs.full(fwd, rev.unwrap_or_default());
-            let all = quote!(#func #out #second);
+            let out = quote!(#out #second);
+            let all = quote!(#func #out);
             dump::expansion(&f.item.sig.ident, &out);
             all
         }

@@ -76,9 +76,9 @@ fn check(f: &Function, hvp: &syn::Ident, diag: &mut Diag) {
                 "struct arguments with `hvp`",
                 "pass the struct's float fields as arguments of their own",
             );
-        } else if p.nest.is_some() {
+        } else if let Some(nest) = &p.nest {
             diag.unsupported_at(
-                &p.ty,
+                &nest.ty,
                 "arrays of arrays with `hvp`",
                 "pass the flat data (`&[f64]`, row-major) and index it `p[i * C + j]`",
             );
@@ -134,6 +134,7 @@ fn rewrite(e: &mut Expr, vars: &[Var], to: Option<&syn::Ident>, diag: &mut Diag)
     enum Action {
         Keep,
         Constant,
+        ConstantArray,
         Identity,
         RealPart(proc_macro2::TokenStream),
         FromInt,
@@ -166,6 +167,9 @@ fn rewrite(e: &mut Expr, vars: &[Var], to: Option<&syn::Ident>, diag: &mut Diag)
         ExprKind::Lit(_) | ExprKind::Opaque { .. } | ExprKind::PlainCall { .. } => {
             match shape_of(vars, e) {
                 Shape::Scalar => Action::Constant,
+                Shape::Seq(SeqKind::Array(_)) if !matches!(e.kind, ExprKind::PlainCall { .. }) => {
+                    Action::ConstantArray
+                }
                 Shape::Seq(_) | Shape::Tuple(_) => {
                     diag.unsupported(
                         span,
@@ -206,6 +210,7 @@ fn rewrite(e: &mut Expr, vars: &[Var], to: Option<&syn::Ident>, diag: &mut Diag)
     };
     match (action, &mut e.kind) {
         (Action::Constant, _) => *e = constant(e.clone()),
+        (Action::ConstantArray, _) => as_constant_array(e, s, shape_of(vars, e)),
         (Action::Identity, ExprKind::Cast { expr, .. }) => *e = (**expr).clone(),
         (Action::RealPart(ty), ExprKind::Cast { form, .. }) => {
             *form = CastForm::Call {
@@ -246,6 +251,24 @@ fn as_constant(e: &mut Expr, s: &syn::Ident) {
     );
 }
 
+/// A constant array `e` (`W`, a `const` of floats) as one of the copy's float type `s`:
+/// `constant_array::<S, _, N>(e)`, a plain call of shape `shape`.
+fn as_constant_array(e: &mut Expr, s: &syn::Ident, shape: Shape) {
+    let rt = names::rt();
+    let span = e.span;
+    let inner = std::mem::replace(e, Expr::new(ExprKind::Poison, span));
+    *e = Expr::new(
+        ExprKind::PlainCall {
+            func: quote!(#rt::constant_array::<#s, _, _>),
+            args: vec![inner],
+            shape,
+            suffix: quote!(),
+            path: None,
+        },
+        span,
+    );
+}
+
 /// `let c: f64 = weight(i);`, `c = weight(i);`: an untyped value stored in a float variable
 /// becomes a constant of the copy.
 fn bind_constants(stmts: &mut [Stmt], vars: &[Var], s: &syn::Ident) {
@@ -261,6 +284,14 @@ fn bind_constants(stmts: &mut [Stmt], vars: &[Var], s: &syn::Ident) {
                 ..
             } if vars[*v].shape == Shape::Scalar && shape_of(vars, e) == Shape::Other => {
                 as_constant(e, s)
+            }
+            Stmt::Let {
+                pat: Pat::Bind(v),
+                init: Some(e),
+            } if matches!(vars[*v].shape, Shape::Seq(SeqKind::Array(_)))
+                && shape_of(vars, e) == Shape::Other =>
+            {
+                as_constant_array(e, s, vars[*v].shape.clone())
             }
             Stmt::Assign {
                 place: Place::Index(v, _),
