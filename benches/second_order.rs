@@ -64,8 +64,8 @@ fn logsumexp(w: &[f64], scores: &[f64], label: usize) -> f64 {
         z += (w[i] * scores[i] - m).exp();
     }
     let mut penalty = 0.0;
-    for i in 0..n {
-        penalty += w[i] * w[i];
+    for wi in w.iter() {
+        penalty += wi * wi;
     }
     z.ln() + m - w[label] * scores[label] + 0.01 * penalty
 }
