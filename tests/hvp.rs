@@ -3,7 +3,8 @@
 //! closed forms, and for symmetry (the dot-product test of the gradient map, whose Jacobian is
 //! the Hessian), in f64 and f32.
 
-#![allow(dead_code)]
+// Loops over indices and a float cast to its own type are what the tests exercise.
+#![allow(dead_code, clippy::needless_range_loop, clippy::unnecessary_cast)]
 
 mod common;
 
