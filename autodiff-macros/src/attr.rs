@@ -1,5 +1,5 @@
 //! The attribute's arguments: takes the tokens inside `#[differentiate(...)]`, gives the options
-//! (`wrt(x, y)`, `hvp`), with an error at any option that does not exist.
+//! (`wrt(x, y)`, `hvp`, `split`), with an error at any option that does not exist.
 
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
@@ -12,6 +12,9 @@ pub struct Attr {
     /// `hvp`: also write second-order companions (`<f>_hvp`, `<f>_hessian`) and the generic copy
     /// (`<f>_generic`) other functions' second-order companions call.
     pub hvp: Option<Ident>,
+    /// `split`: also write `<f>_vjp_split`, the forward sweep once and a pullback callable for
+    /// many seeds (`codegen/split.rs`).
+    pub split: Option<Ident>,
 }
 
 impl Parse for Attr {
@@ -50,12 +53,18 @@ impl Parse for Attr {
                     }
                     attr.hvp = Some(key);
                 }
+                "split" => {
+                    if attr.split.is_some() {
+                        return Err(syn::Error::new(key.span(), "`split` given twice"));
+                    }
+                    attr.split = Some(key);
+                }
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
                             "unknown #[differentiate] option `{other}`; the options are \
-                             `wrt(arg, ...)` and `hvp`"
+                             `wrt(arg, ...)`, `hvp` and `split`"
                         ),
                     ))
                 }

@@ -66,6 +66,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
         _ => None,
     };
+    let split = match &attr.split {
+        Some(kw) if !diag.has_errors() => super::split::companion(&f, kw, &mut diag, &mut ir_dump),
+        _ => None,
+    };
     let sigs = Signatures::new(&f);
     match diag.finish() {
         Err(e) => {
@@ -77,7 +81,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         Ok(()) => {
             let fwd = forward::emit_body(&f, &mut ir_dump);
             let out = sigs.full(fwd, rev.unwrap_or_default());
-            let out = quote!(#out #second);
+            let out = quote!(#out #second #split);
             let all = quote!(#func #out);
             dump::expansion(&f.item.sig.ident, &out);
             all
@@ -154,7 +158,7 @@ impl<'a> Signatures<'a> {
     }
 
     /// The adjoint type of the public `_vjp` (a nested array's as written).
-    fn pub_adjoint_ty(p: &Param) -> TokenStream {
+    pub(super) fn pub_adjoint_ty(p: &Param) -> TokenStream {
         Self::nested_adjoint_ty(p).unwrap_or_else(|| Self::adjoint_ty(p))
     }
 

@@ -7,4 +7,5 @@ mod hvp;
 mod jacobian;
 mod nested;
 pub mod primal;
+mod split;
 mod structs;

@@ -172,15 +172,65 @@ impl Window {
 }
 
 pub fn emit_body(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<TokenStream> {
-    let program = adjoint_program(f, diag, dump)?;
+    let Sweeps { mut fwd, rev, ret } = adjoint_program(f, diag, dump)?;
+    fwd.extend(rev);
+    fwd.push(Op::Code(ret));
+    let program = fwd;
     dump.section("adjoint program (reverse mode)", || {
         program::print(&program)
     });
     Some(quote!(#(#program)*))
 }
 
+/// The adjoint program cut where the forward sweep ends (split mode, `codegen/split.rs`).
+pub struct Split {
+    /// The forward sweep: the value computed, tapes filled.
+    pub fwd: TokenStream,
+    /// The reverse sweep, reading the adjoint arguments `d<arg>` and the seed.
+    pub rev: TokenStream,
+    /// The variable holding the value after the forward sweep.
+    pub ret: TokenStream,
+    /// The names the forward sweep binds at its top level (and the arguments) that the reverse
+    /// sweep reads or writes: what a pullback must own, and copy before each use.
+    pub captured: Vec<syn::Ident>,
+}
+
+/// The adjoint program of `f` cut in two for split mode (`None` after an error).
+pub fn emit_split(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<Split> {
+    let Sweeps { fwd, rev, ret } = adjoint_program(f, diag, dump)?;
+    let mut bound: Vec<syn::Ident> = f.params.iter().map(|p| p.name.clone()).collect();
+    for op in &fwd {
+        if let Op::Let { pat, .. } = op {
+            bound.extend(program::bound_names(pat));
+        }
+    }
+    let rev_tokens = quote!(#(#rev)*);
+    let used = crate::ir::token_names(&rev_tokens, false);
+    let mut captured: Vec<syn::Ident> = Vec::new();
+    for b in bound {
+        let name = b.to_string();
+        if used.contains(&name) && !captured.iter().any(|c| *c == name) {
+            captured.push(b);
+        }
+    }
+    Some(Split {
+        fwd: quote!(#(#fwd)*),
+        rev: rev_tokens,
+        ret,
+        captured,
+    })
+}
+
+/// An adjoint program in its two sweeps.
+struct Sweeps {
+    fwd: Vec<Op>,
+    rev: Vec<Op>,
+    /// The value, the last statement of `f_vjp`.
+    ret: TokenStream,
+}
+
 /// The body of `f_vjp` as an adjoint program (`None` after an error, reported in `diag`).
-fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<Vec<Op>> {
+fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<Sweeps> {
     let mut vars = f.vars.clone();
     let ret = vars.len();
     vars.push(Var {
@@ -488,7 +538,7 @@ impl Emitter<'_> {
 
     // ------------------------------------------------------------------ whole function
 
-    fn function(&mut self, body: &[R]) -> Vec<Op> {
+    fn function(&mut self, body: &[R]) -> Sweeps {
         let rt = names::rt();
         let f = self.f;
         let mut prologue = Vec::new();
@@ -585,17 +635,20 @@ impl Emitter<'_> {
         });
         program.append(&mut out.fwd);
         program.extend(write_back);
-        program.extend(prologue);
+        let mut rev = prologue;
         if !f.output.is_unit() {
-            program.push(Op::Let {
+            rev.push(Op::Let {
                 pat: quote!(mut #bret),
                 value: seed_init,
             });
         }
-        program.extend(out.reverse());
-        program.extend(epilogue);
-        program.push(Op::Code(quote!(#ret)));
-        program
+        rev.extend(out.reverse());
+        rev.extend(epilogue);
+        Sweeps {
+            fwd: program,
+            rev,
+            ret: quote!(#ret),
+        }
     }
 }
 

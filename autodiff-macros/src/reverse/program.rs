@@ -306,3 +306,19 @@ fn print_into(ops: &[Op], depth: usize, out: &mut String) {
         }
     }
 }
+
+/// The names a `let` pattern binds (`mut x`, `(a, mut b)`, `x: f64`): every identifier before a
+/// type annotation, keywords and `_` aside.
+pub(super) fn bound_names(pat: &TokenStream) -> Vec<syn::Ident> {
+    use proc_macro2::TokenTree;
+    let mut out = Vec::new();
+    for t in pat.clone() {
+        match t {
+            TokenTree::Punct(p) if p.as_char() == ':' => break,
+            TokenTree::Ident(i) if i != "mut" && i != "ref" && i != "_" => out.push(i),
+            TokenTree::Group(g) => out.extend(bound_names(&g.stream())),
+            _ => {}
+        }
+    }
+    out
+}
