@@ -704,7 +704,11 @@ mod tests {
         let f = analysed(item);
         let mut diag = crate::diag::Diag::default();
         let mut dump = crate::codegen::dump::IrDump::default();
-        super::adjoint_program(&f, &mut diag, &mut dump).expect("an adjoint program")
+        let s = super::adjoint_program(&f, &mut diag, &mut dump).expect("an adjoint program");
+        let mut ops = s.fwd;
+        ops.extend(s.rev);
+        ops.push(Op::Code(s.ret));
+        ops
     }
 
     /// Every op of `ops`, nested ones included, in order.
