@@ -24,7 +24,7 @@ fn sweep(x: f64, v: &[f64], n: usize) -> f64 {
         } else {
             s -= t * t;
         }
-        w[i] = w[i] * t;
+        w[i] *= t;
     }
     for i in 0..n {
         w[i] = w[i].exp() * x;
