@@ -35,8 +35,8 @@ fn logistic(w: &[f64], x: &[f64], y: &[f64], lambda: f64) -> f64 {
         loss += softplus - y[i] * z;
     }
     let mut reg = 0.0;
-    for j in 0..d {
-        reg += w[j] * w[j];
+    for wj in w.iter() {
+        reg += wj * wj;
     }
     loss / n as f64 + 0.5 * lambda * reg
 }
