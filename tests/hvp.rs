@@ -315,3 +315,30 @@ fn constant_arrays_are_constants_of_the_generic_copy() {
         assert_eq!(h[(i, i)], 0.0);
     }
 }
+
+/// Values of plain calls returned, pushed and stored.
+#[differentiate(hvp)]
+fn untyped(x: &[f64]) -> f64 {
+    let mut v = Vec::new();
+    for i in 0..x.len() {
+        v.push(weight(i));
+    }
+    if x[0] > 10.0 {
+        return weight(3);
+    }
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += v[i] * x[i] * x[i];
+    }
+    s
+}
+
+#[test]
+fn values_of_plain_calls_are_constants_everywhere() {
+    let (_, _, h) = untyped_hessian(&[0.5, 1.0, -2.0]);
+    for i in 0..3 {
+        assert_eq!(h[(i, i)], 2.0 * weight(i));
+    }
+    let (v, g, _) = untyped_hessian(&[11.0, 1.0, -2.0]);
+    assert_eq!((v, g.x), (weight(3), vec![0.0; 3]));
+}

@@ -62,7 +62,13 @@ pub fn lift(f: &Function, hvp: &syn::Ident, diag: &mut Diag) -> Option<Function>
         t.visit_mut(&mut rw);
     }
     if let Some(s) = &to {
-        bind_constants(&mut g.body.stmts, &vars, s);
+        let scalar_out = g.output.shape == Shape::Scalar;
+        bind_constants(&mut g.body.stmts, &vars, s, scalar_out);
+        if let Some(t) = &mut g.tail {
+            if scalar_out && shape_of(&vars, t) == Shape::Other {
+                as_constant(t, s);
+            }
+        }
     }
     (diag.has_errors() == before).then_some(g)
 }
@@ -269,9 +275,10 @@ fn as_constant_array(e: &mut Expr, s: &syn::Ident, shape: Shape) {
     );
 }
 
-/// `let c: f64 = weight(i);`, `c = weight(i);`: an untyped value stored in a float variable
+/// `let c: f64 = weight(i);`, `c = weight(i);`, `v.push(weight(i));`, `return weight(i);` (a
+/// float output): an untyped value stored in a float variable or returned as the float output
 /// becomes a constant of the copy.
-fn bind_constants(stmts: &mut [Stmt], vars: &[Var], s: &syn::Ident) {
+fn bind_constants(stmts: &mut [Stmt], vars: &[Var], s: &syn::Ident, scalar_out: bool) {
     for st in stmts {
         match st {
             Stmt::Let {
@@ -300,21 +307,32 @@ fn bind_constants(stmts: &mut [Stmt], vars: &[Var], s: &syn::Ident) {
             } if matches!(vars[*v].shape, Shape::Seq(_)) && shape_of(vars, e) == Shape::Other => {
                 as_constant(e, s)
             }
+            Stmt::Push { vec, value: e }
+                if matches!(vars[*vec].shape, Shape::Seq(_))
+                    && shape_of(vars, e) == Shape::Other =>
+            {
+                as_constant(e, s)
+            }
+            Stmt::Return { value: Some(e), .. }
+                if scalar_out && shape_of(vars, e) == Shape::Other =>
+            {
+                as_constant(e, s)
+            }
             Stmt::If { then, els, .. } => {
-                bind_constants(&mut then.stmts, vars, s);
+                bind_constants(&mut then.stmts, vars, s, scalar_out);
                 if let Some(b) = els {
-                    bind_constants(&mut b.stmts, vars, s);
+                    bind_constants(&mut b.stmts, vars, s, scalar_out);
                 }
             }
             Stmt::Match { arms, .. } => {
                 for a in arms {
-                    bind_constants(&mut a.body.stmts, vars, s);
+                    bind_constants(&mut a.body.stmts, vars, s, scalar_out);
                 }
             }
             Stmt::For { body, .. }
             | Stmt::While { body, .. }
             | Stmt::Loop { body, .. }
-            | Stmt::Block(body) => bind_constants(&mut body.stmts, vars, s),
+            | Stmt::Block(body) => bind_constants(&mut body.stmts, vars, s, scalar_out),
             _ => {}
         }
     }
