@@ -4,6 +4,7 @@
 
 pub use crate::dual::Dual;
 pub use crate::rules;
+pub use crate::stop::stop_gradient;
 pub use crate::value::{
     self, accumulate, add_scaled, scaled, set_zero, zero_tangent, Differentiable, Scalar, Scale,
     Tangent,
