@@ -342,3 +342,23 @@ fn values_of_plain_calls_are_constants_everywhere() {
     let (v, g, _) = untyped_hessian(&[11.0, 1.0, -2.0]);
     assert_eq!((v, g.x), (weight(3), vec![0.0; 3]));
 }
+
+/// `stop_gradient` holds its value constant at every order (as JAX's does).
+#[differentiate(hvp)]
+fn detached(x: f64, y: f64) -> f64 {
+    x * autodiff_runtime::stop_gradient(x * y) + y * y
+}
+
+#[test]
+fn stop_gradient_holds_at_second_order() {
+    let (x, y) = (0.5, 3.0);
+    let (v, g, h) = detached_hessian(x, y);
+    assert_eq!(v, x * x * y + y * y);
+    // First order: x y held constant, so d/dx = x y and d/dy = 2 y.
+    assert_eq!((g.x, g.y), (x * y, 2.0 * y));
+    // Second order: the held value has no derivative either.
+    assert_eq!(
+        (h[(0, 0)], h[(0, 1)], h[(1, 0)], h[(1, 1)]),
+        (0.0, 0.0, 0.0, 2.0)
+    );
+}

@@ -5,6 +5,7 @@
 pub use crate::dual::Dual;
 pub use crate::rules;
 pub use crate::second_order::{constant, constant_array, lift, lift_const, real_f64, unlift};
+pub use crate::stop::stop_gradient;
 pub use crate::value::{
     self, accumulate, add_scaled, scaled, set_zero, zero_tangent, Differentiable, Scalar, Scale,
     Tangent,

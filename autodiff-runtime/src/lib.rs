@@ -30,9 +30,11 @@ pub mod kernels;
 pub mod nn;
 pub mod rules;
 pub mod second_order;
+mod stop;
 pub mod value;
 
 pub use dual::Dual;
+pub use stop::stop_gradient;
 pub use value::{Differentiable, Scalar, Scale, Tangent};
 
 /// Derives [`Differentiable`](trait@Differentiable) for a struct: named, tuple or unit, generic or

@@ -60,6 +60,7 @@ pub fn expr_active(vars: &[Var], e: &Expr) -> bool {
         | ExprKind::PlainCall { .. }
         | ExprKind::PlainMethod { .. }
         | ExprKind::VecNew { .. }
+        | ExprKind::StopGradient(_)
         | ExprKind::Poison => false,
         ExprKind::Var(v) | ExprKind::CopySeq(v, _) | ExprKind::MutRef(v, ..) => vars[*v].active,
         ExprKind::Index { base, .. } | ExprKind::SubSlice { base, .. } => vars[*base].active,

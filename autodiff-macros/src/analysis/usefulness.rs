@@ -1,5 +1,6 @@
 //! Usefulness: takes the normalised body, gives the variables whose adjoint can be nonzero (the
-//! output, the arguments, and active variables read by assignments to useful ones).
+//! output, the arguments, and active variables read by assignments to useful ones, outside
+//! `stop_gradient(..)`).
 
 use crate::ir::*;
 use crate::transform::normalize::R;
@@ -11,7 +12,7 @@ use std::collections::BTreeSet;
 pub(crate) fn useful(body: &[R], vars: &[Var], acc: &mut BTreeSet<VarId>) {
     let add = |e: &Expr, acc: &mut BTreeSet<VarId>| {
         let mut reads = Vec::new();
-        e.reads(&mut reads);
+        adjoint_reads(e, &mut reads);
         for r in reads {
             if vars[r].active {
                 acc.insert(r);
@@ -50,6 +51,18 @@ pub(crate) fn useful(body: &[R], vars: &[Var], acc: &mut BTreeSet<VarId>) {
             R::For { body, .. } | R::While { body, .. } => useful(body, vars, acc),
             _ => {}
         }
+    }
+}
+
+/// The variables an adjoint of `e` can flow back to: what `e` reads, except under
+/// `stop_gradient(..)`, whose value is a constant.
+fn adjoint_reads(e: &Expr, out: &mut Vec<VarId>) {
+    if matches!(e.kind, ExprKind::StopGradient(_)) {
+        return;
+    }
+    out.extend(e.own_read());
+    for c in e.children() {
+        adjoint_reads(c, out);
     }
 }
 

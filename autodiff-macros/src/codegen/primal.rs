@@ -232,6 +232,11 @@ pub fn compose(e: &Expr, kids: &[TokenStream]) -> TokenStream {
             let x = k(0);
             quote_spanned!(span=> &#x)
         }
+        // The identity, named so that the generated code reads like the source.
+        ExprKind::StopGradient(_) => {
+            let (x, rt) = (k(0), names::rt());
+            quote_spanned!(span=> #rt::stop_gradient(#x))
+        }
         // Leaves: printed by the callers.
         _ => quote!(()),
     }

@@ -423,6 +423,7 @@ impl<'a> Forward<'a> {
             | ExprKind::PlainCall { .. }
             | ExprKind::PlainMethod { .. }
             | ExprKind::VecNew { .. }
+            | ExprKind::StopGradient(_)
             | ExprKind::Poison => Val::Plain(self.primal(e)),
             // Only an argument of a call, lent by `call_args`.
             ExprKind::MutRef(..) => Val::Plain(self.primal(e)),

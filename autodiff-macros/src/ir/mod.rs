@@ -421,6 +421,9 @@ pub enum ExprKind {
         inclusive: bool,
         array: Option<Nesting>,
     },
+    /// `stop_gradient(expr)`: the value of `expr`, treated as a constant by both modes (never
+    /// active: no tangent comes out of it, no adjoint flows into `expr`). Printed as `(expr)`.
+    StopGradient(Box<Expr>),
     /// Placeholder after an error was reported; never emitted.
     Poison,
 }

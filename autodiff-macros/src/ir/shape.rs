@@ -89,6 +89,7 @@ pub fn shape_of(vars: &[Var], e: &Expr) -> Shape {
         ExprKind::ElemConst { .. } => Shape::Scalar,
         ExprKind::Call { shape, .. } => shape.clone(),
         ExprKind::PlainCall { shape, .. } => shape.clone(),
+        ExprKind::StopGradient(inner) => shape_of(vars, inner),
         ExprKind::Tuple(items) => Shape::Tuple(items.iter().map(|i| shape_of(vars, i)).collect()),
         ExprKind::Array(items) => {
             if items.iter().any(|i| shape_of(vars, i) == Shape::Scalar) {

@@ -90,9 +90,10 @@ macro_rules! children_of {
                 $out.push(lhs);
                 $out.push(rhs)
             }
-            ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } | ExprKind::Ref(expr) => {
-                $out.push(expr)
-            }
+            ExprKind::Unary { expr, .. }
+            | ExprKind::Cast { expr, .. }
+            | ExprKind::Ref(expr)
+            | ExprKind::StopGradient(expr) => $out.push(expr),
             ExprKind::Field { base, .. } => $out.push(base),
             ExprKind::Method { recv, args, .. } | ExprKind::PlainMethod { recv, args, .. } => {
                 $out.push(recv);
@@ -170,15 +171,21 @@ impl Expr {
 
     /// Variables this expression reads (including sequence bases of index reads).
     pub fn reads(&self, out: &mut Vec<VarId>) {
-        self.visit(&mut |e| match &e.kind {
+        self.visit(&mut |e| out.extend(e.own_read()));
+    }
+
+    /// The variable this node itself reads (not its children): a variable, the sequence of an
+    /// element, length, copy, borrow or sub-slice.
+    pub fn own_read(&self) -> Option<VarId> {
+        match &self.kind {
             ExprKind::Var(v)
             | ExprKind::Index { base: v, .. }
             | ExprKind::Len(v)
             | ExprKind::CopySeq(v, _)
             | ExprKind::MutRef(v, ..)
-            | ExprKind::SubSlice { base: v, .. } => out.push(*v),
-            _ => {}
-        });
+            | ExprKind::SubSlice { base: v, .. } => Some(*v),
+            _ => None,
+        }
     }
 
     /// The sequences a call statement overwrites: `v` for each argument `&mut v` of the call
@@ -409,7 +416,7 @@ impl Expr {
                     index: i2,
                 },
             ) => index == i2 && base.same(b2),
-            (K::Ref(a), K::Ref(b)) => a.same(b),
+            (K::Ref(a), K::Ref(b)) | (K::StopGradient(a), K::StopGradient(b)) => a.same(b),
             (K::MutRef(a, _, r), K::MutRef(b, _, r2)) => {
                 a == b
                     && match (r, r2) {

@@ -198,6 +198,17 @@ impl Lowerer<'_> {
                 );
             }
         }
+        if is_stop_gradient(&path) {
+            if c.args.len() != 1 {
+                return self.poison(
+                    &c,
+                    &format!("`stop_gradient` with {} arguments", c.args.len()),
+                    "`stop_gradient(value)` takes one value",
+                );
+            }
+            let inner = self.expr(&c.args[0], out);
+            return Expr::new(ExprKind::StopGradient(Box::new(inner)), span);
+        }
         // `f64::from(x)`, `T::from(x)`: a conversion (`From`) to a float type.
         if path.segments.len() == 2 && c.args.len() == 1 && path.segments[1].ident == "from" {
             let p0 = path.segments[0].ident.to_string();
@@ -433,6 +444,17 @@ impl Lowerer<'_> {
                 );
             }
         }
+    }
+}
+
+/// `stop_gradient(e)` or `autodiff_runtime::stop_gradient(e)` (`::autodiff_runtime::..` too):
+/// the runtime's identity that both modes treat as a constant.
+fn is_stop_gradient(path: &syn::Path) -> bool {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match names.as_slice() {
+        [f] => f == "stop_gradient" && path.leading_colon.is_none(),
+        [krate, f] => krate == "autodiff_runtime" && f == "stop_gradient",
+        _ => false,
     }
 }
 

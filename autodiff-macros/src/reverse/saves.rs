@@ -283,6 +283,38 @@ mod tests {
     }
 
     #[test]
+    fn a_stopped_value_keeps_nothing() {
+        let body = |stop: bool| -> syn::ItemFn {
+            let e: syn::Expr = if stop {
+                parse_quote!(stop_gradient(b))
+            } else {
+                parse_quote!(b)
+            };
+            parse_quote! {
+                fn f(x: &[f64], n: usize) -> f64 {
+                    let mut s = 0.0;
+                    for i in 0..n {
+                        let a = x[i] * x[i];
+                        let b = a.sin();
+                        s = s + #e + x[i];
+                    }
+                    s
+                }
+            }
+        };
+        // The adjoint of `b` flows through `sin`, which reads `a`.
+        let (needed, _) = sets(body(false));
+        let want: BTreeSet<String> = ["a"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(needed, want);
+        // Stopped, no adjoint reaches `b`, and the sums read no values: nothing is kept.
+        let (needed, restore) = sets(body(true));
+        assert!(
+            needed.is_empty() && restore.is_empty(),
+            "{needed:?} {restore:?}"
+        );
+    }
+
+    #[test]
     fn a_sequence_read_more_than_written_is_restored() {
         let (_, restore) = sets(parse_quote! {
             fn f(x: f64, n: usize) -> f64 {

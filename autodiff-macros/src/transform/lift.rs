@@ -56,7 +56,11 @@ pub fn lift(f: &Function, hvp: &syn::Ident, diag: &mut Diag) -> Option<Function>
         None
     };
     let vars = g.vars.clone();
-    let mut rw = |e: &mut Expr| rewrite(e, &vars, to.as_ref(), diag);
+    let float_ty = to.clone().or_else(|| g.float_generics.first().cloned());
+    let mut rw = |e: &mut Expr| {
+        stop_at_every_order(e, &vars, float_ty.as_ref(), diag);
+        rewrite(e, &vars, to.as_ref(), diag)
+    };
     visit_exprs_mut(&mut g.body.stmts, &mut rw);
     if let Some(t) = &mut g.tail {
         t.visit_mut(&mut rw);
@@ -335,6 +339,50 @@ fn bind_constants(stmts: &mut [Stmt], vars: &[Var], s: &syn::Ident, scalar_out: 
             | Stmt::Block(body) => bind_constants(&mut body.stmts, vars, s, scalar_out),
             _ => {}
         }
+    }
+}
+
+/// `stop_gradient(x)` holds `x` constant at every order, as JAX's does: in the copy, which runs
+/// on `Dual` numbers, its value is taken without its tangent, `constant::<S, _>(real_f64(x))`.
+fn stop_at_every_order(e: &mut Expr, vars: &[Var], s: Option<&syn::Ident>, diag: &mut Diag) {
+    let ExprKind::StopGradient(inner) = &mut e.kind else {
+        return;
+    };
+    let span = e.span;
+    match (shape_of(vars, inner), s) {
+        (Shape::Scalar, Some(s)) => {
+            let rt = names::rt();
+            let x = std::mem::replace(&mut **inner, Expr::new(ExprKind::Poison, span));
+            **inner = Expr::new(
+                ExprKind::Cast {
+                    expr: Box::new(x),
+                    ty: Box::new(syn::parse_quote!(f64)),
+                    form: CastForm::Call {
+                        func: quote!(#rt::real_f64),
+                        suffix: quote!(),
+                    },
+                },
+                span,
+            );
+            let x = std::mem::replace(&mut **inner, Expr::new(ExprKind::Poison, span));
+            **inner = Expr::new(
+                ExprKind::Cast {
+                    expr: Box::new(x),
+                    ty: Box::new(syn::parse_quote!(#s)),
+                    form: CastForm::Call {
+                        func: quote!(#rt::constant::<#s, _>),
+                        suffix: quote!(),
+                    },
+                },
+                span,
+            );
+        }
+        (Shape::Scalar, None) => {}
+        _ => diag.unsupported(
+            span,
+            "`stop_gradient` of several floats with `hvp`",
+            "hold each float constant: `stop_gradient(v[i])`",
+        ),
     }
 }
 
