@@ -205,21 +205,8 @@ fn rewrite(e: &mut Expr, vars: &[Var], to: Option<&syn::Ident>, diag: &mut Diag)
         }
         _ => Action::Keep,
     };
-    let constant = |inner: Expr| {
-        Expr::new(
-            ExprKind::Cast {
-                expr: Box::new(inner),
-                ty: Box::new(syn::parse_quote!(#s)),
-                form: CastForm::Call {
-                    func: quote!(#rt::constant::<#s, _>),
-                    suffix: quote!(),
-                },
-            },
-            span,
-        )
-    };
     match (action, &mut e.kind) {
-        (Action::Constant, _) => *e = constant(e.clone()),
+        (Action::Constant, _) => as_constant(e, s),
         (Action::ConstantArray, _) => as_constant_array(e, s, shape_of(vars, e)),
         (Action::Identity, ExprKind::Cast { expr, .. }) => *e = (**expr).clone(),
         (Action::RealPart(ty), ExprKind::Cast { form, .. }) => {
@@ -237,28 +224,38 @@ fn rewrite(e: &mut Expr, vars: &[Var], to: Option<&syn::Ident>, diag: &mut Diag)
                 },
                 span,
             );
-            *e = constant(int);
+            *e = constant_of(int, s);
         }
         _ => {}
     }
 }
 
-/// `e` as a constant of the copy's float type `s`: `constant::<S, _>(e)`.
-fn as_constant(e: &mut Expr, s: &syn::Ident) {
-    let rt = names::rt();
-    let span = e.span;
-    let inner = std::mem::replace(e, Expr::new(ExprKind::Poison, span));
-    *e = Expr::new(
+/// `func(inner)`, a conversion to `ty` written as a call.
+fn call_cast(inner: Expr, ty: syn::Type, func: proc_macro2::TokenStream) -> Expr {
+    let span = inner.span;
+    Expr::new(
         ExprKind::Cast {
             expr: Box::new(inner),
-            ty: Box::new(syn::parse_quote!(#s)),
+            ty: Box::new(ty),
             form: CastForm::Call {
-                func: quote!(#rt::constant::<#s, _>),
+                func,
                 suffix: quote!(),
             },
         },
         span,
-    );
+    )
+}
+
+/// `inner` as a constant of the copy's float type `s`: `constant::<S, _>(inner)`.
+fn constant_of(inner: Expr, s: &syn::Ident) -> Expr {
+    let rt = names::rt();
+    call_cast(inner, syn::parse_quote!(#s), quote!(#rt::constant::<#s, _>))
+}
+
+/// `e` replaced by [`constant_of`] it.
+fn as_constant(e: &mut Expr, s: &syn::Ident) {
+    let inner = std::mem::replace(e, Expr::new(ExprKind::Poison, e.span));
+    *e = constant_of(inner, s);
 }
 
 /// A constant array `e` (`W`, a `const` of floats) as one of the copy's float type `s`:
@@ -353,29 +350,8 @@ fn stop_at_every_order(e: &mut Expr, vars: &[Var], s: Option<&syn::Ident>, diag:
         (Shape::Scalar, Some(s)) => {
             let rt = names::rt();
             let x = std::mem::replace(&mut **inner, Expr::new(ExprKind::Poison, span));
-            **inner = Expr::new(
-                ExprKind::Cast {
-                    expr: Box::new(x),
-                    ty: Box::new(syn::parse_quote!(f64)),
-                    form: CastForm::Call {
-                        func: quote!(#rt::real_f64),
-                        suffix: quote!(),
-                    },
-                },
-                span,
-            );
-            let x = std::mem::replace(&mut **inner, Expr::new(ExprKind::Poison, span));
-            **inner = Expr::new(
-                ExprKind::Cast {
-                    expr: Box::new(x),
-                    ty: Box::new(syn::parse_quote!(#s)),
-                    form: CastForm::Call {
-                        func: quote!(#rt::constant::<#s, _>),
-                        suffix: quote!(),
-                    },
-                },
-                span,
-            );
+            let real = call_cast(x, syn::parse_quote!(f64), quote!(#rt::real_f64));
+            **inner = constant_of(real, s);
         }
         (Shape::Scalar, None) => {}
         _ => diag.unsupported(
