@@ -1,5 +1,5 @@
 //! The attribute's arguments: takes the tokens inside `#[differentiate(...)]`, gives the options
-//! (`wrt(x, y)`), with an error at any option that does not exist.
+//! (`wrt(x, y)`, `vector`), with an error at any option that does not exist.
 
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
@@ -9,6 +9,9 @@ use syn::{Ident, Token};
 pub struct Attr {
     /// `wrt(a, b)`: the active arguments; `None` means every float-valued argument.
     pub wrt: Option<Vec<Ident>>,
+    /// `vector`: also generate `<f>_jvpn`, forward mode over `N` tangents at once
+    /// (`codegen/vector.rs`); the option's token, where errors about it point.
+    pub vector: Option<Ident>,
 }
 
 impl Parse for Attr {
@@ -41,12 +44,18 @@ impl Parse for Attr {
                     }
                     attr.wrt = Some(names.into_iter().collect());
                 }
+                "vector" => {
+                    if attr.vector.is_some() {
+                        return Err(syn::Error::new(key.span(), "`vector` given twice"));
+                    }
+                    attr.vector = Some(key);
+                }
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown #[differentiate] option `{other}`; the only option is \
-                             `wrt(arg, ...)`"
+                            "unknown #[differentiate] option `{other}`; the options are \
+                             `wrt(arg, ...)` and `vector`"
                         ),
                     ))
                 }

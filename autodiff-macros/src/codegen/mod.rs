@@ -7,3 +7,4 @@ mod jacobian;
 mod nested;
 pub mod primal;
 mod structs;
+pub(crate) mod vector;
