@@ -488,3 +488,36 @@ fn idioms_in_vector_mode() {
         1e-5,
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Signatures: const generics, lifetimes, where clauses, conversions in generic code
+// ---------------------------------------------------------------------------------------------
+
+#[differentiate(vector)]
+fn const_generic<'a, T, const M: usize>(x: [T; M], w: &'a [T]) -> [T; M]
+where
+    T: Float + num_traits::FromPrimitive + Into<f64>,
+{
+    let mut y = x;
+    for i in 0..M {
+        let xi: f64 = x[i].to_f64().unwrap();
+        let back: T = T::from_f64(xi.sin()).unwrap();
+        let wi: f64 = w[i % w.len()].into();
+        y[i] = back * T::from(wi).unwrap() + <T as num_traits::NumCast>::from(xi).unwrap();
+    }
+    y
+}
+
+#[test]
+fn const_generics_lifetimes_and_conversions() {
+    let w = [0.5f32, -1.5];
+    let x = [0.25f32, 1.0, -0.75];
+    let (v, d) = const_generic_jvpn(x, &w, [[1.0, 0.0]; 3], &[[0.0, 1.0]; 2]);
+    for k in 0..2 {
+        let dx: [f32; 3] = [[1.0f32, 0.0]; 3].map(|l| l[k]);
+        let dw: [f32; 2] = [[0.0f32, 1.0]; 2].map(|l| l[k]);
+        let (v1, d1) = const_generic_jvp(x, &w, dx, &dw);
+        assert_eq!(v, v1);
+        assert_eq!(d.map(|l| l[k]), d1);
+    }
+}
