@@ -1,8 +1,8 @@
 //! Vector forward mode (`#[differentiate(vector)]`, `<f>_jvpn::<N>`): takes differentiated
 //! functions of every kind the scalar forward mode handles (scalars, slices, arrays, `Vec` and
 //! tuple outputs, loops, branches, calls, generics, in-out arguments, `wrt` subsets, f32 and
-//! f64), gives checks that lane `k` of one `_jvpn` pass equals `_jvp` along direction `k` (to
-//! the bit: both evaluate the same rules in the same order) and central differences.
+//! f64), gives checks that lane `k` of one `_jvpn` pass equals `_jvp` along direction `k` (exactly:
+//! both evaluate the same rules in the same order) and central differences.
 #![allow(clippy::all)]
 // The functions under test are run through their companions.
 #![allow(dead_code)]

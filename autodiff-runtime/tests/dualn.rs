@@ -1,8 +1,8 @@
 //! `DualN` tests: takes every method and operator of the primitive table on `DualN<f32, 4>` and
 //! `DualN<f64, 4>` (the lists come from the table itself), gives checks that lane `k` of each
-//! result equals, to the bit, what `Dual` gives when seeded with lane `k` of every operand (one
-//! lane 0, so the strong zero is exercised), and checks of the constructors and of the zero
-//! tangents over `N` lanes (`lanes::zero_lanes`).
+//! result equals exactly (`==`, or both NaN) what `Dual` gives when seeded with lane `k` of
+//! every operand (zero, infinite and NaN lanes and partials included, so the strong zero is
+//! exercised), and checks of the constructors and of the zero tangents over `N` lanes.
 
 use autodiff_runtime::lanes::zero_lanes;
 use autodiff_runtime::{Dual, DualN};
@@ -142,6 +142,29 @@ fn other_methods_agree_with_dual_lane_by_lane() {
         assert_eq!(a.is_sign_negative(), x.is_sign_negative());
         assert_eq!(a < b, x < y);
         assert_eq!(a == b, x == y);
+    }
+}
+
+/// Infinite and NaN tangent lanes through zero, infinite and ordinary partials: the strong zero
+/// lane by lane, as `Dual` has it.
+#[test]
+fn special_lanes_agree_with_dual() {
+    let l = [f64::INFINITY, 1.0, f64::NAN, -0.0];
+    for x in [0.0, -0.0, 2.0, f64::INFINITY] {
+        for y in [0.0, 1.5, f64::NAN] {
+            let (a, b) = (DualN::new(x, l), DualN::new(y, [1.0, f64::NAN, 0.0, 2.0]));
+            let m = [1.0, f64::NAN, 0.0, 2.0];
+            check("a * y", a * y, |k| Dual::new(x, l[k]) * y);
+            check("a * b", a * b, |k| Dual::new(x, l[k]) * Dual::new(y, m[k]));
+            check("sqrt", a.sqrt(), |k| Dual::new(x, l[k]).sqrt());
+            check("max", a.max(b), |k| {
+                Dual::new(x, l[k]).max(Dual::new(y, m[k]))
+            });
+            check("mul_add", a.mul_add(b, a), |k| {
+                let d = Dual::new(x, l[k]);
+                d.mul_add(Dual::new(y, m[k]), d)
+            });
+        }
     }
 }
 
