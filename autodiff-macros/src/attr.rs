@@ -1,5 +1,5 @@
 //! The attribute's arguments: takes the tokens inside `#[differentiate(...)]`, gives the options
-//! (`wrt(x, y)`, `hvp`, `split`), with an error at any option that does not exist.
+//! (`wrt(x, y)`, `hvp`, `split`, `vector`), with an error at any option that does not exist.
 
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
@@ -15,6 +15,9 @@ pub struct Attr {
     /// `split`: also write `<f>_vjp_split`, the forward sweep once and a pullback callable for
     /// many seeds (`codegen/split.rs`).
     pub split: Option<Ident>,
+    /// `vector`: also generate `<f>_jvpn`, forward mode over `N` tangents at once
+    /// (`codegen/vector.rs`); the option's token, where errors about it point.
+    pub vector: Option<Ident>,
 }
 
 impl Parse for Attr {
@@ -59,12 +62,18 @@ impl Parse for Attr {
                     }
                     attr.split = Some(key);
                 }
+                "vector" => {
+                    if attr.vector.is_some() {
+                        return Err(syn::Error::new(key.span(), "`vector` given twice"));
+                    }
+                    attr.vector = Some(key);
+                }
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
                             "unknown #[differentiate] option `{other}`; the options are \
-                             `wrt(arg, ...)`, `hvp` and `split`"
+                             `wrt(arg, ...)`, `hvp`, `split` and `vector`"
                         ),
                     ))
                 }

@@ -175,7 +175,7 @@ mod tests {
     fn generated_names_have_one_owner_each() {
         let whats = [
             "a", "b", "c", "d", "dp", "dr", "g", "i", "k", "n", "p", "s", "t", "acc", "arr", "brk",
-            "if", "ret", "seq", "tup",
+            "if", "l", "ret", "seq", "tup",
         ];
         let users = [
             "x", "c", "d", "g", "x__2", "x__2__3", "__ad_c_5", "__ad_c5", "d_x", "dp_x", "b3_x",

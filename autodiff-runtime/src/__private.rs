@@ -3,6 +3,8 @@
 //! Not a public API: it may change in any release together with the macro.
 
 pub use crate::dual::Dual;
+pub use crate::dualn::DualN;
+pub use crate::lanes::{zero_lanes, LaneScalar};
 pub use crate::rules;
 pub use crate::second_order::{constant, constant_array, lift, lift_const, real_f64, unlift};
 pub use crate::stop::stop_gradient;

@@ -25,8 +25,10 @@ pub use autodiff_macros::differentiate;
 
 pub mod check;
 pub mod dual;
+pub mod dualn;
 pub mod jacobian;
 pub mod kernels;
+pub mod lanes;
 pub mod nn;
 pub mod rules;
 pub mod second_order;
@@ -34,6 +36,8 @@ mod stop;
 pub mod value;
 
 pub use dual::Dual;
+pub use dualn::DualN;
+pub use lanes::{LaneScalar, LaneTangent};
 pub use stop::stop_gradient;
 pub use value::{Differentiable, Scalar, Scale, Tangent};
 

@@ -1,7 +1,8 @@
 //! The benchmark problems under `#[differentiate]`: takes the primal bodies of `mod.rs`, `heat.rs`,
 //! `rk4.rs` and `small.rs` verbatim, gives the generated `_jvp`, `_vjp` and `_grad` that
 //! `benches/overhead.rs` measures against the hand-written adjoints and tangents (and, for the
-//! small functions, against num-dual).
+//! small functions, against num-dual), and for three of them the `_jvpn` that `benches/vector.rs`
+//! measures against `_jvp`.
 //!
 //! `tests/bench_problems.rs` checks that every body here is character for character the one
 //! beside it, so the benchmark always differentiates the primal it times.
@@ -24,7 +25,7 @@ pub fn rosenbrock(x: &[f64], n: usize) -> f64 {
     s
 }
 
-#[differentiate(wrt(k, x0, v0))]
+#[differentiate(wrt(k, x0, v0), vector)]
 pub fn spring_chain(
     k: &[f64],
     x0: &[f64],
@@ -69,7 +70,7 @@ pub fn spring_chain(
     loss
 }
 
-#[differentiate(wrt(w1, b1, w2, b2))]
+#[differentiate(wrt(w1, b1, w2, b2), vector)]
 #[allow(clippy::too_many_arguments)]
 pub fn two_layer_loss(
     w1: &[f64],
@@ -131,13 +132,13 @@ pub fn heat(u0: &[f64], alpha: f64, target: &[f64], n: usize, steps: usize) -> f
     0.5 * loss
 }
 
-#[differentiate]
+#[differentiate(vector)]
 pub fn lotka_volterra(p: &[f64; 4], y: &[f64; 2]) -> [f64; 2] {
     let [a, b, c, d] = *p;
     [a * y[0] - b * y[0] * y[1], c * y[0] * y[1] - d * y[1]]
 }
 
-#[differentiate(wrt(p, y0))]
+#[differentiate(wrt(p, y0), vector)]
 pub fn lv_fit(p: &[f64; 4], y0: &[f64; 2], obs: &[f64], h: f64, steps: usize) -> f64 {
     let mut y = *y0;
     let mut loss = 0.0;

@@ -70,18 +70,27 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         Some(kw) if !diag.has_errors() => super::split::companion(&f, kw, &mut diag, &mut ir_dump),
         _ => None,
     };
+    if !diag.has_errors() {
+        super::vector::check(&f, &attr, &mut diag);
+    }
     let sigs = Signatures::new(&f);
     match diag.finish() {
         Err(e) => {
             let err = e.to_compile_error();
             // Stubs keep call sites quiet, but not inside an `impl` (where a struct cannot go).
-            let stubs = if has_receiver { quote!() } else { sigs.stubs() };
+            let stubs = if has_receiver {
+                quote!()
+            } else {
+                let (s, v) = (sigs.stubs(), super::vector::stub(&f, &attr));
+                quote!(#s #v)
+            };
             quote!(#err #func #stubs)
         }
         Ok(()) => {
             let fwd = forward::emit_body(&f, &mut ir_dump);
             let out = sigs.full(fwd, rev.unwrap_or_default());
-            let out = quote!(#out #second #split);
+            let vector = super::vector::companion(&f, &attr, &mut ir_dump);
+            let out = quote!(#out #second #split #vector);
             let all = quote!(#func #out);
             dump::expansion(&f.item.sig.ident, &out);
             all

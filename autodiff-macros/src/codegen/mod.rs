@@ -9,3 +9,4 @@ mod nested;
 pub mod primal;
 mod split;
 mod structs;
+pub(crate) mod vector;

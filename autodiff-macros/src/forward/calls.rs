@@ -38,7 +38,7 @@ impl Forward<'_> {
         let tout = self.fresh("dr");
         pre.push(Op::CallJvp {
             outs: Some((out.clone(), tout.clone())),
-            path: companion_path(func, "jvp"),
+            path: self.jvp_path(func),
             primals,
             tangents,
             span,
@@ -149,7 +149,7 @@ impl Forward<'_> {
         let (primals, tangents) = self.call_args(args, &mut pre);
         pre.push(Op::CallJvp {
             outs: None,
-            path: companion_path(func, "jvp"),
+            path: self.jvp_path(func),
             primals,
             tangents,
             span: e.span,

@@ -15,6 +15,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 
 mod calls;
+mod lanes;
 mod program;
 #[cfg(test)]
 mod tests;
@@ -36,6 +37,9 @@ enum Val {
 pub struct Forward<'a> {
     f: &'a Function,
     n: usize,
+    /// For `<f>_jvpn`: the name of its const generic parameter `N`, the number of tangents
+    /// carried per scalar (`None` for `<f>_jvp`).
+    lanes: Option<&'a syn::Ident>,
 }
 
 /// The body of `f_jvp`; the forward program is added to `dump`.
@@ -47,9 +51,26 @@ pub fn emit_body(f: &Function, dump: &mut IrDump) -> TokenStream {
     quote!(#(#program)*)
 }
 
+/// The body of `f_jvpn`, `N` tangents per scalar (`lanes` names the const parameter `N`): the
+/// same forward program on `DualN` numbers, with `zero_lanes` zeros, conversions applied to each
+/// tangent, and calls of other functions' `_jvpn`. The program is added to `dump`.
+pub fn emit_lanes_body(f: &Function, lanes: &syn::Ident, dump: &mut IrDump) -> TokenStream {
+    let program = forward_program_in(f, Some(lanes));
+    dump.section(
+        "forward program over N tangents (vector forward mode)",
+        || program::print(&program),
+    );
+    program::tokens(&program, program::Lanes::Many(lanes))
+}
+
 /// The body of `f_jvp` as a forward program.
 fn forward_program(f: &Function) -> Vec<Op> {
-    let mut fw = Forward { f, n: 0 };
+    forward_program_in(f, None)
+}
+
+/// The body of `f_jvp` (or of `f_jvpn`, with `lanes`) as a forward program.
+fn forward_program_in(f: &Function, lanes: Option<&syn::Ident>) -> Vec<Op> {
+    let mut fw = Forward { f, n: 0, lanes };
     let mut out = Vec::new();
     // Floats by reference are worked on by value (`let x: f64 = *x;`).
     for p in f.body_params() {
@@ -289,9 +310,10 @@ impl<'a> Forward<'a> {
                     expr: a,
                     span: Span::call_site(),
                 });
+                let tangent = self.convert_tangent(form, ty, quote!(#t.eps), span);
                 Val::Dual(DualExpr::New {
                     value: convert(form, ty, &quote!(#t.re), span),
-                    tangent: convert(form, ty, &quote!(#t.eps), span),
+                    tangent,
                     span,
                 })
             }
@@ -614,6 +636,7 @@ impl<'a> Forward<'a> {
                         return quote!(_);
                     }
                     let t = self.tangent(*v);
+                    let ty = var.ty.as_ref().and_then(|t| self.tangent_type(t));
                     quote!(#m #t #ty)
                 } else {
                     let n = self.name(*v);

@@ -1,8 +1,8 @@
 //! The forward (tangent) program: takes what the forward emitter decided (primals declared and
 //! written together with their tangents, active scalars evaluated on `Dual` numbers, calls of
 //! other functions' `_jvp`, the value and tangent returned), gives it as data: `Op`s printed to
-//! tokens by `ToTokens` (the body of `<f>_jvp`) and to text by `print` (the `AUTODIFF_DUMP_IR`
-//! dump).
+//! tokens by `tokens` on `Dual` numbers (the body of `<f>_jvp`) or on `DualN` numbers (the body
+//! of `<f>_jvpn`), and to text by `print` (the `AUTODIFF_DUMP_IR` dump).
 //!
 //! Expressions and patterns inside ops are tokens printed by the primal printer; what forward
 //! mode itself adds (which tangent is declared or written, from which tangent expression, which
@@ -200,66 +200,121 @@ pub(super) struct OutputPair {
 
 // ---------------------------------------------------------------------------------- tokens
 
-impl ToTokens for DualExpr {
-    fn to_tokens(&self, out: &mut TokenStream) {
+/// How the program is printed: on `Dual` numbers with one tangent per scalar (`<f>_jvp`), or on
+/// `DualN` numbers with `N` tangents per scalar, `N` the const generic parameter named here
+/// (`<f>_jvpn`, `codegen/vector.rs`). Only the dual type and the zero tangents differ; the ops
+/// are the same.
+#[derive(Clone, Copy)]
+pub(super) enum Lanes<'a> {
+    One,
+    Many(&'a Ident),
+}
+
+impl Lanes<'_> {
+    /// The dual number type: `Dual`, or `DualN::<_, N>`.
+    fn dual(self) -> TokenStream {
         let rt = names::rt();
-        out.extend(match self {
+        match self {
+            Lanes::One => quote!(#rt::Dual),
+            Lanes::Many(n) => quote!(#rt::DualN::<_, #n>),
+        }
+    }
+
+    /// Zero tangents shaped like the value `v`: `zero_tangent(&v)`, or `zero_lanes::<_, N>(&v)`
+    /// (`[T; N]` per scalar of `v`).
+    fn zero(self, v: &TokenStream) -> TokenStream {
+        let rt = names::rt();
+        match self {
+            Lanes::One => quote!(#rt::zero_tangent(&#v)),
+            Lanes::Many(n) => quote!(#rt::zero_lanes::<_, #n>(&#v)),
+        }
+    }
+}
+
+/// A part of the program printed with the given `Lanes`.
+pub(super) struct In<'a, T>(pub(super) &'a T, pub(super) Lanes<'a>);
+
+/// The tokens of `ops`.
+pub(super) fn tokens(ops: &[Op], lanes: Lanes) -> TokenStream {
+    let ops = ops.iter().map(|o| In(o, lanes));
+    quote!(#(#ops)*)
+}
+
+impl ToTokens for In<'_, DualExpr> {
+    fn to_tokens(&self, out: &mut TokenStream) {
+        let k = self.1;
+        let sub = |d: &DualExpr| In(d, k).into_token_stream();
+        out.extend(match self.0 {
             DualExpr::Constant { value, span } => {
-                quote_spanned!(*span=> #rt::Dual::constant(#value))
+                let d = k.dual();
+                quote_spanned!(*span=> #d::constant(#value))
             }
             DualExpr::New {
                 value,
                 tangent,
                 span,
-            } => quote_spanned!(*span=> #rt::Dual::new(#value, #tangent)),
+            } => {
+                let d = k.dual();
+                quote_spanned!(*span=> #d::new(#value, #tangent))
+            }
             DualExpr::Plain(t) => t.clone(),
             DualExpr::Part { name, k } => {
                 let k = syn::Index::from(*k);
                 quote!(#name.#k)
             }
             DualExpr::Binary { lhs, op, rhs, span } => {
-                let o = binop_tokens(*op);
-                quote_spanned!(*span=> (#lhs #o #rhs))
+                let (l, o, r) = (sub(lhs), binop_tokens(*op), sub(rhs));
+                quote_spanned!(*span=> (#l #o #r))
             }
-            DualExpr::Neg { operand, span } => quote_spanned!(*span=> (-#operand)),
+            DualExpr::Neg { operand, span } => {
+                let x = sub(operand);
+                quote_spanned!(*span=> (-#x))
+            }
             DualExpr::Method {
                 recv,
                 method,
                 args,
                 span,
-            } => quote_spanned!(*span=> #recv.#method(#(#args),*)),
+            } => {
+                let r = sub(recv);
+                let a = args.iter().map(sub);
+                quote_spanned!(*span=> #r.#method(#(#a),*))
+            }
         })
     }
 }
 
-impl ToTokens for Tan {
+impl ToTokens for In<'_, Tan> {
     fn to_tokens(&self, out: &mut TokenStream) {
-        out.extend(match self {
+        out.extend(match self.0 {
             Tan::Expr(t) => t.clone(),
-            Tan::Zeros { shape, like } => zeros(shape, like),
-            Tan::ZeroTangent(v) => zero_tangent(v),
+            Tan::Zeros { shape, like } => zeros(shape, like, self.1),
+            Tan::ZeroTangent(v) => self.1.zero(v),
         })
     }
 }
 
-impl ToTokens for OutputPair {
+impl ToTokens for In<'_, OutputPair> {
     fn to_tokens(&self, out: &mut TokenStream) {
         let OutputPair {
             pre,
             value,
             tangent,
-        } = self;
-        out.extend(quote!({ #(#pre)* (#value, #tangent) }));
+        } = self.0;
+        let pre = tokens(pre, self.1);
+        out.extend(quote!({ #pre (#value, #tangent) }));
     }
 }
 
-impl<T: ToTokens> ToTokens for Bind<T> {
-    fn to_tokens(&self, out: &mut TokenStream) {
-        let pat = &self.pat;
-        out.extend(match &self.init {
-            Some(init) => quote!(let #pat = #init;),
-            None => quote!(let #pat;),
-        })
+/// `let pat = init;` (`let pat;` without `init`), the initialiser printed by `init`.
+fn bind<T>(b: &Bind<T>, init: impl Fn(&T) -> TokenStream) -> TokenStream {
+    let pat = &b.pat;
+    match &b.init {
+        Some(v) => {
+            let v = init(v);
+            quote!(let #pat = #v;)
+        }
+        None => quote!(let #pat;),
     }
 }
 
@@ -268,18 +323,32 @@ fn label(l: &Option<syn::Lifetime>) -> Option<TokenStream> {
 }
 
 impl ToTokens for Op {
+    /// The op printed on `Dual` numbers (`<f>_jvp`).
     fn to_tokens(&self, out: &mut TokenStream) {
-        let rt = names::rt();
-        out.extend(match self {
+        In(self, Lanes::One).to_tokens(out)
+    }
+}
+
+impl ToTokens for In<'_, Op> {
+    fn to_tokens(&self, out: &mut TokenStream) {
+        let k = self.1;
+        let body = |ops: &[Op]| tokens(ops, k);
+        out.extend(match self.0 {
             Op::Code(t) => t.clone(),
-            Op::Let { primal, tangent } => quote!(#primal #tangent),
+            Op::Let { primal, tangent } => {
+                let p = primal.as_ref().map(|b| bind(b, Clone::clone));
+                let t = tangent
+                    .as_ref()
+                    .map(|b| bind(b, |t| In(t, k).into_token_stream()));
+                quote!(#p #t)
+            }
             Op::Set {
                 slot,
                 value,
                 tangent,
             } => {
-                let (p, t) = (slot.primal(), slot.tangent());
-                quote!(#p = #value; #t = #tangent;)
+                let (p, t, tan) = (slot.primal(), slot.tangent(), In(tangent, k));
+                quote!(#p = #value; #t = #tan;)
             }
             Op::Assign { place, op, value } => {
                 let o = op.map(compound_tokens).unwrap_or_else(|| quote!(=));
@@ -292,10 +361,13 @@ impl ToTokens for Op {
                 temp,
             } => {
                 let (p, t) = (slot.primal(), slot.tangent());
-                let o = binop_tokens(*op);
-                quote!(let #temp = #rt::Dual::new(#p, #t) #o #rhs; #p = #temp.re; #t = #temp.eps;)
+                let (o, d, rhs) = (binop_tokens(*op), k.dual(), In(rhs, k));
+                quote!(let #temp = #d::new(#p, #t) #o #rhs; #p = #temp.re; #t = #temp.eps;)
             }
-            Op::Dual { name, expr, span } => quote_spanned!(*span=> let #name = #expr;),
+            Op::Dual { name, expr, span } => {
+                let e = In(expr, k);
+                quote_spanned!(*span=> let #name = #e;)
+            }
             Op::CallJvp {
                 outs,
                 path,
@@ -316,44 +388,56 @@ impl ToTokens for Op {
                 Some((tvec, t)) => quote!(#vec.push(#value); #tvec.push(#t);),
                 None => quote!(#vec.push(#value);),
             },
-            Op::Block(ops) => quote!({ #(#ops)* }),
-            Op::If { cond, then, els } => match els {
-                Some(e) => quote!(if #cond { #(#then)* } else { #(#e)* }),
-                None => quote!(if #cond { #(#then)* }),
-            },
+            Op::Block(ops) => {
+                let b = body(ops);
+                quote!({ #b })
+            }
+            Op::If { cond, then, els } => {
+                let t = body(then);
+                match els {
+                    Some(e) => {
+                        let e = body(e);
+                        quote!(if #cond { #t } else { #e })
+                    }
+                    None => quote!(if #cond { #t }),
+                }
+            }
             Op::Match { scrut, arms } => {
-                let arms = arms.iter().map(|(p, b)| quote!(#p => { #(#b)* }));
+                let arms = arms.iter().map(|(p, b)| {
+                    let b = body(b);
+                    quote!(#p => { #b })
+                });
                 quote!(match #scrut { #(#arms)* })
             }
             Op::For {
                 label: l,
                 var,
                 range,
-                body,
+                body: b,
             } => {
-                let l = label(l);
-                quote!(#l for #var in #range { #(#body)* })
+                let (l, b) = (label(l), body(b));
+                quote!(#l for #var in #range { #b })
             }
             Op::While {
                 label: l,
                 cond,
-                body,
+                body: b,
             } => {
-                let l = label(l);
-                quote!(#l while #cond { #(#body)* })
+                let (l, b) = (label(l), body(b));
+                quote!(#l while #cond { #b })
             }
-            Op::Loop { label: l, body } => {
-                let l = label(l);
-                quote!(#l loop { #(#body)* })
+            Op::Loop { label: l, body: b } => {
+                let (l, b) = (label(l), body(b));
+                quote!(#l loop { #b })
             }
             Op::Return { output, span } => {
                 let r = match output {
-                    Some(o) => o.to_token_stream(),
+                    Some(o) => In(o, k).into_token_stream(),
                     None => quote!(()),
                 };
                 quote_spanned!(*span=> return #r;)
             }
-            Op::Output(o) => o.to_token_stream(),
+            Op::Output(o) => In(o, k).into_token_stream(),
         })
     }
 }
@@ -375,15 +459,10 @@ fn compound_tokens(op: BinOp) -> TokenStream {
     }
 }
 
-fn zero_tangent(v: &TokenStream) -> TokenStream {
-    let rt = names::rt();
-    quote!(#rt::zero_tangent(&#v))
-}
-
-/// Zeros shaped like `e` (an expression that can be borrowed): the runtime's `zero_tangent`,
-/// which rustc picks by `e`'s type. The macro only steps into tuples, whose components that are
-/// not floats may be of types the runtime does not know.
-fn zeros(shape: &Shape, e: &TokenStream) -> TokenStream {
+/// Zeros shaped like `e` (an expression that can be borrowed): the runtime's `zero_tangent` (or
+/// `zero_lanes`), which rustc picks by `e`'s type. The macro only steps into tuples, whose
+/// components that are not floats may be of types the runtime does not know.
+fn zeros(shape: &Shape, e: &TokenStream, lanes: Lanes) -> TokenStream {
     match shape {
         // Not a float: carries no derivative; `()` stands in for its tangent.
         s if !s.is_float() => quote!(()),
@@ -394,11 +473,11 @@ fn zeros(shape: &Shape, e: &TokenStream) -> TokenStream {
                     return quote!(());
                 }
                 let ix = syn::Index::from(i);
-                zeros(s, &quote!(#e.#ix))
+                zeros(s, &quote!(#e.#ix), lanes)
             });
             quote!((#(#parts,)*))
         }
-        _ => zero_tangent(e),
+        _ => lanes.zero(e),
     }
 }
 

@@ -210,3 +210,35 @@ fn calls_of_differentiated_functions_go_through_their_jvp() {
     assert_eq!(call, Some(("g_jvp".to_string(), 2, 2)));
     assert!(print(&p).contains("jvp g_jvp("), "{}", print(&p));
 }
+
+#[test]
+fn the_lanes_program_is_the_same_program_on_dual_n() {
+    let f = analysed(parse_quote! {
+        fn f<T: Float>(x: T, v: &[T], y: f32) -> T {
+            let mut s = x;
+            s += g::<T>(x, v) * T::from(y).unwrap();
+            let mut z = T::zero();
+            z += s;
+            s * v[0].sin() + z
+        }
+    });
+    let n = syn::Ident::new("N", proc_macro2::Span::call_site());
+    let one = super::forward_program(&f);
+    let many = super::forward_program_in(&f, Some(&n));
+    // The same ops, one per op.
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    kinds(&one, &mut a);
+    kinds(&many, &mut b);
+    assert_eq!(a, b);
+    let text = super::program::tokens(&many, super::program::Lanes::Many(&n)).to_string();
+    assert!(!text.contains(":: Dual ::"), "{text}");
+    for want in [
+        ":: DualN :: < _ , N > :: new",
+        ":: zero_lanes :: < _ , N > (",
+        "g_jvpn :: < T , N > (",
+        ". map (|",
+    ] {
+        assert!(text.contains(want), "`{want}` missing from {text}");
+    }
+    assert!(!text.contains("zero_tangent"), "{text}");
+}

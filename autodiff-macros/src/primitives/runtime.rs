@@ -4,7 +4,7 @@
 //! | invocation | where | expands to |
 //! |---|---|---|
 //! | `check_rules` | `rules.rs` | `let _: fn(T, T) -> T = sin::<T>;` for every rule: a rule missing, misnamed or with the wrong arguments does not compile |
-//! | `check_dual` | `dual.rs` | the same for every method and operator of `Dual<T>` |
+//! | `check_dual` (`=> Alias`) | `dual.rs`, `dualn.rs` | the same for every method and operator of `Dual<T>` (of `Alias<T>`: `DualN<T, 4>`) |
 //! | `unary_methods => m` | `dual.rs` | `m!(sin, cos, ...);`: the unary methods |
 //! | `binary_methods => m` | `dual.rs` | `m!(atan2(b), ...);`: the binary methods, with their argument's name |
 //! | `binary_operators => m` | `dual.rs` | `m!(Add, add, AddAssign, add_assign);` per binary operator |
@@ -39,13 +39,13 @@ fn parse(input: TokenStream) -> syn::Result<TokenStream> {
     let unknown = || {
         syn::Error::new(
             what.span(),
-            "expected `check_rules`, `check_dual`, `test_table`, or `unary_methods`, \
-             `binary_methods`, `binary_operators` followed by `=> callback`",
+            "expected `check_rules`, `check_dual` (optionally `=> Alias`), `test_table`, or \
+             `unary_methods`, `binary_methods`, `binary_operators` followed by `=> callback`",
         )
     };
     Ok(match (what.to_string().as_str(), callback) {
         ("check_rules", None) => check_rules(),
-        ("check_dual", None) => check_dual(),
+        ("check_dual", alias) => check_dual(alias),
         ("test_table", None) => test_table(),
         ("unary_methods", Some(cb)) => {
             let names = methods(Arity::Unary).map(|p| ident(p.name));
@@ -125,8 +125,10 @@ fn check_rules() -> TokenStream {
 
 /// In `dual.rs`: `Dual<T>` has every method as an inherent method (checked in a module where no
 /// trait is in scope, so a `Float` method of the same name does not count) and implements
-/// every operator.
-fn check_dual() -> TokenStream {
+/// every operator. `check_dual => D4` checks the type `D4<T>` instead (an alias of the parent
+/// module: `dualn.rs` checks `DualN<T, 4>` so).
+fn check_dual(alias: Option<syn::Ident>) -> TokenStream {
+    let dual = alias.unwrap_or_else(|| ident("Dual"));
     let checks = METHODS.iter().map(|p| {
         let name = ident(p.name);
         let sig = match p.arity() {
@@ -148,7 +150,7 @@ fn check_dual() -> TokenStream {
     });
     quote! {
         mod __every_primitive_of_the_table_is_a_dual_method {
-            use super::Dual as D;
+            use super::#dual as D;
             #[allow(dead_code)]
             fn check<T: ::num_traits::Float>() {
                 #(#checks)*
