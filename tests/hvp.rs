@@ -362,3 +362,77 @@ fn stop_gradient_holds_at_second_order() {
         (0.0, 0.0, 0.0, 2.0)
     );
 }
+
+// ------------------------------------------- found by the random programs (tests/gen/second.rs)
+
+/// A generic function computing in `f64` through conversions: the copy computes in its type
+/// parameter instead (it used to drop the direction at `to_f64`, giving a zero Hessian).
+#[differentiate(hvp)]
+fn through_f64<T: Float + Into<f64> + num_traits::FromPrimitive>(p: T, w: &[T]) -> T {
+    let x: f64 = p.into();
+    let y = w[0].to_f64().unwrap();
+    let z: f64 = num_traits::NumCast::from(p).unwrap();
+    let mut acc: f64 = sq(z);
+    acc += x * y;
+    T::from(acc).unwrap() * p
+}
+
+/// Calls a generic helper that asks for `Sum` and one that converts to `f64`.
+#[differentiate(hvp)]
+fn calls_generic(p: f64, w: &[f64]) -> f64 {
+    sum_sq(w) * p + through_f64(p, w)
+}
+
+#[differentiate(hvp)]
+fn sum_sq<T: Float + std::iter::Sum>(w: &[T]) -> T {
+    w.iter().map(|&a| a * a).sum()
+}
+
+#[test]
+fn generic_functions_computing_in_f64_get_their_second_order() {
+    // through_f64 = (p w0 + p^2 / 2) p.
+    let (p, w0) = (0.7, -0.4);
+    let (_, g, h) = through_f64_hessian(p, &[w0, 0.3]);
+    assert!((g.p - (2.0 * p * w0 + 1.5 * p * p)).abs() < 1e-12);
+    let want = [
+        [2.0 * w0 + 3.0 * p, 2.0 * p, 0.0],
+        [2.0 * p, 0.0, 0.0],
+        [0.0; 3],
+    ];
+    for (i, row) in want.iter().enumerate() {
+        for (j, w) in row.iter().enumerate() {
+            assert!(
+                (h[(i, j)] - w).abs() < 1e-12,
+                "H[{i},{j}] = {} vs {w}",
+                h[(i, j)]
+            );
+        }
+    }
+    check_gradient_map(4, |x, d| {
+        let (_, g, hv) = calls_generic_hvp(x[0], &x[1..], d[0], &d[1..]);
+        let (mut a, mut b) = (vec![g.p], vec![hv.p]);
+        a.extend(g.w);
+        b.extend(hv.w);
+        (a, b)
+    });
+}
+
+/// `w[i] op= e` where `e` reads `w`: on the copy's float type `op=` is a trait method.
+#[differentiate(hvp)]
+fn accumulate_into_self(x: &[f64]) -> f64 {
+    let mut w = x.to_vec();
+    let mut a = [x[0], x[1]];
+    for i in 1..w.len() {
+        w[i] += w[i - 1] * x[i];
+        a[1] *= a[0] + w[i];
+    }
+    w[w.len() - 1] * a[1]
+}
+
+#[test]
+fn indexed_compound_assignments_reading_their_array_get_their_second_order() {
+    check_gradient_map(4, |x, d| {
+        let (_, g, hv) = accumulate_into_self_hvp(x, d);
+        (g.x, hv.x)
+    });
+}

@@ -12,7 +12,7 @@ pub use crate::value::{
     self, accumulate, add_scaled, scaled, set_zero, zero_tangent, Differentiable, Scalar, Scale,
     Tangent,
 };
-pub use num_traits::Float;
+pub use num_traits::{Float, FromPrimitive};
 
 /// Zero of a float type, inferred from use.
 #[inline(always)]

@@ -93,12 +93,26 @@ impl Signatures<'_> {
         }
     }
 
+    /// The where clause of `<f>_hvp` and `<f>_hessian`: the function's, and for a generic
+    /// function whose copy computes in its type parameter `T` where it computes in `f32` or
+    /// `f64`, what that copy asks of `T` (`Dual<T>` has it when `T` has it).
+    fn second_where(&self) -> TokenStream {
+        let w = self.where_clause();
+        match transform::lift::concrete_in_generic(self.f) {
+            Some(t) => {
+                let b = transform::lift::bounds(t);
+                quote!(#w #t: #b,)
+            }
+            None => w,
+        }
+    }
+
     fn hvp_header(&self) -> TokenStream {
         let vis = &self.f.item.vis;
         let name = &self.f.item.sig.ident;
         let hvp = names::companion(name, "hvp");
         let generics = self.generics();
-        let where_c = self.where_clause();
+        let where_c = self.second_where();
         let inputs = self.inputs();
         let dirs = self.shadow_args(Self::pub_tangent_ty);
         let out = self.public_out();
@@ -184,7 +198,7 @@ impl Signatures<'_> {
         let name = &self.f.item.sig.ident;
         let hess = names::companion(name, "hessian");
         let generics = self.generics();
-        let where_c = self.where_clause();
+        let where_c = self.second_where();
         let inputs = self.inputs();
         let out = self.public_out();
         let e = self.elem_ty();

@@ -6,9 +6,11 @@
 //! of its float type, in its signature and in every type of its body; its float constants
 //! (literals, `f64::consts::PI`, values of plain calls) become `constant::<S, _>(c)`; a
 //! conversion between floats is the value itself, from an integer a constant, to an integer reads
-//! the real part. A generic function keeps its float type parameter. Either way, every call of
-//! another differentiated function `g` becomes a call of `g_generic`, which
-//! `#[differentiate(hvp)]` on `g` writes (or a hand-written rule provides).
+//! the real part. A generic function keeps its float type parameter; one that also computes in
+//! `f32` or `f64` (`let x: f64 = p.into()`) gets those replaced by that parameter the same way.
+//! Either way, every call of another differentiated function `g` becomes a call of `g_generic`,
+//! which `#[differentiate(hvp)]` on `g` writes (or a hand-written rule provides), and
+//! `w[i] op= e` evaluates `e` first into a local (`op=` on a type parameter borrows `w` first).
 
 use crate::diag::Diag;
 use crate::ir::*;
@@ -26,17 +28,27 @@ pub fn lift(f: &Function, hvp: &syn::Ident, diag: &mut Diag) -> Option<Function>
     }
     let mut g = f.clone();
     g.item.sig.ident = names::generic_twin(&f.item.sig.ident);
-    let to = if f.float_generics.is_empty() {
-        let s = names::lift_param();
-        // What a function written for a float type may do with it beyond `Float`: compound
-        // assignment and printing (`Dual` has them all).
-        g.item.sig.generics.params.push(syn::parse_quote!(
-            #s: ::core::ops::AddAssign + ::core::ops::SubAssign + ::core::ops::MulAssign
-                + ::core::ops::DivAssign + ::core::ops::RemAssign + ::core::fmt::Debug
-                + ::core::fmt::Display
-        ));
-        g.float_generics.push(s.clone());
-        let mut sub = Subst { to: &s };
+    let to = match f.float_generics.as_slice() {
+        [] => Some(names::lift_param()),
+        // A generic function that also computes in `f32` or `f64` (`let x: f64 = p.into()`):
+        // those become its type parameter, or the copy would drop the direction there.
+        _ => concrete_in_generic(f).cloned(),
+    };
+    match &to {
+        Some(s) if f.float_generics.is_empty() => {
+            let b = bounds(s);
+            g.item.sig.generics.params.push(syn::parse_quote!(#s: #b));
+            g.float_generics.push(s.clone());
+        }
+        Some(t) => {
+            let b = bounds(t);
+            let w = g.item.sig.generics.make_where_clause();
+            w.predicates.push(syn::parse_quote!(#t: #b));
+        }
+        None => {}
+    }
+    if let Some(s) = &to {
+        let mut sub = Subst { to: s };
         sub.visit_signature_mut(&mut g.item.sig);
         for p in g.params.iter_mut() {
             sub.visit_type_mut(&mut p.ty);
@@ -51,10 +63,7 @@ pub fn lift(f: &Function, hvp: &syn::Ident, diag: &mut Diag) -> Option<Function>
                 sub.visit_type_mut(t);
             }
         }
-        Some(s)
-    } else {
-        None
-    };
+    }
     let vars = g.vars.clone();
     let float_ty = to.clone().or_else(|| g.float_generics.first().cloned());
     let mut rw = |e: &mut Expr| {
@@ -74,6 +83,8 @@ pub fn lift(f: &Function, hvp: &syn::Ident, diag: &mut Diag) -> Option<Function>
             }
         }
     }
+    let body = std::mem::take(&mut g.body.stmts);
+    g.body.stmts = value_first(body, &mut g.vars);
     (diag.has_errors() == before).then_some(g)
 }
 
@@ -109,6 +120,9 @@ fn check(f: &Function, hvp: &syn::Ident, diag: &mut Diag) {
         );
     }
     if !f.float_generics.is_empty() {
+        if names_concrete_float(f) {
+            check_generic(f, hvp, diag);
+        }
         return;
     }
     let mut floats = Vec::new();
@@ -121,6 +135,66 @@ fn check(f: &Function, hvp: &syn::Ident, diag: &mut Diag) {
             hvp,
             "`hvp` on a function with both `f32` and `f64` arguments or output",
             "use one float type (or a type parameter `T: Float`)",
+        );
+    }
+}
+
+/// What the copy's float type parameter `s` may do beyond `Float` (what a function written for
+/// a float type does with it): compound assignment, printing, and what a generic callee may ask
+/// for (`T: Sum`, `Product`, `FromPrimitive`). `f32`, `f64` and `Dual<T>` of a `T` that has them
+/// have them all.
+pub fn bounds(s: &syn::Ident) -> proc_macro2::TokenStream {
+    let rt = names::rt();
+    quote! {
+        ::core::ops::AddAssign + ::core::ops::SubAssign + ::core::ops::MulAssign
+            + ::core::ops::DivAssign + ::core::ops::RemAssign + ::core::fmt::Debug
+            + ::core::fmt::Display + ::core::iter::Sum + ::core::iter::Product
+            + for<'__ad> ::core::iter::Sum<&'__ad #s>
+            + for<'__ad> ::core::iter::Product<&'__ad #s>
+            + #rt::FromPrimitive
+    }
+}
+
+/// The float type parameter of a generic `f` whose copy computes in it where `f` computes in
+/// `f32` or `f64` (it then asks for [`bounds`] too), if `f` is such a function.
+pub fn concrete_in_generic(f: &Function) -> Option<&syn::Ident> {
+    match f.float_generics.as_slice() {
+        [t] if names_concrete_float(f) => Some(t),
+        _ => None,
+    }
+}
+
+/// Whether `f` names `f32` or `f64` (in its signature, bounds included, or its body).
+fn names_concrete_float(f: &Function) -> bool {
+    crate::ir::token_names(&f.item.to_token_stream(), false)
+        .iter()
+        .any(|n| n == "f32" || n == "f64")
+}
+
+/// A generic function that also computes in `f32` or `f64`: its copy makes those its float
+/// type parameter, so it must have just one, and its arguments and output must not be `f32` or
+/// `f64` themselves (they would then take that type parameter's `Dual`s).
+fn check_generic(f: &Function, hvp: &syn::Ident, diag: &mut Diag) {
+    if f.float_generics.len() > 1 {
+        diag.unsupported_at(
+            hvp,
+            "`hvp` on a function generic over several float types that also computes in `f32` \
+             or `f64`",
+            "compute in one of its type parameters (`T::from(x)` for the constants)",
+        );
+        return;
+    }
+    let mut floats = Vec::new();
+    let mut seen = FloatNames(&mut floats);
+    for input in &f.item.sig.inputs {
+        seen.visit_fn_arg(input);
+    }
+    seen.visit_return_type(&f.item.sig.output);
+    if !floats.is_empty() {
+        diag.unsupported_at(
+            &f.item.sig,
+            "`hvp` on a generic function with `f32` or `f64` arguments or output",
+            "give them its float type parameter",
         );
     }
 }
@@ -360,6 +434,60 @@ fn stop_at_every_order(e: &mut Expr, vars: &[Var], s: Option<&syn::Ident>, diag:
             "hold each float constant: `stop_gradient(v[i])`",
         ),
     }
+}
+
+/// `w[i] op= e` → `let t = e; w[i] op= t;`: on a float type parameter `op=` is a trait
+/// method, which borrows `w[i]` mutably before `e` is evaluated, so an `e` reading `w` (as
+/// `w[i] += w[j]` does on `f64`, whose `+=` evaluates `e` first) would not compile.
+fn value_first(stmts: Vec<Stmt>, vars: &mut Vec<Var>) -> Vec<Stmt> {
+    let mut out = Vec::with_capacity(stmts.len());
+    let block = |b: &mut Block, vars: &mut Vec<Var>| {
+        b.stmts = value_first(std::mem::take(&mut b.stmts), vars);
+    };
+    for mut st in stmts {
+        match &mut st {
+            Stmt::Assign {
+                place: Place::Index(..),
+                op: Some(_),
+                value,
+            } if shape_of(vars, value) == Shape::Scalar => {
+                let t = vars.len();
+                vars.push(Var {
+                    name: names::synthetic("rhs", t),
+                    mutable: false,
+                    shape: Shape::Scalar,
+                    origin: VarOrigin::Synthetic,
+                    ty: None,
+                    active: false,
+                    row: None,
+                });
+                let span = value.span;
+                let e = std::mem::replace(value, Expr::new(ExprKind::Var(t), span));
+                out.push(Stmt::Let {
+                    pat: Pat::Bind(t),
+                    init: Some(e),
+                });
+            }
+            Stmt::If { then, els, .. } => {
+                block(then, vars);
+                if let Some(b) = els {
+                    block(b, vars);
+                }
+            }
+            Stmt::Match { arms, .. } => {
+                for a in arms {
+                    block(&mut a.body, vars);
+                }
+            }
+            Stmt::For { body, .. }
+            | Stmt::While { body, .. }
+            | Stmt::Loop { body, .. }
+            | Stmt::Block(body) => block(body, vars),
+            _ => {}
+        }
+        out.push(st);
+    }
+    out
 }
 
 /// `g` → `g_generic`, `m::g` → `m::g_generic`, `Self::g` → `Self::g_generic`.
