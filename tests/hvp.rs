@@ -436,3 +436,41 @@ fn indexed_compound_assignments_reading_their_array_get_their_second_order() {
         (g.x, hv.x)
     });
 }
+
+/// A workspace (`&mut` outside `wrt`) read before it is written: `_hvp` writes back what the
+/// function leaves in it, and every column of `_hessian` sees it as it was on entry.
+#[differentiate(wrt(x), hvp)]
+fn with_workspace(x: &[f64], wk: &mut [f64; 2]) -> f64 {
+    let s = wk[0] * x[0] * x[1];
+    wk[0] = x[0] * x[1];
+    wk[1] += 1.0;
+    s * x[1] + wk[0] * wk[0]
+}
+
+#[test]
+fn workspaces_hold_what_the_function_leaves_and_every_hessian_column_sees_the_same() {
+    let x = [0.6, -1.2];
+    let mut wk = [2.0, 0.0];
+    let (value, _, hv) = with_workspace_hvp(&x, &mut wk, &[1.0, 0.0]);
+    assert_eq!(wk, [x[0] * x[1], 1.0]);
+    assert_eq!(value, with_workspace(&x, &mut [2.0, 0.0]));
+    // f = 2 x0 x1^2 + x0^2 x1^2 (with wk[0] = 2 on entry).
+    let (a, b) = (x[0], x[1]);
+    let want = [
+        [2.0 * b * b, 4.0 * b + 4.0 * a * b],
+        [4.0 * b + 4.0 * a * b, 4.0 * a + 2.0 * a * a],
+    ];
+    assert!((hv.x[0] - want[0][0]).abs() < 1e-12 && (hv.x[1] - want[1][0]).abs() < 1e-12);
+    let mut wk = [2.0, 0.0];
+    let (_, _, h) = with_workspace_hessian(&x, &mut wk);
+    for (i, row) in want.iter().enumerate() {
+        for (j, w) in row.iter().enumerate() {
+            assert!(
+                (h[(i, j)] - w).abs() < 1e-12,
+                "H[{i},{j}] = {} vs {w}",
+                h[(i, j)]
+            );
+        }
+    }
+    assert_eq!(wk, [x[0] * x[1], 1.0]);
+}

@@ -140,6 +140,8 @@ impl Signatures<'_> {
         let mut args = Vec::new();
         let mut adjs = Vec::new();
         let (mut grads, mut hvs) = (Vec::new(), Vec::new());
+        // A workspace (`&mut` outside `wrt`) ends holding what the function leaves in it.
+        let mut write_back = Vec::new();
         for (k, p) in self.f.params.iter().enumerate() {
             let n = &p.name;
             if !matches!(p.shape, Shape::Scalar | Shape::Seq(_)) {
@@ -155,22 +157,27 @@ impl Signatures<'_> {
                 (false, false) => quote!(&#x),
             };
             let x = whole(n.to_token_stream());
+            let by_mut = matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_some());
             if p.active {
                 let d = whole(names::shadow_param(n, &taken).to_token_stream());
                 lets.push(quote!(let #l = #rt::lift(#x, #d);));
             } else {
-                lets.push(quote!(let #l = #rt::lift_const(#x);));
+                lets.push(quote!(let mut #l = #rt::lift_const(#x);));
             }
-            args.push(
-                match (
-                    slice && !matches!(p.shape, Shape::Seq(SeqKind::Vec)),
-                    by_ref,
-                ) {
-                    (true, _) => quote!(&#l[..]),
-                    (false, true) => quote!(&#l),
-                    (false, false) => quote!(#l),
-                },
-            );
+            let in_place = slice && !matches!(p.shape, Shape::Seq(SeqKind::Vec));
+            args.push(match (in_place, by_ref, by_mut) {
+                (true, _, true) => quote!(&mut #l[..]),
+                (true, _, false) => quote!(&#l[..]),
+                (false, true, true) => quote!(&mut #l),
+                (false, true, false) => quote!(&#l),
+                (false, false, _) => quote!(#l),
+            });
+            if by_mut && !p.active {
+                write_back.push(match in_place {
+                    true => quote!(#n.copy_from_slice(&#rt::unlift(&#l[..]).0);),
+                    false => quote!(*#n = #rt::unlift(&#l).0;),
+                });
+            }
             if p.active {
                 let b = format_ident!("__ad_b{}", k);
                 let (g, h) = (format_ident!("__ad_g{}", k), format_ident!("__ad_h{}", k));
@@ -188,6 +195,7 @@ impl Signatures<'_> {
         quote! {
             #(#lets)*
             let __ad_value = #vjp(#(#args,)* #(#adjs,)* #rt::one());
+            #(#write_back)*
             #(#hvs)*
             (#rt::unlift(&__ad_value).0, #st { #(#gf,)* }, #st { #(#hf,)* })
         }
@@ -237,6 +245,20 @@ impl Signatures<'_> {
         let mut units = Vec::new();
         let mut tangents = Vec::new();
         let mut columns = Vec::new();
+        // Every column sees a workspace (`&mut` outside `wrt`) as it was on entry.
+        let (mut saves, mut restores) = (Vec::new(), Vec::new());
+        for (k, p) in self.f.params.iter().enumerate() {
+            let by_mut = matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_some());
+            if p.active || !by_mut || !matches!(p.shape, Shape::Scalar | Shape::Seq(_)) {
+                continue;
+            }
+            let (n, w) = (&p.name, format_ident!("__ad_w{}", k));
+            saves.push(quote!(let #w = (*#n).to_owned();));
+            restores.push(match p.shape {
+                Shape::Seq(SeqKind::Slice) => quote!(#n.copy_from_slice(&#w);),
+                _ => quote!(*#n = #w.clone();),
+            });
+        }
         let active: Vec<&Param> = self.f.params.iter().filter(|p| p.active).collect();
         for (k, p) in active.iter().enumerate() {
             let (o, o1, n) = (off(k), off(k + 1), &p.name);
@@ -257,10 +279,12 @@ impl Signatures<'_> {
         }
         let cols = off(active.len());
         quote! {
+            #(#saves)*
             let (__ad_value, __ad_grad) = #grad(#(#args),*);
             #(#offsets)*
             let mut __ad_hess = #jm::Jacobian::<#e>::zeros(#cols, #cols);
             for __ad_k in 0..#cols {
+                #(#restores)*
                 #(#units)*
                 let (_, _, __ad_hv) = #hvp(#(#args,)* #(#tangents),*);
                 #(#columns)*
