@@ -1,7 +1,8 @@
 //! Differential test of `#[differentiate]` on random programs: takes the functions that build.rs
 //! generated with `tests/gen` into `$OUT_DIR/random_programs.rs`, gives one test that checks every
 //! one of them (value == original function, reverse == forward by the dot-product test, forward ==
-//! central finite differences, adjoints accumulate), and tests of the generator itself.
+//! central finite differences, adjoints accumulate), one (`random_programs/second.rs`) that checks
+//! the second order of those given `#[differentiate(hvp)]`, and tests of the generator itself.
 //!
 //! Reproduce or vary a run with environment variables read at build time:
 //! `AD_RANDOM_SEED` (decimal or 0x hex), `AD_RANDOM_COUNT` (number of programs),
@@ -10,11 +11,14 @@
 //! `gen::DEFAULT_DISABLED`; names in `gen::Construct`), `AD_RANDOM_ENABLE=...` (take constructs
 //! off `gen::DEFAULT_DISABLED`), `AD_RANDOM_PRIMAL_ONLY=1` (no `#[differentiate]`: checks only
 //! that the generated primal code compiles, stays finite and is smooth enough for finite
-//! differences).
+//! differences), `AD_RANDOM_HVP` (share of programs given `#[differentiate(hvp)]`, whose
+//! second order `random_programs/second.rs` checks: 0, 1 or in between).
 
 #[allow(dead_code)]
 #[path = "gen/mod.rs"]
 mod gen;
+#[path = "random_programs/second.rs"]
+mod second;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -54,6 +58,8 @@ pub struct Case {
     pub primal: Primal,
     pub jvp: Option<Jvp>,
     pub vjp: Option<Vjp>,
+    /// `<f>_grad`, `<f>_hvp` and `<f>_hessian` of a function with `hvp` and a float output.
+    pub second: Option<second::Second>,
 }
 
 /// Output types of generated functions, flattened to and from `f64` slices.
@@ -111,8 +117,9 @@ mod programs {
     use autodiff_runtime::differentiate;
 
     /// Writes through the split parts and chunks the programs lend it (`split_rot(lo, t);`,
-    /// construct `split_part_call`); leaves both ends in [-1, 1].
-    #[differentiate]
+    /// construct `split_part_call`); leaves both ends in [-1, 1]. With `hvp` for the programs
+    /// that have it.
+    #[differentiate(hvp)]
     pub fn split_rot(p: &mut [f64], c: f64) {
         let a = p[0];
         let m = p.len() - 1;

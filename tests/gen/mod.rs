@@ -11,7 +11,8 @@
 //! This file holds the core language (statements, expressions, loops, helpers, the emitted
 //! file); `idioms.rs` holds patterns written the way users write them (closures, path calls with
 //! literals, locals and `Vec`s inside loops, generic helpers, `Vec` outputs, array parameters,
-//! `wrt` subsets, exact zeros under `sqrt`).
+//! `wrt` subsets, exact zeros under `sqrt`); `second.rs` adds `hvp` to the functions that can
+//! have it and writes the adapters of their second order.
 //!
 //! Values stay bounded by construction, never by luck. Inputs lie in [-1, 1] and every expression
 //! carries an upper bound of its magnitude. A mutable variable has a `base` (a bound on anything
@@ -32,6 +33,7 @@ mod idioms2;
 mod inout;
 mod nested;
 mod nested_rows;
+pub mod second;
 mod structs;
 
 /// Smallest slice length (and value of `n`) the test passes; constant indices stay below it.
@@ -58,6 +60,7 @@ pub const ENV_VARS: &[&str] = &[
     "AD_RANDOM_DISABLE",
     "AD_RANDOM_ENABLE",
     "AD_RANDOM_PRIMAL_ONLY",
+    second::HVP_VAR,
 ];
 
 /// Bound every sub-expression is scaled down to.
@@ -272,6 +275,8 @@ pub struct Config {
     pub primal_only: bool,
     /// Constructs never to emit.
     pub disabled: Vec<Construct>,
+    /// Share of the programs given `hvp` (second order, `second.rs`), from 0 to 1.
+    pub hvp: f64,
 }
 
 /// Constructs switched off unless re-enabled: for a construct the macro does not support yet
@@ -293,6 +298,7 @@ impl Default for Config {
             only: None,
             primal_only: false,
             disabled: DEFAULT_DISABLED.to_vec(),
+            hvp: second::DEFAULT_HVP,
         }
     }
 }
@@ -301,7 +307,8 @@ impl Config {
     /// Reads `AD_RANDOM_SEED` (decimal or `0x` hex), `AD_RANDOM_COUNT`, `AD_RANDOM_ONLY`
     /// (comma-separated program names), `AD_RANDOM_DISABLE` (comma-separated construct names),
     /// `AD_RANDOM_ENABLE` (construct names to take off [`DEFAULT_DISABLED`]) and
-    /// `AD_RANDOM_PRIMAL_ONLY` (`1` to emit primal functions only) through `var`.
+    /// `AD_RANDOM_PRIMAL_ONLY` (`1` to emit primal functions only) and `AD_RANDOM_HVP` (share of
+    /// programs given `hvp`, `second.rs`) through `var`.
     pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
         let mut cfg = Config::default();
         if let Some(s) = var("AD_RANDOM_SEED") {
@@ -333,6 +340,7 @@ impl Config {
         if let Some(s) = var("AD_RANDOM_PRIMAL_ONLY") {
             cfg.primal_only = !matches!(s.trim(), "" | "0" | "false");
         }
+        second::read_env(&mut cfg, &var)?;
         Ok(cfg)
     }
 
@@ -441,6 +449,7 @@ pub fn generate(cfg: &Config) -> Generated {
             programs.push(f);
         }
     }
+    second::mark(cfg, &mut helpers, &mut programs);
     let all: Vec<&FnOut> = helpers.iter().chain(programs.iter()).collect();
     let counts: Vec<(Construct, usize)> = Construct::ALL
         .iter()
@@ -3220,6 +3229,7 @@ fn emit_file(
         "pub const PRIMAL_ONLY: bool = {};\n",
         cfg.primal_only
     ));
+    s.push_str(&format!("pub const HVP: f64 = {:?};\n", cfg.hvp));
     let full = cfg.only.is_none() && cfg.programs >= DEFAULT_PROGRAMS;
     s.push_str("/// Whether the run is large enough to contain every enabled construct.\n");
     s.push_str(&format!("pub const FULL_RUN: bool = {full};\n"));
@@ -3515,5 +3525,6 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
             bind(format!("{}({})", callee("_vjp"), with(&adjoints)), false),
         ));
     }
+    s.push_str(&second::adapter(cfg, f));
     s.push_str("        },\n");
 }
