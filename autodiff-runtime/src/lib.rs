@@ -1,7 +1,7 @@
 //! Runtime of `#[differentiate]`: takes nothing from the user but types, gives the `Dual` number,
 //! the one table of derivative rules, the value traits (zero tangents, accumulation, scaling of
-//! any value generated code handles), gradient-check helpers, and the hidden `__private` path that
-//! generated code calls.
+//! any value generated code handles), gradient-check helpers, checkpointed reverse sweeps through
+//! time-stepping loops, and the hidden `__private` path that generated code calls.
 //!
 //! Users depend on this crate alone; it re-exports the attribute macro:
 //!
@@ -24,6 +24,7 @@ extern crate self as autodiff_runtime;
 pub use autodiff_macros::differentiate;
 
 pub mod check;
+pub mod checkpoint;
 pub mod dual;
 pub mod dualn;
 pub mod jacobian;

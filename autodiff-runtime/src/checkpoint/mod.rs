@@ -1,0 +1,352 @@
+//! Checkpointed reverse sweeps through time-stepping loops: takes a number of steps, a
+//! [`Schedule`] (store every state, or binomial checkpointing with a budget of snapshots), an
+//! initial state (anything `Clone`: a `Vec`, a `#[derive(Differentiable)]` struct), a primal step
+//! and a step adjoint in the in-out convention of generated `_vjp`s; gives the final state, then
+//! the adjoint of the initial state and [`Stats`] (primal steps run, states stored at once).
+//!
+//! A loop `for j in 0..n { step(j, &mut x) }` is reversed by calling the step's adjoint for
+//! `j = n - 1, ..., 0`, each on the state *before* step `j`. Storing every such state costs `n`
+//! states; [`Schedule::Binomial`] stores at most `s` and recomputes the others from the nearest
+//! snapshot on Griewank's binomial schedule (revolve), whose number of primal steps is the least
+//! any schedule with `s` snapshots can take: about `r n` for the least `r` with
+//! `C(s + r, s) ≥ n` (with `s = ⌈√n⌉`, `r ≤ 3` up to `n` ≈ 5.4 million; see `binomial.rs`).
+//!
+//! The step adjoint has the convention of a generated `step_vjp` of an in-place step: it gets
+//! the step index, the state before the step (which it may overwrite: generated `_vjp`s leave
+//! the state after the step there) and the adjoint, which holds the adjoint of the state after
+//! the step on entry and must hold the adjoint of the state before it on exit. Adjoints of
+//! parameters the step reads (a stiffness `k`, a time step `dt`) accumulate wherever the closure
+//! puts them: it captures `&mut dk`.
+//!
+//! ```
+//! use autodiff_runtime::checkpoint::{self, Schedule};
+//! use autodiff_runtime::differentiate;
+//!
+//! /// One explicit Euler step of a damped oscillator, in place.
+//! #[differentiate]
+//! fn step(s: &mut [f64], k: f64) {
+//!     let v = s[1] - 0.01 * (k * s[0] + 0.1 * s[1]);
+//!     s[0] += 0.01 * v;
+//!     s[1] = v;
+//! }
+//!
+//! let (n, k) = (1_000, 2.0);
+//! // Forward: the final state; only ⌈√n⌉ = 32 states are kept.
+//! let (end, tape) = checkpoint::forward(n, Schedule::sqrt(n), vec![1.0, 0.0], |_, s| step(s, k));
+//! // The loss x(T)² seeds the adjoint of the final state...
+//! let mut adjoint = vec![2.0 * end[0], 0.0];
+//! let mut dk = 0.0;
+//! // ...which the reverse sweep turns into the adjoint of the initial state (and of k).
+//! let stats = tape.reverse(&mut adjoint, |_, s, ds| step_vjp(s, k, ds, &mut dk));
+//! assert!(stats.peak_states <= 32 && stats.adjoint_steps == n);
+//! # let _ = dk;
+//! ```
+
+mod binomial;
+
+/// Which states the forward sweep keeps for the reverse sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schedule {
+    /// Every state before a step: `n` states, `n` primal steps (the reference).
+    StoreAll,
+    /// At most `snapshots` states (at least 1: the initial state), the others recomputed on the
+    /// binomial schedule: [`Schedule::primal_steps`] primal steps, the least possible.
+    Binomial {
+        /// The most states stored at once, the initial one included.
+        snapshots: usize,
+    },
+}
+
+impl Schedule {
+    /// Binomial checkpointing with at most `snapshots` stored states.
+    ///
+    /// # Panics
+    /// If `snapshots` is 0 (the initial state must be kept).
+    pub fn binomial(snapshots: usize) -> Schedule {
+        assert!(
+            snapshots >= 1,
+            "binomial checkpointing needs at least one snapshot"
+        );
+        Schedule::Binomial { snapshots }
+    }
+
+    /// The default budget: `⌈√steps⌉` snapshots (at least 1), so memory grows like `√n` and each
+    /// step is run at most three times for `n` up to 5.4 million (`C(√n + 3, 3) ≥ n`).
+    pub fn sqrt(steps: usize) -> Schedule {
+        let mut s = (steps as f64).sqrt() as usize;
+        while s * s < steps {
+            s += 1;
+        }
+        Schedule::binomial(s.max(1))
+    }
+
+    /// As many snapshots as fit in `budget_bytes` when one state takes `state_bytes` (at least
+    /// one): a memory budget.
+    pub fn within(budget_bytes: usize, state_bytes: usize) -> Schedule {
+        Schedule::binomial((budget_bytes / state_bytes.max(1)).max(1))
+    }
+
+    /// The number of primal steps a gradient through `steps` steps runs on this schedule (the
+    /// forward sweep to the final state included): `steps` for [`Schedule::StoreAll`];
+    /// `t(steps, s) + 1` for [`Schedule::Binomial`], where `t` is the least number of forward
+    /// steps that reverse `steps` steps with `s` snapshots (Griewank & Walther), and the one
+    /// more is the last step, whose result only the seed reads.
+    pub fn primal_steps(&self, steps: usize) -> u128 {
+        match *self {
+            _ if steps == 0 => 0,
+            Schedule::StoreAll => steps as u128,
+            Schedule::Binomial { snapshots } => binomial::forward_steps(steps, snapshots) + 1,
+        }
+    }
+
+    /// The most states stored at once for `steps` steps (not counting the working state the
+    /// steps run on and the final state): `steps`, or `min(snapshots, steps)`.
+    pub fn stored_states(&self, steps: usize) -> usize {
+        match *self {
+            Schedule::StoreAll => steps,
+            Schedule::Binomial { snapshots } => snapshots.min(steps),
+        }
+    }
+
+    /// The repetition number: the most times any one step runs during the reverse sweep's
+    /// recomputations and the forward sweep together (1 when every state is stored).
+    pub fn repetitions(&self, steps: usize) -> usize {
+        match *self {
+            Schedule::StoreAll => usize::from(steps > 0),
+            Schedule::Binomial { snapshots } => binomial::repetitions(steps, snapshots).max(1),
+        }
+    }
+}
+
+/// What a gradient through the loop ran and stored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// The number of steps `n`.
+    pub steps: usize,
+    /// Calls of the primal step, the forward sweep's included.
+    pub primal_steps: usize,
+    /// Calls of the step adjoint (`n`).
+    pub adjoint_steps: usize,
+    /// The most states stored at once (the working state and the final state not counted).
+    pub peak_states: usize,
+    /// States copied into storage, over the whole run.
+    pub states_stored: usize,
+}
+
+/// The forward sweep's record, from [`forward`]: the stored states and the step that recomputes
+/// the others; [`Trajectory::reverse`] runs the reverse sweep.
+pub struct Trajectory<S, F> {
+    steps: usize,
+    step: F,
+    stats: Stats,
+    kind: Kind<S>,
+}
+
+enum Kind<S> {
+    /// The states before each step, `x_0 .. x_{n-1}`.
+    All(Vec<S>),
+    Binomial(Snapshots<S>),
+}
+
+/// The binomial schedule's storage: a stack of snapshots at increasing steps (the reverse sweep
+/// only ever needs the topmost), the buffers of popped snapshots kept for reuse, and the working
+/// state with the step it holds (`None` once a step adjoint used it as scratch).
+struct Snapshots<S> {
+    budget: usize,
+    stack: Vec<(usize, S)>,
+    spare: Vec<S>,
+    work: S,
+    work_at: Option<usize>,
+}
+
+/// Runs `steps` primal steps from `initial`, keeping what `schedule` says; gives the final state
+/// and the [`Trajectory`] to reverse. `step(j, &mut x)` turns the state before step `j` into the
+/// state after it.
+///
+/// # Panics
+/// If `schedule` is `Binomial { snapshots: 0 }`.
+pub fn forward<S: Clone, F: FnMut(usize, &mut S)>(
+    steps: usize,
+    schedule: Schedule,
+    initial: S,
+    mut step: F,
+) -> (S, Trajectory<S, F>) {
+    let mut stats = Stats {
+        steps,
+        ..Stats::default()
+    };
+    let (last, kind) = match schedule {
+        Schedule::StoreAll => {
+            let mut states = Vec::with_capacity(steps);
+            let mut x = initial;
+            for j in 0..steps {
+                states.push(x.clone());
+                step(j, &mut x);
+            }
+            stats.primal_steps = steps;
+            stats.peak_states = steps;
+            stats.states_stored = steps;
+            (x, Kind::All(states))
+        }
+        Schedule::Binomial { snapshots } => {
+            assert!(
+                snapshots >= 1,
+                "binomial checkpointing needs at least one snapshot"
+            );
+            if steps == 0 {
+                (initial, Kind::All(Vec::new()))
+            } else {
+                let mut s = Snapshots {
+                    budget: snapshots,
+                    stack: vec![(0, initial.clone())],
+                    spare: Vec::new(),
+                    work: initial,
+                    work_at: Some(0),
+                };
+                stats.states_stored = 1;
+                stats.peak_states = 1;
+                // The first descent of the schedule, exactly as the reverse sweep would take it.
+                while s.descend(steps, &mut step, &mut stats) {}
+                // On to the last step's state, which the reverse sweep starts from...
+                s.bring_work_to(steps - 1, &mut step, &mut stats);
+                // ...and one step further, on a copy, for the final state.
+                let mut last = s.work.clone();
+                step(steps - 1, &mut last);
+                stats.primal_steps += 1;
+                (last, Kind::Binomial(s))
+            }
+        }
+    };
+    let trajectory = Trajectory {
+        steps,
+        step,
+        stats,
+        kind,
+    };
+    (last, trajectory)
+}
+
+impl<S: Clone, F: FnMut(usize, &mut S)> Trajectory<S, F> {
+    /// The reverse sweep: `adjoint` goes in holding the adjoint of the final state and comes out
+    /// holding that of the initial state. `step_adjoint(j, &mut x, &mut a)` gets the state before
+    /// step `j` in `x` (its to overwrite) and turns the adjoint after step `j` in `a` into the
+    /// adjoint before it (a generated `step_vjp` of an in-place step does exactly that), and is
+    /// called for `j = n - 1` down to `0`, once each. Gives what the whole run took.
+    pub fn reverse<A>(
+        mut self,
+        adjoint: &mut A,
+        mut step_adjoint: impl FnMut(usize, &mut S, &mut A),
+    ) -> Stats {
+        let stats = &mut self.stats;
+        match &mut self.kind {
+            Kind::All(states) => {
+                for j in (0..self.steps).rev() {
+                    let mut x = states.pop().expect("one state a step");
+                    step_adjoint(j, &mut x, adjoint);
+                    stats.adjoint_steps += 1;
+                }
+            }
+            Kind::Binomial(s) => {
+                let step = &mut self.step;
+                // `hi`: the first step not yet reversed; the adjoint is that of `x_hi`.
+                let mut hi = self.steps;
+                while hi > 0 {
+                    if s.descend(hi, step, stats) {
+                        continue;
+                    }
+                    // Reverse every step from the topmost snapshot to `hi`: one step when the
+                    // schedule got there, all of them from the snapshot again when no snapshot
+                    // is left to place.
+                    let top = s.top();
+                    for j in (top..hi).rev() {
+                        s.bring_work_to(j, step, stats);
+                        step_adjoint(j, &mut s.work, adjoint);
+                        s.work_at = None;
+                        stats.adjoint_steps += 1;
+                    }
+                    hi = top;
+                    let (_, x) = s.stack.pop().expect("a snapshot at every reversed range");
+                    s.spare.push(x);
+                }
+            }
+        }
+        self.stats
+    }
+}
+
+impl<S: Clone> Snapshots<S> {
+    /// The step of the topmost snapshot.
+    fn top(&self) -> usize {
+        self.stack.last().expect("the initial snapshot").0
+    }
+
+    /// One move of the schedule towards reversing the steps from the topmost snapshot to `hi`:
+    /// when more than one step is left and a snapshot is free, runs to the optimal next place
+    /// and stores the state there (true); otherwise does nothing (false).
+    fn descend<F: FnMut(usize, &mut S)>(
+        &mut self,
+        hi: usize,
+        step: &mut F,
+        stats: &mut Stats,
+    ) -> bool {
+        let top = self.top();
+        let free = self.budget - self.stack.len();
+        if hi - top <= 1 || free == 0 {
+            return false;
+        }
+        let mid = top + binomial::split(hi - top, free + 1);
+        self.bring_work_to(mid, step, stats);
+        let x = match self.spare.pop() {
+            Some(mut x) => {
+                x.clone_from(&self.work);
+                x
+            }
+            None => self.work.clone(),
+        };
+        self.stack.push((mid, x));
+        stats.states_stored += 1;
+        stats.peak_states = stats.peak_states.max(self.stack.len());
+        true
+    }
+
+    /// Makes the working state `x_target`: from where it is when that is between the topmost
+    /// snapshot and `target`, else from a copy of the topmost snapshot; then steps forward.
+    fn bring_work_to<F: FnMut(usize, &mut S)>(
+        &mut self,
+        target: usize,
+        step: &mut F,
+        stats: &mut Stats,
+    ) {
+        let (top, snapshot) = self.stack.last().expect("the initial snapshot");
+        let from = match self.work_at {
+            Some(at) if *top <= at && at <= target => at,
+            _ => {
+                self.work.clone_from(snapshot);
+                *top
+            }
+        };
+        for j in from..target {
+            step(j, &mut self.work);
+        }
+        stats.primal_steps += target - from;
+        self.work_at = Some(target);
+    }
+}
+
+/// [`forward`], a seed from the final state, then [`Trajectory::reverse`], in one call:
+/// `seed(&final)` gives a value (a loss) and the adjoint of the final state; the result is the
+/// value, the adjoint of the initial state and the [`Stats`].
+pub fn adjoint<S: Clone, A, T>(
+    steps: usize,
+    schedule: Schedule,
+    initial: S,
+    step: impl FnMut(usize, &mut S),
+    seed: impl FnOnce(&S) -> (T, A),
+    step_adjoint: impl FnMut(usize, &mut S, &mut A),
+) -> (T, A, Stats) {
+    let (last, trajectory) = forward(steps, schedule, initial, step);
+    let (value, mut a) = seed(&last);
+    drop(last);
+    let stats = trajectory.reverse(&mut a, step_adjoint);
+    (value, a, stats)
+}
