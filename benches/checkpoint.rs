@@ -10,7 +10,7 @@
 //! ratios of issue 13's targets (≥ 20x less peak memory, ≤ 2.5x the time).
 //!
 //! Run: `cargo bench --bench checkpoint` (criterion then the table), or
-//! `cargo bench --bench checkpoint -- --tables` (the table only, about half a minute). Under
+//! `cargo bench --bench checkpoint -- --tables` (the table only, about 10 s). Under
 //! `cargo test --benches` criterion runs each benchmark once on 1,000 steps and the table is
 //! skipped.
 //!

@@ -178,6 +178,25 @@ macro_rules! suite {
                 }
             }
 
+            /// The two phases by hand, the adjoint in a buffer of the caller's (a slice).
+            #[test]
+            fn adjoint_in_a_borrowed_slice() {
+                let (n, s0) = (29, start(3));
+                let (_, g, dk_want, _) = by_driver(&s0, n, Schedule::StoreAll);
+                let (end, tape) = checkpoint::forward(
+                    n,
+                    Schedule::binomial(4),
+                    s0.clone(),
+                    |_, s: &mut Vec<$t>| step(s, K),
+                );
+                let mut buffer = [0.0 as $t; 6];
+                loss_vjp(&end, &mut buffer, 1.0);
+                let mut dk = 0.0;
+                let stats = tape.reverse(&mut buffer[..], |_, s, ds| step_vjp(s, K, ds, &mut dk));
+                assert_eq!((&buffer[..], dk), (&g[..], dk_want));
+                assert_eq!(stats.peak_states, 4);
+            }
+
             #[test]
             fn no_steps_gives_the_seed_back() {
                 for schedule in [Schedule::StoreAll, Schedule::binomial(3)] {
@@ -402,6 +421,10 @@ fn schedule_constructors_and_costs() {
     assert_eq!(Schedule::sqrt(100), Schedule::Binomial { snapshots: 10 });
     assert_eq!(Schedule::sqrt(0), Schedule::Binomial { snapshots: 1 });
     assert_eq!(
+        Schedule::sqrt(usize::MAX),
+        Schedule::Binomial { snapshots: 1 << 32 }
+    );
+    assert_eq!(
         Schedule::within(1 << 20, 1000),
         Schedule::Binomial { snapshots: 1048 }
     );
@@ -415,6 +438,12 @@ fn schedule_constructors_and_costs() {
     assert_eq!(s.primal_steps(100_000), 300_000 - 51_040 + 1);
     assert_eq!(s.stored_states(100_000), 317);
     assert_eq!(Schedule::StoreAll.primal_steps(100_000), 100_000);
+    // The default: at most three runs of a step, fewer than 2.5 primal steps a step.
+    for n in (1..2000).chain([10_007, 100_000, 1 << 20, 123_456_789]) {
+        let s = Schedule::sqrt(n);
+        assert!(s.repetitions(n) <= 3, "{n}");
+        assert!((s.primal_steps(n) as f64) < 2.5 * n as f64, "{n}");
+    }
     assert_eq!(Schedule::binomial(1).primal_steps(4), 6 + 1);
 }
 

@@ -9,7 +9,8 @@
 //! states; [`Schedule::Binomial`] stores at most `s` and recomputes the others from the nearest
 //! snapshot on Griewank's binomial schedule (revolve), whose number of primal steps is the least
 //! any schedule with `s` snapshots can take: about `r n` for the least `r` with
-//! `C(s + r, s) ≥ n` (with `s = ⌈√n⌉`, `r ≤ 3` up to `n` ≈ 5.4 million; see `binomial.rs`).
+//! `C(s + r, s) ≥ n` (with `s = ⌈√n⌉`, `r ≤ 3` for every `n`, and fewer than `2.5 n` primal
+//! steps; see `binomial.rs`).
 //!
 //! The step adjoint has the convention of a generated `step_vjp` of an in-place step: it gets
 //! the step index, the state before the step (which it may overwrite: generated `_vjp`s leave
@@ -70,11 +71,12 @@ impl Schedule {
         Schedule::Binomial { snapshots }
     }
 
-    /// The default budget: `⌈√steps⌉` snapshots (at least 1), so memory grows like `√n` and each
-    /// step is run at most three times for `n` up to 5.4 million (`C(√n + 3, 3) ≥ n`).
+    /// The default budget: `⌈√steps⌉` snapshots (at least 1), so memory grows like `√n`, each
+    /// step runs at most three times (`C(s + 3, 3) ≥ s² ≥ n`) and a gradient runs fewer than
+    /// `2.5 n` primal steps (`3 n − C(s + 3, 2) + 1` when three runs are needed).
     pub fn sqrt(steps: usize) -> Schedule {
         let mut s = (steps as f64).sqrt() as usize;
-        while s * s < steps {
+        while (s as u128) * (s as u128) < steps as u128 {
             s += 1;
         }
         Schedule::binomial(s.max(1))
@@ -229,10 +231,11 @@ pub fn forward<S: Clone, F: FnMut(usize, &mut S)>(
 impl<S: Clone, F: FnMut(usize, &mut S)> Trajectory<S, F> {
     /// The reverse sweep: `adjoint` goes in holding the adjoint of the final state and comes out
     /// holding that of the initial state. `step_adjoint(j, &mut x, &mut a)` gets the state before
-    /// step `j` in `x` (its to overwrite) and turns the adjoint after step `j` in `a` into the
+    /// step `j` in `x` (which it may overwrite) and turns the adjoint after step `j` in `a` into the
     /// adjoint before it (a generated `step_vjp` of an in-place step does exactly that), and is
-    /// called for `j = n - 1` down to `0`, once each. Gives what the whole run took.
-    pub fn reverse<A>(
+    /// called for `j = n - 1` down to `0`, once each. `A` may be unsized: a slice `&mut [f64]`
+    /// lent by the caller's own adjoint buffer. Gives what the whole run took.
+    pub fn reverse<A: ?Sized>(
         mut self,
         adjoint: &mut A,
         mut step_adjoint: impl FnMut(usize, &mut S, &mut A),
