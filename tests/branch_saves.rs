@@ -335,3 +335,96 @@ fn vecs_passed_to_calls_inside_branches() {
     chk_v!(vec_args_in_branches, vec_args_in_branches_jvp, vec_args_in_branches_vjp; 3)
         .random(20, -1.0, 1.0);
 }
+
+#[differentiate]
+fn sum3(a: &[f64; 3]) -> f64 {
+    a[0] * a[1] + a[2].sin()
+}
+
+#[differentiate]
+fn by_value(a: [f64; 3]) -> f64 {
+    a[0] * a[1] + a[2].sin()
+}
+
+/// An in-out array passed on to calls reading it, in a branch and outside (its adjoint is the
+/// caller's `&mut [f64; 3]`, lent as such).
+#[differentiate]
+fn inout_array(r: &mut [f64; 3], x: f64) -> f64 {
+    r[0] = r[0] * x;
+    let s = sum3(r);
+    let t = if x > 0.0 { sum3(r) * x } else { sum3(r) };
+    r[1] = r[1] * s;
+    s + t
+}
+
+#[test]
+fn an_inout_array_lent_to_calls() {
+    let arr = |p: &[f64]| [p[0], p[1], p[2]];
+    // Outputs: the value, then the final contents of `r`.
+    Harness::new(4)
+        .primal(move |p| {
+            let mut r = arr(p);
+            let v = inout_array(&mut r, p[3]);
+            vec![v, r[0], r[1], r[2]]
+        })
+        .jvp(move |p, t| {
+            let (mut r, mut dr) = (arr(p), arr(t));
+            let (v, d) = inout_array_jvp(&mut r, p[3], &mut dr, t[3]);
+            (vec![v, r[0], r[1], r[2]], vec![d, dr[0], dr[1], dr[2]])
+        })
+        .vjp(move |p, c, g| {
+            let mut r = arr(p);
+            // The in-out convention: the buffer holds the seed of the final contents on entry
+            // and the adjoint of the initial contents on return.
+            let mut dr = [c[1], c[2], c[3]];
+            let mut dx = g[3];
+            let v = inout_array_vjp(&mut r, p[3], &mut dr, &mut dx, c[0]);
+            for k in 0..3 {
+                g[k] += dr[k];
+            }
+            g[3] = dx;
+            vec![v, r[0], r[1], r[2]]
+        })
+        .random(20, -1.0, 1.0);
+}
+
+/// Arrays by value (a `mut` argument and locals) and `Vec`s by value passed on to calls, bare
+/// and borrowed, in branches and outside.
+#[differentiate]
+fn arrays_by_value(mut a: [f64; 3], v: Vec<f64>) -> f64 {
+    a[0] = a[0] * a[1];
+    let b = [a[2], v[0] * v[1], 2.0];
+    let mut c = [v[2]; 3];
+    c[1] = a[0].sin();
+    let mut s = by_value(a) + sumv(&v) + sum3(&b);
+    if s > 0.0 {
+        s = s * sum3(&a) + by_value(b) * sumv(&v) + by_value(c);
+    } else {
+        s = s * by_value(c) + sum3(&c);
+    }
+    s
+}
+
+#[differentiate]
+fn sumv(a: &[f64]) -> f64 {
+    a[0] * a[1] + a[2].sin()
+}
+
+#[test]
+fn arrays_and_vecs_by_value_lent_to_calls() {
+    let arr = |p: &[f64]| [p[0], p[1], p[2]];
+    Harness::new(6)
+        .primal(move |p| vec![arrays_by_value(arr(p), p[3..6].to_vec())])
+        .jvp(move |p, t| {
+            let (v, d) = arrays_by_value_jvp(arr(p), p[3..6].to_vec(), arr(t), &t[3..6]);
+            (vec![v], vec![d])
+        })
+        .vjp(move |p, c, g| {
+            let mut da = arr(g);
+            let (_, dv) = g.split_at_mut(3);
+            let v = arrays_by_value_vjp(arr(p), p[3..6].to_vec(), &mut da, dv, c[0]);
+            g[0..3].copy_from_slice(&da);
+            vec![v]
+        })
+        .random(30, -1.5, 1.5);
+}

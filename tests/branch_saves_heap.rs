@@ -1,5 +1,6 @@
 //! No heap allocation in reverse sweeps whose branches sit outside loops: takes functions that
-//! save values inside `if`/`match` branches, gives the number of allocations one `_vjp` call makes (zero),
+//! save values inside `if`/`match` branches and call differentiated functions there with
+//! references passed on bare, gives the number of allocations one `_vjp` call makes (zero),
 //! counted by this binary's global allocator. `tests/branch_saves.rs` checks their values.
 //!
 //! A binary of its own because the counting allocator replaces the global one; it counts the
@@ -186,5 +187,35 @@ fn values_saved_in_branches_outside_loops_allocate_nothing() {
             black_box(nested_vjp(black_box(x), y, k, &mut dx, &mut dy, 1.0));
         });
         assert_eq!(n, 0, "nested_vjp at {x}, {y}, {k}");
+    }
+}
+
+#[test]
+fn calls_inside_branches_allocate_nothing() {
+    let (mut dr, mut dy, mut dw) = ([0.0; 3], [0.0; 3], 0.0);
+    for r in [[0.1, -0.2, 0.3], [0.0; 3]] {
+        let y = [0.5, 0.25, -1.0];
+        let n = allocations(|| {
+            black_box(rotate_vjp(
+                &r,
+                &y,
+                &mut dr,
+                &mut dy,
+                black_box([1.0, 0.5, 0.25]),
+            ));
+            black_box(rotate_in_branch_vjp(
+                &r, &y, 0.5, &mut dr, &mut dy, &mut dw, 1.0,
+            ));
+        });
+        assert_eq!(n, 0, "rotate_vjp, rotate_in_branch_vjp at {r:?}");
+    }
+    let (x, y) = (vec![0.5, -0.3, 0.8], vec![0.2, 0.9, -0.4]);
+    let (mut gx, mut gy) = (vec![0.0; 3], vec![0.0; 3]);
+    for sign in [1.0, -1.0] {
+        let x: Vec<f64> = x.iter().map(|v| v * sign).collect();
+        let n = allocations(|| {
+            black_box(slices_in_branch_vjp(&x, &y, &mut gx, &mut gy, 1.0));
+        });
+        assert_eq!(n, 0, "slices_in_branch_vjp at {x:?}");
     }
 }
