@@ -59,6 +59,16 @@ pub fn pop<T>(tape: &mut Vec<T>) -> T {
     }
 }
 
+/// Takes a value saved by the forward sweep in a slot (a save site inside branches but outside
+/// every loop, set at most once per call).
+#[inline(always)]
+pub fn unslot<T>(slot: Option<T>) -> T {
+    match slot {
+        Some(v) => v,
+        None => panic!("#[differentiate]: reverse sweep read a value that was never saved (a bug in the macro, please report it)"),
+    }
+}
+
 /// The adjoint of a `Vec` output: the seed, padded with zeros to the output's length `n`.
 #[inline]
 pub fn seed_vec<T: Float>(seed: &[T], n: usize) -> Vec<T> {

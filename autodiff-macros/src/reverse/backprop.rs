@@ -354,6 +354,7 @@ impl Emitter<'_> {
                     ExprKind::Var(w) => Some(w),
                     _ => None,
                 },
+                ExprKind::Var(w) if matches!(self.vars[*w].shape, Shape::Seq(_)) => Some(*w),
                 ExprKind::SubSlice { base, .. } => Some(*base),
                 _ => None,
             };
@@ -385,12 +386,19 @@ impl Emitter<'_> {
             }
             prims.push(v.clone());
             let active = self.active(a);
-            let lends = match &a.kind {
+            // A sequence passed whole (`g(&v)`, or `g(v)` for a reference or an array) lends its
+            // own adjoint buffer: the callee's `_vjp` only adds into it.
+            let whole = match &a.kind {
                 ExprKind::Ref(inner) => match inner.kind {
-                    ExprKind::Var(w) => !shared.contains(&w),
-                    _ => true,
+                    ExprKind::Var(w) => Some(w),
+                    _ => None,
                 },
-                ExprKind::SubSlice { base, .. } => !shared.contains(base),
+                ExprKind::Var(w) if matches!(shape, Shape::Seq(_)) => Some(*w),
+                _ => None,
+            };
+            let lends = match (&a.kind, whole) {
+                (_, Some(w)) => !shared.contains(&w),
+                (ExprKind::SubSlice { base, .. }, _) => !shared.contains(base),
                 _ => true,
             };
             // An array argument takes its adjoint as `&mut [T; N]`, anything else as a slice.
@@ -420,20 +428,23 @@ impl Emitter<'_> {
                 (ExprKind::Ref(_) | ExprKind::SubSlice { .. }, _) if active && !lends => {
                     temporary(self, code)
                 }
-                (ExprKind::Ref(inner), _) if active => {
-                    if let ExprKind::Var(w) = inner.kind {
-                        let b = self.adj_used(w);
-                        // The adjoint of a (non-`mut`) array argument is the caller's
-                        // `&mut [T; N]`; other adjoints are locals.
-                        let aliased = matches!(self.vars[w].origin, VarOrigin::Param(_))
-                            && !self.vars[w].mutable;
-                        adjs.push(match (array, aliased) {
-                            (true, true) => quote!(&mut *#b),
-                            (true, false) => quote!(&mut #b),
-                            (false, _) => quote!(&mut #b[..]),
-                        });
-                    } else {
-                        temporary(self, code)
+                (ExprKind::Var(_), Shape::Seq(_)) if active && !lends => temporary(self, code),
+                (ExprKind::Ref(_), _) | (ExprKind::Var(_), Shape::Seq(_)) if active => {
+                    match whole {
+                        Some(w) => {
+                            let b = self.adj_used(w);
+                            // The adjoint of a (non-`mut`) array argument and of an in-out
+                            // one is the caller's `&mut [T; N]`; other adjoints are locals.
+                            let var = &self.vars[w];
+                            let aliased = matches!(var.origin, VarOrigin::Param(_))
+                                && (!var.mutable || var.by_mut_ref());
+                            adjs.push(match (array, aliased) {
+                                (true, true) => quote!(&mut *#b),
+                                (true, false) => quote!(&mut #b),
+                                (false, _) => quote!(&mut #b[..]),
+                            });
+                        }
+                        None => temporary(self, code),
                     }
                 }
                 (

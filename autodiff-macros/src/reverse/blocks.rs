@@ -108,8 +108,8 @@ impl Emitter<'_> {
             R::If { cond, then, els } => {
                 let c = self.decision(cond, level, out);
                 let c_fwd = self.fwd_expr(cond);
-                let mut t = self.block(then, Level::Nested);
-                let mut e = self.block(els, Level::Nested);
+                let mut t = self.block(then, level.branch());
+                let mut e = self.block(els, level.branch());
                 out.fwd.push(Op::If {
                     cond: c_fwd,
                     then: std::mem::take(&mut t.fwd),
@@ -127,7 +127,7 @@ impl Emitter<'_> {
                 let mut fa = Vec::new();
                 let mut ra = Vec::new();
                 for (pat, body) in arms {
-                    let mut b = self.block(body, Level::Nested);
+                    let mut b = self.block(body, level.branch());
                     fa.push((quote!(#pat), std::mem::take(&mut b.fwd)));
                     ra.push((quote!(#pat), b.reverse()));
                 }

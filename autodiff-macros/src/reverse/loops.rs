@@ -174,7 +174,7 @@ impl Emitter<'_> {
 
     pub(super) fn loop_body(&mut self, body: &[R]) -> BlockOut {
         self.depth += 1;
-        let b = self.block(body, Level::Nested);
+        let b = self.block(body, Level::Loop);
         self.depth -= 1;
         b
     }
@@ -450,20 +450,20 @@ impl Emitter<'_> {
             let mut b = self.loop_body(body);
             if self.needed.contains(&var) {
                 self.needed_now.insert(var);
-                let t = self.fresh("t");
-                self.tapes.push(t.clone());
+                let site = Site::Tape(self.fresh("t"));
+                self.sites.push(site.clone());
                 b.fwd.insert(
                     0,
-                    Op::Push {
-                        tape: t.clone(),
+                    Op::Save {
+                        site: site.clone(),
                         value: quote!(#i),
                     },
                 );
                 b.pops.insert(
                     0,
-                    Op::Pop {
+                    Op::Restore {
                         name: i.clone(),
-                        tape: t,
+                        site,
                     },
                 );
             }

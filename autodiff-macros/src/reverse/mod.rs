@@ -10,8 +10,9 @@
 //! 2. `Emitter`: one recursive pass per block gives its forward code and its reverse code. A value
 //!    the reverse sweep needs is recomputed when everything it reads is still there (arguments,
 //!    top-level immutable `let`s, loop indices), and otherwise saved at its statement: as a local
-//!    at the top level, on a per-site stack (`Vec`) inside loops and branches. Each stack is
-//!    popped at the start of the reverse of the block that pushed it, so pushes and pops pair up.
+//!    at the top level, in a per-site `Option` slot inside branches outside loops (a branch runs
+//!    at most once per call), on a per-site stack (`Vec`) inside loops. Each slot or stack is
+//!    read at the start of the reverse of the block that saved it, so saves and reads pair up.
 //!    Which values are needed and which sequences are restored is decided before, once, by
 //!    `saves`; the pass runs once and checks that it needed exactly those values.
 
@@ -39,14 +40,29 @@ use crate::analysis::usefulness::useful;
 use crate::codegen::dump::IrDump;
 use crate::transform::normalize::{normalize, R};
 use plan::{affine_offset, affine_split, ViewAccesses, ViewPlan, WindowPlan};
-use program::{Adj, Op, ViewElem};
+use program::{Adj, Op, Site, ViewElem};
 use values::StmtCx;
 
-/// Where a saved value lives.
+/// Where a block runs, which decides where its saved values live.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Level {
+    /// The function's own block: runs once; values are saved in plain locals.
     Top,
-    Nested,
+    /// Inside branches (`if`, `match`) but outside every loop: runs at most once per call;
+    /// values are saved in `Option` slots declared at the start of the function.
+    Branch,
+    /// Inside a loop: runs any number of times; values are saved on stacks (`Vec`).
+    Loop,
+}
+
+impl Level {
+    /// The level of the blocks of a branch (`if`, `match`) at this level.
+    fn branch(self) -> Level {
+        match self {
+            Level::Top | Level::Branch => Level::Branch,
+            Level::Loop => Level::Loop,
+        }
+    }
 }
 
 /// What the reverse sweep can read by name, shared by the saves analysis and the emitter.
@@ -108,8 +124,8 @@ struct Emitter<'a> {
     f: &'a Function,
     vars: &'a [Var],
     n: usize,
-    /// Stack sites: their tape names.
-    tapes: Vec<syn::Ident>,
+    /// Save sites inside loops and branches (tapes and slots), declared at the start.
+    sites: Vec<Site>,
     /// Immutable non-top-level variables whose value the reverse sweep reads.
     needed: BTreeSet<VarId>,
     needed_now: BTreeSet<VarId>,
@@ -257,7 +273,7 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<S
         f,
         vars: &vars,
         n: 0,
-        tapes: Vec::new(),
+        sites: Vec::new(),
         needed: needed.clone(),
         needed_now: BTreeSet::new(),
         acc,
@@ -427,7 +443,8 @@ impl Emitter<'_> {
     // ------------------------------------------------------------------ sites
 
     /// Saves `value` (forward-sweep code) for the reverse sweep of the current block: a local at
-    /// the top level, a stack otherwise. Returns the name the reverse sweep reads it by.
+    /// the top level, a slot in branches outside loops, a stack inside loops. Returns the name
+    /// the reverse sweep reads it by (bound at the start of the block's reverse).
     fn save(
         &mut self,
         value: TokenStream,
@@ -435,30 +452,36 @@ impl Emitter<'_> {
         out: &mut BlockOut,
         bind_as: Option<syn::Ident>,
     ) -> syn::Ident {
-        match level {
-            Level::Top => {
-                let s = bind_as.unwrap_or_else(|| self.fresh("s"));
-                out.fwd.push(Op::Let {
-                    pat: quote!(#s),
+        let s = bind_as.unwrap_or_else(|| self.fresh("s"));
+        match self.site(level) {
+            None => out.fwd.push(Op::Let {
+                pat: quote!(#s),
+                value,
+            }),
+            Some(site) => {
+                out.fwd.push(Op::Save {
+                    site: site.clone(),
                     value,
                 });
-                s
-            }
-            Level::Nested => {
-                let t = self.fresh("t");
-                self.tapes.push(t.clone());
-                out.fwd.push(Op::Push {
-                    tape: t.clone(),
-                    value,
-                });
-                let s = bind_as.unwrap_or_else(|| self.fresh("s"));
-                out.pops.push(Op::Pop {
+                out.pops.push(Op::Restore {
                     name: s.clone(),
-                    tape: t,
+                    site,
                 });
-                s
             }
         }
+        s
+    }
+
+    /// A new save site for a block at `level`, declared at the start of the function (`None` at
+    /// the top level, where a `let` is the site).
+    fn site(&mut self, level: Level) -> Option<Site> {
+        let site = match level {
+            Level::Top => return None,
+            Level::Branch => Site::Slot(self.fresh("slot")),
+            Level::Loop => Site::Tape(self.fresh("t")),
+        };
+        self.sites.push(site.clone());
+        Some(site)
     }
 
     // ------------------------------------------------------------------ printing
@@ -623,10 +646,15 @@ impl Emitter<'_> {
             .collect();
         let mut program: Vec<Op> = rebind.map(Op::Code).collect();
         program.push(Op::Code(quote!(#(#items)*)));
-        for t in &self.tapes {
+        for site in &self.sites {
+            let value = match site {
+                Site::Tape(_) => quote!(::std::vec::Vec::new()),
+                Site::Slot(_) => quote!(::core::option::Option::None),
+            };
+            let t = site.ident();
             program.push(Op::Let {
                 pat: quote!(mut #t),
-                value: quote!(::std::vec::Vec::new()),
+                value,
             });
         }
         program.push(Op::Let {
@@ -695,117 +723,4 @@ fn placeholder(s: &Shape) -> Option<TokenStream> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::program::Op;
-    use crate::testing::analysed;
-    use syn::parse_quote;
-
-    fn program(item: syn::ItemFn) -> Vec<Op> {
-        let f = analysed(item);
-        let mut diag = crate::diag::Diag::default();
-        let mut dump = crate::codegen::dump::IrDump::default();
-        let s = super::adjoint_program(&f, &mut diag, &mut dump).expect("an adjoint program");
-        let mut ops = s.fwd;
-        ops.extend(s.rev);
-        ops.push(Op::Code(s.ret));
-        ops
-    }
-
-    /// Every op of `ops`, nested ones included, in order.
-    fn flat(ops: &[Op], out: &mut Vec<String>) {
-        for op in ops {
-            let kind = match op {
-                Op::Code(_) => "code",
-                Op::Let { .. } => "let",
-                Op::Set { .. } => "set",
-                Op::Push { .. } => "push",
-                Op::Pop { .. } => "pop",
-                Op::Take { .. } => "take",
-                Op::Acc { first: true, .. } => "acc-first",
-                Op::Acc { .. } => "acc",
-                Op::AccSlice { .. } => "acc-slice",
-                Op::Rule { rule, .. } => {
-                    out.push(format!("rule {rule}"));
-                    continue;
-                }
-                Op::CallVjp { .. } => "vjp",
-                Op::Block(b) | Op::Loop { body: b, .. } | Op::For { body: b, .. } => {
-                    flat(b, out);
-                    continue;
-                }
-                Op::If { then, els, .. } => {
-                    flat(then, out);
-                    if let Some(e) = els {
-                        flat(e, out);
-                    }
-                    continue;
-                }
-                Op::Match { arms, .. } => {
-                    for (_, b) in arms {
-                        flat(b, out);
-                    }
-                    continue;
-                }
-            };
-            out.push(kind.to_string());
-        }
-    }
-
-    fn kinds(item: syn::ItemFn) -> Vec<String> {
-        let mut out = Vec::new();
-        flat(&program(item), &mut out);
-        out
-    }
-
-    #[test]
-    fn straight_line_code_saves_nothing() {
-        let k = kinds(parse_quote! {
-            fn f(x: f64, y: f64) -> f64 {
-                let z = x * y;
-                z.sin()
-            }
-        });
-        assert!(!k.iter().any(|o| o == "push" || o == "pop"), "{k:?}");
-        assert!(k.iter().any(|o| o == "rule mul"), "{k:?}");
-        assert!(k.iter().any(|o| o == "rule sin"), "{k:?}");
-    }
-
-    #[test]
-    fn a_product_overwritten_in_a_loop_is_saved_once_per_iteration() {
-        let k = kinds(parse_quote! {
-            fn f(x: f64, n: usize) -> f64 {
-                let mut s = 1.0;
-                for _ in 0..n {
-                    s = s * x;
-                }
-                s
-            }
-        });
-        // The old `s` that `mul`'s partial reads: pushed in the forward loop, popped in the reverse.
-        assert_eq!(k.iter().filter(|o| *o == "push").count(), 1, "{k:?}");
-        assert_eq!(k.iter().filter(|o| *o == "pop").count(), 1, "{k:?}");
-        let push = k.iter().position(|o| o == "push").unwrap();
-        let pop = k.iter().position(|o| o == "pop").unwrap();
-        assert!(push < pop, "{k:?}");
-        // `s`'s adjoint is taken (read and zeroed) before it flows into `s` and `x` again; the
-        // first contribution to the zeroed adjoint is assigned, not added.
-        let body = &k[pop..];
-        let take = body.iter().position(|o| o == "take").expect("a take");
-        let mul = body
-            .iter()
-            .position(|o| o == "rule mul")
-            .expect("mul's partials");
-        assert!(take < mul, "{k:?}");
-        assert!(body[mul..].iter().any(|o| o == "acc-first"), "{k:?}");
-    }
-
-    #[test]
-    fn a_call_reverses_through_its_vjp() {
-        let k = kinds(parse_quote! {
-            fn f(x: f64) -> f64 {
-                g(x) * 2.0
-            }
-        });
-        assert!(k.iter().any(|o| o == "vjp"), "{k:?}");
-    }
-}
+mod tests;

@@ -73,7 +73,7 @@ impl Emitter<'_> {
                     value: call,
                 });
                 // A result the reverse sweep reads, bound in a loop or branch: saved.
-                if level == Level::Nested {
+                if level != Level::Top {
                     for v in &bound {
                         if self.needed.contains(v) && !self.vars[*v].mutable {
                             let name = self.uname(*v);

@@ -26,13 +26,12 @@ pub(super) enum Op {
         place: TokenStream,
         value: TokenStream,
     },
-    /// `tape.push(value);`: a value saved in a loop or branch for the reverse sweep.
-    Push {
-        tape: syn::Ident,
-        value: TokenStream,
-    },
-    /// `let name = pop(&mut tape);`: the value saved by the matching `Push`.
-    Pop { name: syn::Ident, tape: syn::Ident },
+    /// A value saved in a loop or branch for the reverse sweep: `tape.push(value);` or
+    /// `slot = Some(value);`.
+    Save { site: Site, value: TokenStream },
+    /// `let name = pop(&mut tape);` or `let name = unslot(slot);`: the value saved by the
+    /// matching `Save`.
+    Restore { name: syn::Ident, site: Site },
     /// `let g = place; place = zero;`: the adjoint of a place the statement wrote is consumed.
     Take {
         g: syn::Ident,
@@ -85,6 +84,27 @@ pub(super) enum Op {
     },
     /// `head { body }`: a `while cond` or `loop` of the forward sweep.
     Loop { head: TokenStream, body: Vec<Op> },
+}
+
+/// Where a value saved inside a loop or branch waits for the reverse sweep (top-level values are
+/// plain `let`s). Both are declared empty at the start of the function.
+#[derive(Clone)]
+pub(super) enum Site {
+    /// A stack (`Vec`) for a site inside a loop, which runs any number of times: pushed in the
+    /// forward sweep, popped in the reverse, so pushes and pops pair up last in, first out.
+    Tape(syn::Ident),
+    /// An `Option` local for a site inside branches but outside every loop, which runs at most
+    /// once per call: set in the forward sweep, moved out in the reverse (no heap allocation).
+    Slot(syn::Ident),
+}
+
+impl Site {
+    /// The local the site is kept in.
+    pub(super) fn ident(&self) -> &syn::Ident {
+        match self {
+            Site::Tape(t) | Site::Slot(t) => t,
+        }
+    }
 }
 
 /// An adjoint place the reverse sweep reads, zeroes or accumulates into.
@@ -164,8 +184,22 @@ impl ToTokens for Op {
             Op::Code(t) => t.clone(),
             Op::Let { pat, value } => quote!(let #pat = #value;),
             Op::Set { place, value } => quote!(#place = #value;),
-            Op::Push { tape, value } => quote!(#tape.push(#value);),
-            Op::Pop { name, tape } => quote!(let #name = #rt::pop(&mut #tape);),
+            Op::Save {
+                site: Site::Tape(t),
+                value,
+            } => quote!(#t.push(#value);),
+            Op::Save {
+                site: Site::Slot(k),
+                value,
+            } => quote!(#k = ::core::option::Option::Some(#value);),
+            Op::Restore {
+                name,
+                site: Site::Tape(t),
+            } => quote!(let #name = #rt::pop(&mut #t);),
+            Op::Restore {
+                name,
+                site: Site::Slot(k),
+            } => quote!(let #name = #rt::unslot(#k);),
             Op::Take { g, place, zero } => quote!(let #g = #place; #place = #zero;),
             Op::Acc {
                 place,
@@ -223,6 +257,14 @@ pub(super) fn print(ops: &[Op]) -> String {
     out
 }
 
+/// A site as the dump names it: `tape t3`, `slot slot4`.
+fn site_text(site: &Site) -> String {
+    match site {
+        Site::Tape(t) => format!("tape {t}"),
+        Site::Slot(k) => format!("slot {k}"),
+    }
+}
+
 fn print_into(ops: &[Op], depth: usize, out: &mut String) {
     let ind = "    ".repeat(depth);
     for op in ops {
@@ -235,8 +277,8 @@ fn print_into(ops: &[Op], depth: usize, out: &mut String) {
             Op::Code(t) => line(format!("code {t}")),
             Op::Let { pat, value } => line(format!("let {pat} = {value}")),
             Op::Set { place, value } => line(format!("set {place} = {value}")),
-            Op::Push { tape, value } => line(format!("save {tape} <- {value}")),
-            Op::Pop { name, tape } => line(format!("restore {name} <- {tape}")),
+            Op::Save { site, value } => line(format!("save {} <- {value}", site_text(site))),
+            Op::Restore { name, site } => line(format!("restore {name} <- {}", site_text(site))),
             Op::Take { g, place, zero } => line(format!(
                 "take {g} <- adjoint {} (then {zero})",
                 place.to_token_stream()

@@ -181,7 +181,7 @@ impl<'b> Walk<'_, '_, 'b> {
 
     fn loop_body(&mut self, body: &'b [R]) {
         self.depth += 1;
-        self.block(body, Level::Nested);
+        self.block(body, Level::Loop);
         self.depth -= 1;
     }
 
@@ -209,7 +209,7 @@ impl<'b> Walk<'_, '_, 'b> {
                 if vs.iter().any(|v| self.live(*v)) && self.active(init) {
                     self.prepare(init);
                 }
-                if let (Level::Nested, Pat::Bind(v)) = (level, pat) {
+                if let (Level::Branch | Level::Loop, Pat::Bind(v)) = (level, pat) {
                     if !self.scope.vars[*v].mutable {
                         self.lets.push((*v, init));
                     }
@@ -233,12 +233,12 @@ impl<'b> Walk<'_, '_, 'b> {
                 }
             }
             R::If { then, els, .. } => {
-                self.block(then, Level::Nested);
-                self.block(els, Level::Nested);
+                self.block(then, level.branch());
+                self.block(els, level.branch());
             }
             R::Match { arms, .. } => {
                 for (_, b) in arms {
-                    self.block(b, Level::Nested);
+                    self.block(b, level.branch());
                 }
             }
             R::For { body, .. } | R::While { body, .. } => self.loop_body(body),

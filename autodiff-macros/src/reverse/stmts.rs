@@ -61,7 +61,7 @@ impl Emitter<'_> {
             value: v.clone(),
         });
         // A value defined in a loop or branch that the reverse sweep reads: recompute or save.
-        if level == Level::Nested {
+        if level != Level::Top {
             if let Pat::Bind(var) = pat {
                 if self.needed.contains(var) && !self.vars[*var].mutable {
                     let name = self.uname(*var);
@@ -170,32 +170,19 @@ impl Emitter<'_> {
         // A restored sequence: save the element about to be overwritten, put it back in reverse.
         let mut restore_code = None;
         if restored {
-            let t = self.fresh("t");
-            self.tapes.push(t.clone());
-            match place {
-                Place::Var(_) => {
-                    out.fwd.push(Op::Push {
-                        tape: t.clone(),
-                        value: quote!(::core::clone::Clone::clone(&#name)),
-                    });
-                    restore_code = Some(Op::Set {
-                        place: quote!(#name),
-                        value: quote!(#rt::pop(&mut #t)),
-                    });
-                }
+            let (old, target) = match place {
+                Place::Var(_) => (quote!(::core::clone::Clone::clone(&#name)), quote!(#name)),
                 Place::Index(_, i) => {
                     let fi = self.fwd_expr(i);
-                    out.fwd.push(Op::Push {
-                        tape: t.clone(),
-                        value: quote!(#name[#fi]),
-                    });
                     let ri = idx.clone().unwrap_or_default();
-                    restore_code = Some(Op::Set {
-                        place: quote!(#name[#ri]),
-                        value: quote!(#rt::pop(&mut #t)),
-                    });
+                    (quote!(#name[#fi]), quote!(#name[#ri]))
                 }
-            }
+            };
+            let s = self.save(old, level, out, None);
+            restore_code = Some(Op::Set {
+                place: target,
+                value: quote!(#s),
+            });
         }
         match place {
             Place::Var(_) => out.fwd.push(Op::Set {
