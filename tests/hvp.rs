@@ -377,6 +377,12 @@ fn through_f64<T: Float + Into<f64> + num_traits::FromPrimitive>(p: T, w: &[T]) 
     T::from(acc).unwrap() * p
 }
 
+/// Converts with `to_f64` alone, which names no `f64`: found all the same.
+#[differentiate(hvp)]
+fn cube_via_to_f64<T: Float>(p: T) -> T {
+    T::from(p.to_f64().unwrap().powi(2)).unwrap() * p
+}
+
 /// Calls a generic helper that asks for `Sum` and one that converts to `f64`.
 #[differentiate(hvp)]
 fn calls_generic(p: f64, w: &[f64]) -> f64 {
@@ -408,6 +414,8 @@ fn generic_functions_computing_in_f64_get_their_second_order() {
             );
         }
     }
+    let (_, _, h) = cube_via_to_f64_hessian(p);
+    assert!((h[(0, 0)] - 6.0 * p).abs() < 1e-12, "{}", h[(0, 0)]);
     check_gradient_map(4, |x, d| {
         let (_, g, hv) = calls_generic_hvp(x[0], &x[1..], d[0], &d[1..]);
         let (mut a, mut b) = (vec![g.p], vec![hv.p]);

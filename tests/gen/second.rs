@@ -83,7 +83,7 @@ fn chosen(cfg: &Config, index: u64) -> bool {
 /// Adds `hvp` to the `#[differentiate]` of every helper the generic copy takes (when any
 /// program may get it) and of the share `cfg.hvp` of programs that it takes; a function gets it
 /// only if every helper it calls has it.
-pub fn mark(cfg: &Config, helpers: &mut [FnOut], programs: &mut [FnOut]) {
+pub(super) fn mark(cfg: &Config, helpers: &mut [FnOut], programs: &mut [FnOut]) {
     if cfg.primal_only || cfg.hvp <= 0.0 {
         return;
     }
@@ -122,7 +122,7 @@ fn add_hvp(f: &mut FnOut) {
 }
 
 /// Whether `f` was given `hvp`.
-pub fn has_hvp(f: &FnOut) -> bool {
+fn has_hvp(f: &FnOut) -> bool {
     let attr = f.source.lines().next().unwrap_or("");
     attr == "#[differentiate(hvp)]"
         || (attr.starts_with("#[differentiate(") && attr.ends_with(", hvp)]"))
@@ -130,7 +130,7 @@ pub fn has_hvp(f: &FnOut) -> bool {
 
 /// The `second:` field of `f`'s case: `Some` with the adapters of `<f>_grad`, `<f>_hvp` and
 /// `<f>_hessian` for a function with `hvp`, a float output and only parameters they take.
-pub fn adapter(cfg: &Config, f: &FnOut) -> String {
+pub(super) fn adapter(cfg: &Config, f: &FnOut) -> String {
     match adapters(cfg, f) {
         Some(a) => format!("            second: Some({a}),\n"),
         None => "            second: None,\n".to_string(),

@@ -119,9 +119,18 @@ fn check(f: &Function, hvp: &syn::Ident, diag: &mut Diag) {
             "write a free function (or an associated function without `self`)",
         );
     }
+    if f.float_generics.len() > 1 {
+        // `_hessian`'s columns and `_hvp`'s directions are of one float type.
+        diag.unsupported_at(
+            hvp,
+            "`hvp` on a function generic over several float types",
+            "use one float type parameter",
+        );
+        return;
+    }
     if !f.float_generics.is_empty() {
         if names_concrete_float(f) {
-            check_generic(f, hvp, diag);
+            check_generic(f, diag);
         }
         return;
     }
@@ -156,7 +165,8 @@ pub fn bounds(s: &syn::Ident) -> proc_macro2::TokenStream {
 }
 
 /// The float type parameter of a generic `f` whose copy computes in it where `f` computes in
-/// `f32` or `f64` (it then asks for [`bounds`] too), if `f` is such a function.
+/// `f32` or `f64` (it then asks for [`bounds`] too), if `f` is such a function (with one float
+/// type parameter: `check` refuses several).
 pub fn concrete_in_generic(f: &Function) -> Option<&syn::Ident> {
     match f.float_generics.as_slice() {
         [t] if names_concrete_float(f) => Some(t),
@@ -164,35 +174,47 @@ pub fn concrete_in_generic(f: &Function) -> Option<&syn::Ident> {
     }
 }
 
-/// Whether `f` names `f32` or `f64` (in its signature, bounds included, or its body).
+/// Whether `f` names `f32` or `f64` (in its signature, bounds included, or its body) or
+/// converts a float to one of them (`p.to_f64().unwrap()` names neither).
 fn names_concrete_float(f: &Function) -> bool {
-    crate::ir::token_names(&f.item.to_token_stream(), false)
+    let named = crate::ir::token_names(&f.item.to_token_stream(), false)
         .iter()
-        .any(|n| n == "f32" || n == "f64")
+        .any(|n| n == "f32" || n == "f64");
+    let mut converts = false;
+    let mut see = |e: &mut Expr| {
+        if let ExprKind::Cast { ty, .. } = &e.kind {
+            converts |= matches!(&**ty, syn::Type::Path(p)
+                if p.path.is_ident("f64") || p.path.is_ident("f32"));
+        }
+    };
+    let (mut body, mut tail) = (f.body.stmts.clone(), f.tail.clone());
+    visit_exprs_mut(&mut body, &mut see);
+    if let Some(t) = &mut tail {
+        t.visit_mut(&mut see);
+    }
+    named || converts
 }
 
 /// A generic function that also computes in `f32` or `f64`: its copy makes those its float
 /// type parameter, so it must have just one, and its arguments and output must not be `f32` or
 /// `f64` themselves (they would then take that type parameter's `Dual`s).
-fn check_generic(f: &Function, hvp: &syn::Ident, diag: &mut Diag) {
-    if f.float_generics.len() > 1 {
+fn check_generic(f: &Function, diag: &mut Diag) {
+    let names_float = |t: &syn::Type| {
+        let mut floats = Vec::new();
+        FloatNames(&mut floats).visit_type(t);
+        !floats.is_empty()
+    };
+    let output = match &f.item.sig.output {
+        syn::ReturnType::Type(_, t) => Some(&**t),
+        syn::ReturnType::Default => None,
+    };
+    let typed = f.item.sig.inputs.iter().filter_map(|a| match a {
+        syn::FnArg::Typed(p) => Some(&*p.ty),
+        syn::FnArg::Receiver(_) => None,
+    });
+    if let Some(t) = typed.chain(output).find(|t| names_float(t)) {
         diag.unsupported_at(
-            hvp,
-            "`hvp` on a function generic over several float types that also computes in `f32` \
-             or `f64`",
-            "compute in one of its type parameters (`T::from(x)` for the constants)",
-        );
-        return;
-    }
-    let mut floats = Vec::new();
-    let mut seen = FloatNames(&mut floats);
-    for input in &f.item.sig.inputs {
-        seen.visit_fn_arg(input);
-    }
-    seen.visit_return_type(&f.item.sig.output);
-    if !floats.is_empty() {
-        diag.unsupported_at(
-            &f.item.sig,
+            t,
             "`hvp` on a generic function with `f32` or `f64` arguments or output",
             "give them its float type parameter",
         );
