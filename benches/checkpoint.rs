@@ -21,19 +21,20 @@
 //! the driver's working copies, the buffers of each `step_vjp` call, the gradient returned. The
 //! counting is off while times are measured (one relaxed atomic load per allocation).
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
-use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicUsize, Ordering::Relaxed};
 use std::time::Duration;
 
 #[allow(dead_code)]
 #[path = "overhead_parts/common.rs"]
 mod common;
+#[path = "overhead_parts/peak_heap.rs"]
+mod peak_heap;
 
 use autodiff_runtime::checkpoint::{self, Schedule, Stats};
 use autodiff_runtime::differentiate;
 use common::{format_ratio, format_time, interleaved_medians, print_table, Variant};
 use criterion::Criterion;
+use peak_heap::{format_bytes, heap_use};
 
 const MASSES: usize = 32;
 const STEPS: usize = 100_000;
@@ -196,84 +197,6 @@ fn variants(s0: &[f64], steps: usize) -> Vec<Variant<'_>> {
         ));
     }
     v
-}
-
-// ------------------------------------------------------------------------------------------------
-// Peak heap bytes (as in overhead_heap.rs)
-
-struct PeakHeap;
-
-#[global_allocator]
-static HEAP: PeakHeap = PeakHeap;
-
-static ON: AtomicBool = AtomicBool::new(false);
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-static PEAK: AtomicIsize = AtomicIsize::new(0);
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-fn record(change: isize, new_block: bool) {
-    if ON.load(Relaxed) {
-        let now = LIVE.fetch_add(change, Relaxed) + change;
-        PEAK.fetch_max(now, Relaxed);
-        if new_block {
-            ALLOCS.fetch_add(1, Relaxed);
-        }
-    }
-}
-
-// SAFETY: every request goes to `System` unchanged; the counting touches no memory it hands out.
-unsafe impl GlobalAlloc for PeakHeap {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = System.alloc(layout);
-        if !p.is_null() {
-            record(layout.size() as isize, true);
-        }
-        p
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = System.alloc_zeroed(layout);
-        if !p.is_null() {
-            record(layout.size() as isize, true);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout);
-        record(-(layout.size() as isize), false);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = System.realloc(ptr, layout, new_size);
-        if !p.is_null() {
-            record(new_size as isize - layout.size() as isize, true);
-        }
-        p
-    }
-}
-
-/// Peak bytes held at once beyond those live before, and allocations, of one call of `run`.
-fn heap_use<T>(run: impl FnOnce() -> T) -> (usize, usize, T) {
-    LIVE.store(0, Relaxed);
-    PEAK.store(0, Relaxed);
-    ALLOCS.store(0, Relaxed);
-    ON.store(true, Relaxed);
-    let out = black_box(run());
-    ON.store(false, Relaxed);
-    (
-        PEAK.load(Relaxed).max(0) as usize,
-        ALLOCS.load(Relaxed),
-        out,
-    )
-}
-
-fn format_bytes(bytes: usize) -> String {
-    match bytes {
-        b if b < 1_000 => format!("{b} B"),
-        b if b < 1_000_000 => format!("{:.1} kB", b as f64 / 1e3),
-        b => format!("{:.1} MB", b as f64 / 1e6),
-    }
 }
 
 // ------------------------------------------------------------------------------------------------
