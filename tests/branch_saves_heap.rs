@@ -97,27 +97,13 @@ fn nested(x: f64, y: f64, k: usize) -> f64 {
     s * x
 }
 
-#[differentiate]
-fn rotate(r: &[f64; 3], y: &[f64; 3]) -> [f64; 3] {
-    let theta2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-    if theta2 != 0.0 {
-        let theta = theta2.sqrt();
-        let (s, c) = theta.sin_cos();
-        let v = [r[0] / theta, r[1] / theta, r[2] / theta];
-        let along = (v[0] * y[0] + v[1] * y[1] + v[2] * y[2]) * (1.0 - c);
-        [
-            y[0] * c + (v[1] * y[2] - v[2] * y[1]) * s + v[0] * along,
-            y[1] * c + (v[2] * y[0] - v[0] * y[2]) * s + v[1] * along,
-            y[2] * c + (v[0] * y[1] - v[1] * y[0]) * s + v[2] * along,
-        ]
-    } else {
-        [
-            y[0] + (r[1] * y[2] - r[2] * y[1]),
-            y[1] + (r[2] * y[0] - r[0] * y[2]),
-            y[2] + (r[0] * y[1] - r[1] * y[0]),
-        ]
-    }
-}
+// Rodrigues' rotation with its branch, ADBench BA's (`rodrigues_rotate`).
+#[path = "../benches/adbench_problems/rotation.rs"]
+mod rotation;
+use rotation::{
+    rodrigues_rotate as rotate, rodrigues_rotate_jvp as rotate_jvp,
+    rodrigues_rotate_vjp as rotate_vjp,
+};
 
 /// `r` and `y` passed on bare to a call inside a branch.
 #[differentiate]

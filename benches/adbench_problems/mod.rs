@@ -14,6 +14,7 @@ pub mod ba;
 pub mod gmm;
 pub mod io;
 pub mod lstm;
+pub mod rotation;
 
 use std::path::PathBuf;
 
