@@ -384,6 +384,31 @@ fn run_case(case: &Case, seed: u64) -> Outcome {
     }
 }
 
+/// Prints the reports of the failed functions (the first `MAX_DETAILED` in detail) and panics
+/// naming them, if any failed: `n of total random functions <what>: names`.
+fn fail_on(
+    failed: &[(&Case, Vec<String>)],
+    sources: &HashMap<&str, &str>,
+    total: usize,
+    what: &str,
+) {
+    if failed.is_empty() {
+        return;
+    }
+    let mut msg = String::new();
+    for (k, (case, failures)) in failed.iter().enumerate() {
+        msg.push_str(&report(case, failures, sources, k < MAX_DETAILED));
+        msg.push('\n');
+    }
+    eprintln!("{msg}");
+    let names: Vec<&str> = failed.iter().map(|(c, _)| c.name).collect();
+    panic!(
+        "{} of {total} random functions {what}: {}",
+        failed.len(),
+        names.join(" ")
+    );
+}
+
 fn report(
     case: &Case,
     failures: &[String],
@@ -447,21 +472,12 @@ fn random_programs_agree_with_finite_differences_and_each_other() {
         if programs::PRIMAL_ONLY { ", PRIMAL ONLY" } else { "" },
         cases.len(),
     );
-    let mut msg = String::new();
-    for (k, (case, failures)) in failed.iter().enumerate() {
-        msg.push_str(&report(case, failures, &sources, k < MAX_DETAILED));
-        msg.push('\n');
-    }
-    if !failed.is_empty() {
-        let names: Vec<&str> = failed.iter().map(|(c, _)| c.name).collect();
-        eprintln!("{msg}");
-        panic!(
-            "{} of {} random functions failed (seed {seed:#x}): {}",
-            failed.len(),
-            cases.len(),
-            names.join(" ")
-        );
-    }
+    fail_on(
+        &failed,
+        &sources,
+        cases.len(),
+        &format!("failed (seed {seed:#x})"),
+    );
     assert!(
         missing.is_empty() || !programs::FULL_RUN,
         "enabled constructs never generated (seed {seed:#x}; raise AD_RANDOM_COUNT or disable \

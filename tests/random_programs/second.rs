@@ -10,8 +10,8 @@
 //! function is differentiated with respect to it.
 
 use super::{
-    abs_dot, all_finite, close, close_all, dot, max_abs, programs, report, Case, FD_ATOL, FD_RTOL,
-    FD_STEP, MAX_DETAILED, MIN_FD_FRACTION, POINTS, VALUE_RTOL,
+    abs_dot, all_finite, close, close_all, dot, fail_on, max_abs, programs, Case, FD_ATOL, FD_RTOL,
+    FD_STEP, MIN_FD_FRACTION, POINTS, VALUE_RTOL,
 };
 use autodiff_runtime::jacobian::Jacobian;
 use rand::{Rng, SeedableRng};
@@ -318,21 +318,12 @@ fn random_programs_hessian_vector_products_agree_with_second_differences() {
         checked.len(),
         cases.len()
     );
-    let mut msg = String::new();
-    for (k, (case, failures)) in failed.iter().enumerate() {
-        msg.push_str(&report(case, failures, &sources, k < MAX_DETAILED));
-        msg.push('\n');
-    }
-    if !failed.is_empty() {
-        let names: Vec<&str> = failed.iter().map(|(c, _)| c.name).collect();
-        eprintln!("{msg}");
-        panic!(
-            "{} of {} random functions failed their second-order checks (seed {seed:#x}): {}",
-            failed.len(),
-            checked.len(),
-            names.join(" ")
-        );
-    }
+    fail_on(
+        &failed,
+        &sources,
+        checked.len(),
+        &format!("failed their second-order checks (seed {seed:#x})"),
+    );
     assert!(
         programs::HVP == 0.0 || programs::PRIMAL_ONLY || !checked.is_empty(),
         "no function got second-order adapters"
