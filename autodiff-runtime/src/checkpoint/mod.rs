@@ -44,6 +44,9 @@
 //! ```
 
 mod binomial;
+mod replay;
+
+pub use replay::{Action, Recorder, Replay};
 
 /// Which states the forward sweep keeps for the reverse sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,27 +141,8 @@ pub struct Stats {
 /// The forward sweep's record, from [`forward`]: the stored states and the step that recomputes
 /// the others; [`Trajectory::reverse`] runs the reverse sweep.
 pub struct Trajectory<S, F> {
-    steps: usize,
+    recorder: Recorder<S>,
     step: F,
-    stats: Stats,
-    kind: Kind<S>,
-}
-
-enum Kind<S> {
-    /// The states before each step, `x_0 .. x_{n-1}`.
-    All(Vec<S>),
-    Binomial(Snapshots<S>),
-}
-
-/// The binomial schedule's storage: a stack of snapshots at increasing steps (the reverse sweep
-/// only ever needs the topmost), the buffers of popped snapshots kept for reuse, and the working
-/// state with the step it holds (`None` once a step adjoint used it as scratch).
-struct Snapshots<S> {
-    budget: usize,
-    stack: Vec<(usize, S)>,
-    spare: Vec<S>,
-    work: S,
-    work_at: Option<usize>,
 }
 
 /// Runs `steps` primal steps from `initial`, keeping what `schedule` says; gives the final state
@@ -173,59 +157,13 @@ pub fn forward<S: Clone, F: FnMut(usize, &mut S)>(
     initial: S,
     mut step: F,
 ) -> (S, Trajectory<S, F>) {
-    let mut stats = Stats {
-        steps,
-        ..Stats::default()
-    };
-    let (last, kind) = match schedule {
-        Schedule::StoreAll => {
-            let mut states = Vec::with_capacity(steps);
-            let mut x = initial;
-            for j in 0..steps {
-                states.push(x.clone());
-                step(j, &mut x);
-            }
-            stats.primal_steps = steps;
-            stats.peak_states = steps;
-            stats.states_stored = steps;
-            (x, Kind::All(states))
-        }
-        Schedule::Binomial { snapshots } => {
-            assert!(
-                snapshots >= 1,
-                "binomial checkpointing needs at least one snapshot"
-            );
-            if steps == 0 {
-                (initial, Kind::All(Vec::new()))
-            } else {
-                let mut s = Snapshots {
-                    budget: snapshots,
-                    stack: vec![(0, initial.clone())],
-                    spare: Vec::new(),
-                    work: initial,
-                    work_at: Some(0),
-                };
-                stats.states_stored = 1;
-                stats.peak_states = 1;
-                // The first descent of the schedule, exactly as the reverse sweep would take it.
-                while s.descend(steps, &mut step, &mut stats) {}
-                // On to the last step's state, which the reverse sweep starts from...
-                s.bring_work_to(steps - 1, &mut step, &mut stats);
-                // ...and one step further, on a copy, for the final state.
-                let mut last = s.work.clone();
-                step(steps - 1, &mut last);
-                stats.primal_steps += 1;
-                (last, Kind::Binomial(s))
-            }
-        }
-    };
-    let trajectory = Trajectory {
-        steps,
-        step,
-        stats,
-        kind,
-    };
-    (last, trajectory)
+    let mut recorder = Recorder::new(steps, schedule);
+    let mut x = initial;
+    for j in 0..steps {
+        recorder.record(&x);
+        step(j, &mut x);
+    }
+    (x, Trajectory { recorder, step })
 }
 
 impl<S: Clone, F: FnMut(usize, &mut S)> Trajectory<S, F> {
@@ -236,103 +174,21 @@ impl<S: Clone, F: FnMut(usize, &mut S)> Trajectory<S, F> {
     /// called for `j = n - 1` down to `0`, once each. `A` may be unsized: a slice `&mut [f64]`
     /// lent by the caller's own adjoint buffer. Gives what the whole run took.
     pub fn reverse<A: ?Sized>(
-        mut self,
+        self,
         adjoint: &mut A,
         mut step_adjoint: impl FnMut(usize, &mut S, &mut A),
     ) -> Stats {
-        let stats = &mut self.stats;
-        match &mut self.kind {
-            Kind::All(states) => {
-                for j in (0..self.steps).rev() {
-                    let mut x = states.pop().expect("one state a step");
-                    step_adjoint(j, &mut x, adjoint);
-                    stats.adjoint_steps += 1;
-                }
-            }
-            Kind::Binomial(s) => {
-                let step = &mut self.step;
-                // `hi`: the first step not yet reversed; the adjoint is that of `x_hi`.
-                let mut hi = self.steps;
-                while hi > 0 {
-                    if s.descend(hi, step, stats) {
-                        continue;
-                    }
-                    // Reverse every step from the topmost snapshot to `hi`: one step when the
-                    // schedule got there, all of them from the snapshot again when no snapshot
-                    // is left to place.
-                    let top = s.top();
-                    for j in (top..hi).rev() {
-                        s.bring_work_to(j, step, stats);
-                        step_adjoint(j, &mut s.work, adjoint);
-                        s.work_at = None;
-                        stats.adjoint_steps += 1;
-                    }
-                    hi = top;
-                    let (_, x) = s.stack.pop().expect("a snapshot at every reversed range");
-                    s.spare.push(x);
+        let Trajectory { recorder, mut step } = self;
+        let mut replay = recorder.replay();
+        if let Some(mut work) = replay.fresh_work() {
+            while let Some(action) = replay.next(&mut work) {
+                match action {
+                    Action::Step(j) => step(j, &mut work),
+                    Action::Adjoint(j) => step_adjoint(j, &mut work, adjoint),
                 }
             }
         }
-        self.stats
-    }
-}
-
-impl<S: Clone> Snapshots<S> {
-    /// The step of the topmost snapshot.
-    fn top(&self) -> usize {
-        self.stack.last().expect("the initial snapshot").0
-    }
-
-    /// One move of the schedule towards reversing the steps from the topmost snapshot to `hi`:
-    /// when more than one step is left and a snapshot is free, runs to the optimal next place
-    /// and stores the state there (true); otherwise does nothing (false).
-    fn descend<F: FnMut(usize, &mut S)>(
-        &mut self,
-        hi: usize,
-        step: &mut F,
-        stats: &mut Stats,
-    ) -> bool {
-        let top = self.top();
-        let free = self.budget - self.stack.len();
-        if hi - top <= 1 || free == 0 {
-            return false;
-        }
-        let mid = top + binomial::split(hi - top, free + 1);
-        self.bring_work_to(mid, step, stats);
-        let x = match self.spare.pop() {
-            Some(mut x) => {
-                x.clone_from(&self.work);
-                x
-            }
-            None => self.work.clone(),
-        };
-        self.stack.push((mid, x));
-        stats.states_stored += 1;
-        stats.peak_states = stats.peak_states.max(self.stack.len());
-        true
-    }
-
-    /// Makes the working state `x_target`: from where it is when that is between the topmost
-    /// snapshot and `target`, else from a copy of the topmost snapshot; then steps forward.
-    fn bring_work_to<F: FnMut(usize, &mut S)>(
-        &mut self,
-        target: usize,
-        step: &mut F,
-        stats: &mut Stats,
-    ) {
-        let (top, snapshot) = self.stack.last().expect("the initial snapshot");
-        let from = match self.work_at {
-            Some(at) if *top <= at && at <= target => at,
-            _ => {
-                self.work.clone_from(snapshot);
-                *top
-            }
-        };
-        for j in from..target {
-            step(j, &mut self.work);
-        }
-        stats.primal_steps += target - from;
-        self.work_at = Some(target);
+        replay.stats()
     }
 }
 
