@@ -2,6 +2,7 @@
 //! emitters call (zeros shaped like a value, re-exports of the rule table and `Dual`).
 //! Not a public API: it may change in any release together with the macro.
 
+pub use crate::checkpoint;
 pub use crate::dual::Dual;
 pub use crate::dualn::DualN;
 pub use crate::lanes::{zero_lanes, LaneScalar};
@@ -252,3 +253,17 @@ pub fn float_seq_field<T: FloatSeqField + ?Sized>(_: &T) {}
 /// Checks (at compile time, costs nothing) that a field read as an integer carries no derivative.
 #[inline(always)]
 pub fn constant_field<T: ConstantField>(_: &T) {}
+
+/// The number of steps of a `#[checkpoint]` loop over `r`.
+pub fn range_steps<I: Iterator>(r: I) -> usize {
+    match r.size_hint() {
+        (lo, Some(hi)) if lo == hi => lo,
+        _ => r.count(),
+    }
+}
+
+/// The index of step `j` of a `#[checkpoint]` loop over `r`.
+pub fn range_nth<I: Iterator>(mut r: I, j: usize) -> I::Item {
+    r.nth(j)
+        .expect("a step of a checkpointed loop past the end of its range")
+}

@@ -34,6 +34,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#err #item);
         }
     };
+    // `#[checkpoint]` on loops is read by lowering; the function given back has none.
+    let plain = lower::strip_checkpoints(&func);
     let has_receiver = func
         .sig
         .inputs
@@ -45,7 +47,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         Some(f) => f,
         None => {
             let err = diag.finish().err().map(|e| e.to_compile_error());
-            return quote!(#err #func);
+            return quote!(#err #plain);
         }
     };
     ir_dump.section("lowered", || print::function(&f));
@@ -84,14 +86,14 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                 let (s, v) = (sigs.stubs(), super::vector::stub(&f, &attr));
                 quote!(#s #v)
             };
-            quote!(#err #func #stubs)
+            quote!(#err #plain #stubs)
         }
         Ok(()) => {
             let fwd = forward::emit_body(&f, &mut ir_dump);
             let out = sigs.full(fwd, rev.unwrap_or_default());
             let vector = super::vector::companion(&f, &attr, &mut ir_dump);
             let out = quote!(#out #second #split #vector);
-            let all = quote!(#func #out);
+            let all = quote!(#plain #out);
             dump::expansion(&f.item.sig.ident, &out);
             all
         }

@@ -650,6 +650,17 @@ impl Output {
     }
 }
 
+/// A `for` loop marked `#[checkpoint]` (keyed by its index variable in `Function::checkpoints`):
+/// its body is one call `step(.., &mut state, ..)`; the reverse sweep stores some states before
+/// steps and recomputes the others (`reverse/checkpoint.rs`). Lowering checks the form.
+#[derive(Clone, Debug)]
+pub struct Checkpoint {
+    /// `#[checkpoint(snapshots = e)]`: the most states stored at once (default `⌈√n⌉`).
+    pub snapshots: Option<Expr>,
+    /// The state: the variable the call takes by `&mut`.
+    pub state: VarId,
+}
+
 #[derive(Clone, Debug)]
 pub struct Function {
     pub item: syn::ItemFn,
@@ -672,6 +683,8 @@ pub struct Function {
     /// Type parameters the function treats as floats (bounded by `Float`): the generated
     /// companions bound them by the runtime's `Scalar` as well.
     pub float_generics: Vec<syn::Ident>,
+    /// The `#[checkpoint]` loops, by their index variable.
+    pub checkpoints: std::collections::BTreeMap<VarId, Checkpoint>,
 }
 
 impl Function {

@@ -311,6 +311,7 @@ impl Lowerer<'_> {
         let label = f.label.as_ref().map(|l| l.name.clone());
         // Ranges: `a..b`, `(a..b).rev()`, `(a..=b).step_by(s)`.
         if let Some(range) = self.range_expr(&f.expr, out) {
+            let checkpoint = self.checkpoint_attr(f, Some(&range), out);
             self.with_scope(|cx| {
                 let var = match &*f.pat {
                     syn::Pat::Ident(pi) if pi.subpat.is_none() && pi.by_ref.is_none() => {
@@ -339,6 +340,9 @@ impl Lowerer<'_> {
                         return;
                     }
                 };
+                if let Some(c) = checkpoint {
+                    cx.checkpoint_attrs.insert(var, c);
+                }
                 cx.loop_results
                     .push((label.as_ref().map(|l| l.ident.to_string()), None));
                 let body = cx.unit_block(&f.body);
@@ -357,6 +361,7 @@ impl Lowerer<'_> {
         }
         // Sequences and iterator chains: `v.iter()`, `&v`, `a.iter().zip(&b)`, `v.windows(2)`...
         if let Some(seq) = self.parse_seq(&f.expr, out) {
+            self.checkpoint_attr(f, None, out);
             self.for_chain(f, seq, out);
         }
     }

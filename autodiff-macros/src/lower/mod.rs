@@ -18,6 +18,7 @@ mod borrows;
 mod build;
 mod calls;
 mod chains;
+mod checkpoint;
 mod closures;
 mod consumers;
 mod control;
@@ -34,6 +35,7 @@ mod types;
 
 use build::*;
 use chains::*;
+pub use checkpoint::strip as strip_checkpoints;
 use convert::{is_from_name, to_primitive_target};
 use shapes::call_result_untyped;
 
@@ -67,6 +69,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
             .map(|c| c.ident.to_string())
             .collect(),
         structs: Default::default(),
+        checkpoint_attrs: Default::default(),
     };
     cx.check_signature(&item.sig);
     // Struct arguments: their fields become arguments of their own (`lower/structs.rs`).
@@ -133,6 +136,9 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     cx.check_mut_borrows(&body, tail.as_ref());
     cx.lend_rows(&mut body, tail.as_mut());
     cx.check_nested_uses(&body, tail.as_ref());
+    checkpoint::misplaced(&item.block, cx.diag);
+    let attrs = std::mem::take(&mut cx.checkpoint_attrs);
+    let checkpoints = cx.check_checkpoints(&body, attrs);
     for (v, row) in &cx.rows {
         cx.vars[*v].row = Some(row.clone());
     }
@@ -155,6 +161,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         tail,
         items: cx.items,
         float_generics,
+        checkpoints,
     })
 }
 
@@ -241,6 +248,8 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) item_shapes: HashMap<String, syn::Type>,
     /// The struct arguments and the fields the body uses (`lower/structs.rs`).
     pub(crate) structs: structs::StructPlan,
+    /// `#[checkpoint]` loops by index variable, checked once the body is lowered.
+    pub(crate) checkpoint_attrs: std::collections::BTreeMap<VarId, checkpoint::CheckpointAttr>,
 }
 
 /// The `const` and `static` items declared anywhere in a function body, by name.

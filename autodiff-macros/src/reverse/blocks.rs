@@ -145,7 +145,15 @@ impl Emitter<'_> {
                 range,
                 body,
                 brk,
-            } => self.for_loop(*var, range, body, *brk, level, out),
+            } => {
+                let checkpointed = match self.f.checkpoints.get(var) {
+                    Some(spec) => self.checkpoint_loop(*var, range, body, spec, level, out),
+                    None => false,
+                };
+                if !checkpointed {
+                    self.for_loop(*var, range, body, *brk, level, out)
+                }
+            }
             R::While { cond, body, brk } => {
                 let cnt = self.fresh("n");
                 let mut b = self.loop_body(body);

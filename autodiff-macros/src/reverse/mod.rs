@@ -28,6 +28,7 @@ use std::collections::{BTreeSet, HashMap};
 
 mod backprop;
 mod blocks;
+mod checkpoint;
 mod loops;
 mod mutcalls;
 mod plan;
@@ -152,6 +153,9 @@ struct Emitter<'a> {
     /// zero) when an adjoint or a partial can be infinite or NaN where values are finite,
     /// `scale` (a plain product) otherwise.
     scale: syn::Ident,
+    /// The sequence a `#[checkpoint]` loop's `_vjp` call runs on in place (`checkpoint.rs`):
+    /// lent as itself, not as a copy saved before the call.
+    in_place: Option<VarId>,
 }
 
 /// A view of a sequence for one loop, with the largest offset it covers.
@@ -267,7 +271,7 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<S
     }
     let (scope, acc) = scope_of(f, &vars, ret, &body);
     // What must be kept, decided once before emission (`saves.rs`).
-    let saves::Saves { needed, restore } = saves::saves(&body, &scope, &acc);
+    let saves::Saves { needed, restore } = saves::saves(&body, &scope, &acc, &f.checkpoints);
     let scope = Scope { restore, ..scope };
     let mut em = Emitter {
         f,
@@ -287,6 +291,7 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<S
         views: HashMap::new(),
         adj_views: HashMap::new(),
         scale: scale_fn(f),
+        in_place: None,
     };
     let program = em.function(&body);
     // Emission must find exactly what the analysis computed: the values it needed, and no

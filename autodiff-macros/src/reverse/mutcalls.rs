@@ -119,6 +119,17 @@ impl Emitter<'_> {
         code: &mut Vec<Op>,
     ) {
         let rt = names::rt();
+        if self.in_place == Some(w) && range.is_none() {
+            // A `#[checkpoint]` loop's state: the call runs on `w` itself (its adjoint is `w`'s
+            // buffer, below).
+            let n = self.uname(w);
+            prims.push(if self.vars[w].by_mut_ref() {
+                quote!(&mut *#n)
+            } else {
+                quote!(&mut #n)
+            });
+            return self.lend_adjoint(w, adjs);
+        }
         let Some(copy) = copies.get(&w) else {
             self.bug = true;
             return;
@@ -158,43 +169,39 @@ impl Emitter<'_> {
             return;
         }
         prims.push(quote!(&mut #t));
-        if self.vars[w].shape == Shape::Scalar {
-            // `&mut s` of a float: its adjoint is a local.
-            if self.vars[w].active && self.acc.contains(&w) {
-                let b = self.adj_used(w);
-                adjs.push(quote!(&mut #b));
-            } else {
-                let z = self.fresh("a");
-                code.push(Op::Let {
-                    pat: quote!(mut #z),
-                    value: quote!(#rt::zero_tangent(&#t)),
-                });
-                adjs.push(quote!(&mut #z));
-            }
-            return;
-        }
-        let array = matches!(self.vars[w].shape, Shape::Seq(SeqKind::Array(_)));
         if self.vars[w].active && self.acc.contains(&w) {
-            let b = self.adj_used(w);
-            // An in-out argument's adjoint is the caller's `&mut` buffer itself.
-            let aliased = self.vars[w].by_mut_ref();
-            adjs.push(match (array, aliased) {
+            return self.lend_adjoint(w, adjs);
+        }
+        // No adjoint reaches `w`: a zero buffer shaped like it (a local for a float).
+        let whole = matches!(
+            self.vars[w].shape,
+            Shape::Scalar | Shape::Seq(SeqKind::Array(_))
+        );
+        let z = self.fresh("a");
+        let (zero, lend) = if whole {
+            (quote!(#rt::zero_tangent(&#t)), quote!(&mut #z))
+        } else {
+            (quote!(#rt::zero_tangent(&#t[..])), quote!(&mut #z[..]))
+        };
+        code.push(Op::Let {
+            pat: quote!(mut #z),
+            value: zero,
+        });
+        adjs.push(lend);
+    }
+
+    /// The adjoint argument for `&mut w` when `w` has an adjoint: `w`'s own buffer (a local for
+    /// a float; an in-out argument's is the caller's `&mut` buffer itself).
+    fn lend_adjoint(&mut self, w: VarId, adjs: &mut Vec<TokenStream>) {
+        let b = self.adj_used(w);
+        let array = matches!(self.vars[w].shape, Shape::Seq(SeqKind::Array(_)));
+        adjs.push(match self.vars[w].shape {
+            Shape::Scalar => quote!(&mut #b),
+            _ => match (array, self.vars[w].by_mut_ref()) {
                 (true, true) => quote!(&mut *#b),
                 (true, false) => quote!(&mut #b),
                 (false, _) => quote!(&mut #b[..]),
-            });
-        } else {
-            let z = self.fresh("a");
-            let (zero, lend) = if array {
-                (quote!(#rt::zero_tangent(&#t)), quote!(&mut #z))
-            } else {
-                (quote!(#rt::zero_tangent(&#t[..])), quote!(&mut #z[..]))
-            };
-            code.push(Op::Let {
-                pat: quote!(mut #z),
-                value: zero,
-            });
-            adjs.push(lend);
-        }
+            },
+        });
     }
 }

@@ -15,11 +15,18 @@ pub(super) struct Saves {
 }
 
 /// `needed` and `restore` for `body`. `scope` restores nothing yet; `acc` holds the variables
-/// with a (possibly) nonzero adjoint.
-pub(super) fn saves(body: &[R], scope: &Scope, acc: &BTreeSet<VarId>) -> Saves {
+/// with a (possibly) nonzero adjoint; `checkpoints` the `#[checkpoint]` loops (which keep
+/// nothing of this kind: `checkpoint.rs`).
+pub(super) fn saves(
+    body: &[R],
+    scope: &Scope,
+    acc: &BTreeSet<VarId>,
+    checkpoints: &std::collections::BTreeMap<VarId, crate::ir::Checkpoint>,
+) -> Saves {
     let mut walk = Walk {
         scope,
         acc,
+        checkpoints,
         depth: 0,
         needed: BTreeSet::new(),
         reads_w: HashMap::new(),
@@ -127,6 +134,7 @@ fn val_names(scope: &Scope, e: &Expr, out: &mut BTreeSet<VarId>) {
 struct Walk<'s, 'a, 'b> {
     scope: &'s Scope<'a>,
     acc: &'s BTreeSet<VarId>,
+    checkpoints: &'s std::collections::BTreeMap<VarId, crate::ir::Checkpoint>,
     depth: i32,
     needed: BTreeSet<VarId>,
     reads_w: HashMap<VarId, f64>,
@@ -241,6 +249,11 @@ impl<'b> Walk<'_, '_, 'b> {
                     self.block(b, level.branch());
                 }
             }
+            R::For { var, .. } if self.checkpoints.contains_key(var) => {
+                // The state is written by the call; the steps are recomputed, nothing is saved.
+                let state = self.checkpoints[var].state;
+                self.writes_w.insert(state, f64::INFINITY);
+            }
             R::For { body, .. } | R::While { body, .. } => self.loop_body(body),
             R::Let { init: None, .. } | R::Eval(_) | R::Macro(..) | R::Exit(_) => {}
         }
@@ -257,7 +270,7 @@ mod tests {
     fn sets(item: syn::ItemFn) -> (BTreeSet<String>, BTreeSet<String>) {
         let (f, vars, ret, body) = normalized(item);
         let (scope, acc) = super::super::scope_of(&f, &vars, ret, &body);
-        let s = super::saves(&body, &scope, &acc);
+        let s = super::saves(&body, &scope, &acc, &Default::default());
         let names = |set: &BTreeSet<usize>| set.iter().map(|v| vars[*v].name.to_string()).collect();
         (names(&s.needed), names(&s.restore))
     }

@@ -180,7 +180,7 @@ impl<S: Clone, F: FnMut(usize, &mut S)> Trajectory<S, F> {
     ) -> Stats {
         let Trajectory { recorder, mut step } = self;
         let mut replay = recorder.replay();
-        if let Some(mut work) = replay.fresh_work() {
+        if let Some(mut work) = replay.working_state() {
             while let Some(action) = replay.next(&mut work) {
                 match action {
                     Action::Step(j) => step(j, &mut work),

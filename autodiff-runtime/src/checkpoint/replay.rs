@@ -132,7 +132,10 @@ impl<S: Clone> Recorder<S> {
 
     fn record_from<W: Work<S> + ?Sized>(&mut self, state: &W) {
         let j = self.at;
-        assert!(j < self.steps, "a checkpointed loop recorded too many steps");
+        assert!(
+            j < self.steps,
+            "a checkpointed loop recorded too many steps"
+        );
         self.at += 1;
         self.stats.primal_steps += 1;
         if self.places.front() == Some(&j) {
@@ -191,9 +194,9 @@ impl<S: Clone> Replay<S> {
         self.stats
     }
 
-    /// A working state to run on: the recorded last state, or a copy of the topmost snapshot
-    /// (`None` for a loop of no steps).
-    pub(super) fn fresh_work(&self) -> Option<S> {
+    /// A working state for [`Replay::next`] when the loop's own state is not at hand: a copy of
+    /// a recorded state (`None` for a loop of no steps).
+    pub fn working_state(&self) -> Option<S> {
         self.last
             .clone()
             .or_else(|| self.stack.last().map(|(_, s)| s.clone()))
