@@ -162,7 +162,7 @@ impl Lowerer<'_> {
         };
         if range.is_some() || var.row.is_some() || !kind_ok {
             self.diag.unsupported(
-                call.span,
+                states[0].span,
                 "this state in a `#[checkpoint]` loop (yet)",
                 "pass a whole `Vec`, flat array or `&mut [T]` argument of floats (or a float \
                  local) by `&mut`",
@@ -230,12 +230,12 @@ pub(super) fn misplaced(block: &syn::Block, diag: &mut Diag) {
     syn::visit::Visit::visit_block(&mut Find(diag), block);
 }
 
-/// `item` without its `#[checkpoint]` attributes (which are the macro's, not rustc's). A loop
+/// `item` without its `#[checkpoint]` attributes (which are the macro's, not rustc's): a loop
 /// with `snapshots = e` becomes `{ let _ = &e; loop }`, so that what only `e` reads is still
-/// used.
-pub fn strip(item: &syn::ItemFn) -> syn::ItemFn {
-    struct Strip;
-    impl syn::visit_mut::VisitMut for Strip {
+/// used; misplaced attributes (reported by lowering) go too, so rustc does not report them again.
+pub fn strip(item: &syn::ItemFn) -> TokenStream {
+    struct Budgets;
+    impl syn::visit_mut::VisitMut for Budgets {
         fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
             syn::visit_mut::visit_expr_mut(self, e);
             let syn::Expr::ForLoop(f) = e else {
@@ -255,7 +255,45 @@ pub fn strip(item: &syn::ItemFn) -> syn::ItemFn {
         }
         fn visit_item_fn_mut(&mut self, _: &mut syn::ItemFn) {}
     }
-    let mut out = item.clone();
-    syn::visit_mut::VisitMut::visit_block_mut(&mut Strip, &mut out.block);
-    out
+    let mut f = item.clone();
+    syn::visit_mut::VisitMut::visit_block_mut(&mut Budgets, &mut f.block);
+    let syn::ItemFn {
+        attrs,
+        vis,
+        sig,
+        block,
+    } = f;
+    let block = without_attr(block.to_token_stream());
+    quote::quote!(#(#attrs)* #vis #sig #block)
+}
+
+/// `tokens` without any `#[checkpoint..]` (at any depth).
+fn without_attr(tokens: TokenStream) -> TokenStream {
+    use proc_macro2::{Delimiter, Group, TokenTree};
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(trees.len());
+    let mut k = 0;
+    while k < trees.len() {
+        if let (TokenTree::Punct(p), Some(TokenTree::Group(g))) = (&trees[k], trees.get(k + 1)) {
+            let named = g
+                .stream()
+                .into_iter()
+                .next()
+                .is_some_and(|t| matches!(t, TokenTree::Ident(ref i) if i == "checkpoint"));
+            if p.as_char() == '#' && g.delimiter() == Delimiter::Bracket && named {
+                k += 2;
+                continue;
+            }
+        }
+        out.push(match &trees[k] {
+            TokenTree::Group(g) => {
+                let mut inner = Group::new(g.delimiter(), without_attr(g.stream()));
+                inner.set_span(g.span());
+                TokenTree::Group(inner)
+            }
+            t => t.clone(),
+        });
+        k += 1;
+    }
+    out.into_iter().collect()
 }
