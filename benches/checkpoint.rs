@@ -1,13 +1,14 @@
 //! Checkpointing: takes a time-stepping simulation (a damped chain of 32 masses on nonlinear
 //! springs, state 64 `f64`s, 100,000 explicit steps, a misfit of the final state) and gives
 //! criterion measurements, then one table measured in the same run, of the misfit's gradient with
-//! respect to the initial state and the stiffness computed five ways: the whole loop as one
+//! respect to the initial state and the stiffness computed seven ways: the whole loop as one
 //! `#[differentiate]` function (`simulate_vjp`, no checkpointing), the runtime's driver
-//! (`autodiff_runtime::checkpoint`) storing every state, and the driver on binomial schedules of
+//! (`autodiff_runtime::checkpoint`) storing every state, the driver on binomial schedules of
 //! 40, 317 (`⌈√n⌉`, the default) and 2,000 snapshots, each step reversed by the generated
-//! `step_vjp`. Columns: median time, time over the primal and over the whole-loop gradient, peak
+//! `step_vjp`, and the loop marked `#[checkpoint]` (default budget, and 40 snapshots). Columns: median time, time over the primal and over the whole-loop gradient, peak
 //! heap bytes held during one call and allocations, primal steps run and states stored. Then the
-//! ratios of issue 13's targets (≥ 20x less peak memory, ≤ 2.5x the time).
+//! ratios of issue 13's targets (≥ 20x less peak memory, ≤ 2.5x the time), for the driver and
+//! for the attribute.
 //!
 //! Run: `cargo bench --bench checkpoint` (criterion then the table), or
 //! `cargo bench --bench checkpoint -- --tables` (the table only, about 10 s). Under
@@ -79,6 +80,26 @@ mod sim {
         }
     }
 
+    /// The same loop marked `#[checkpoint]` around `step`: the reverse sweep stores `⌈√n⌉`
+    /// states (or `snapshots`) and recomputes the others. (Only the `_vjp`s are called.)
+    #[allow(dead_code)]
+    #[differentiate]
+    pub fn simulate_ck(s: &mut [f64], k: f64, steps: usize) {
+        #[checkpoint]
+        for _ in 0..steps {
+            step(s, k);
+        }
+    }
+
+    #[allow(dead_code)]
+    #[differentiate]
+    pub fn simulate_ck_budget(s: &mut [f64], k: f64, steps: usize, snapshots: usize) {
+        #[checkpoint(snapshots = snapshots)]
+        for _ in 0..steps {
+            step(s, k);
+        }
+    }
+
     /// The misfit of the final positions to a target shape.
     #[differentiate]
     pub fn misfit(s: &[f64]) -> f64 {
@@ -129,6 +150,24 @@ fn by_whole_loop(s0: &[f64], steps: usize) -> Gradient {
     }
 }
 
+/// The whole loop with `#[checkpoint]` (`snapshots`: `None` for the default `⌈√n⌉`).
+fn by_attribute(s0: &[f64], steps: usize, snapshots: Option<usize>) -> Gradient {
+    let mut end = s0.to_vec();
+    simulate(&mut end, K, steps);
+    let (m, g) = misfit_grad(&end);
+    let (mut ds, mut dk) = (g.s, 0.0);
+    match snapshots {
+        None => simulate_ck_vjp(&mut s0.to_vec(), K, steps, &mut ds, &mut dk),
+        Some(b) => simulate_ck_budget_vjp(&mut s0.to_vec(), K, steps, b, &mut ds, &mut dk),
+    }
+    Gradient {
+        misfit: m,
+        ds,
+        dk,
+        stats: None,
+    }
+}
+
 fn by_driver(s0: &[f64], steps: usize, schedule: Schedule) -> Gradient {
     let mut dk = 0.0;
     let (m, ds, stats) = checkpoint::adjoint(
@@ -156,31 +195,55 @@ fn primal(s0: &[f64], steps: usize) -> f64 {
     misfit(&s)
 }
 
-/// The ways to get the gradient, by name: the schedule, or `None` for the whole loop.
-fn methods(steps: usize) -> Vec<(String, Option<Schedule>)> {
+/// A way to get the gradient.
+#[derive(Clone, Copy)]
+enum How {
+    /// `simulate_vjp`: no checkpointing.
+    WholeLoop,
+    /// The runtime's driver around `step_vjp`.
+    Driver(Schedule),
+    /// `simulate_ck_vjp`: `#[checkpoint]` on the loop, with this many snapshots (`None`: `⌈√n⌉`).
+    Attribute(Option<usize>),
+}
+
+/// The ways to get the gradient, by name. The whole loop comes first, storing every state second
+/// and the default budget through the driver fourth (`table` reads them by position).
+fn methods(steps: usize) -> Vec<(String, How)> {
     let sqrt = Schedule::sqrt(steps);
     let Schedule::Binomial { snapshots } = sqrt else {
         unreachable!()
     };
     vec![
-        ("whole loop (simulate_vjp)".to_string(), None),
-        ("store all (driver)".to_string(), Some(Schedule::StoreAll)),
+        ("whole loop (simulate_vjp)".to_string(), How::WholeLoop),
+        (
+            "store all (driver)".to_string(),
+            How::Driver(Schedule::StoreAll),
+        ),
         (
             "binomial, 2000 snapshots".to_string(),
-            Some(Schedule::binomial(2000)),
+            How::Driver(Schedule::binomial(2000)),
         ),
-        (format!("binomial, {snapshots} = ⌈√n⌉"), Some(sqrt)),
+        (format!("binomial, {snapshots} = ⌈√n⌉"), How::Driver(sqrt)),
         (
             "binomial, 40 snapshots".to_string(),
-            Some(Schedule::binomial(40)),
+            How::Driver(Schedule::binomial(40)),
+        ),
+        (
+            format!("#[checkpoint] loop, {snapshots} = ⌈√n⌉"),
+            How::Attribute(None),
+        ),
+        (
+            "#[checkpoint(snapshots = 40)]".to_string(),
+            How::Attribute(Some(40)),
         ),
     ]
 }
 
-fn gradient(s0: &[f64], steps: usize, how: Option<Schedule>) -> Gradient {
+fn gradient(s0: &[f64], steps: usize, how: How) -> Gradient {
     match how {
-        None => by_whole_loop(s0, steps),
-        Some(schedule) => by_driver(s0, steps, schedule),
+        How::WholeLoop => by_whole_loop(s0, steps),
+        How::Driver(schedule) => by_driver(s0, steps, schedule),
+        How::Attribute(snapshots) => by_attribute(s0, steps, snapshots),
     }
 }
 
@@ -202,21 +265,28 @@ fn variants(s0: &[f64], steps: usize) -> Vec<Variant<'_>> {
 // ------------------------------------------------------------------------------------------------
 
 /// Checks the gradients against each other: the driver's bit for bit against storing every
-/// state, the whole loop's to rounding. Gives the largest relative difference to the latter.
-fn check(grads: &[Gradient]) -> f64 {
+/// state, the `#[checkpoint]` loops' bit for bit against each other, everything to rounding
+/// against the whole loop. Gives the largest relative difference to the latter.
+fn check(grads: &[Gradient], methods: &[(String, How)]) -> f64 {
     let reference = &grads[0];
     let scale = reference
         .ds
         .iter()
         .fold(reference.dk.abs(), |m, x| m.max(x.abs()));
     let mut worst: f64 = 0.0;
-    for g in &grads[1..] {
-        assert_eq!(g.misfit, grads[1].misfit);
-        assert_eq!(
-            (&g.ds, g.dk),
-            (&grads[1].ds, grads[1].dk),
-            "driver schedules disagree"
-        );
+    let first_attribute = methods
+        .iter()
+        .position(|(_, h)| matches!(h, How::Attribute(_)))
+        .expect("a #[checkpoint] row");
+    for (g, (_, how)) in grads.iter().zip(methods).skip(1) {
+        // The attribute adds each step's `k` adjoint into a fresh zero, then into the total; the
+        // driver's closure adds into the total inside `step_vjp`: the same terms, rounded apart.
+        let same = match how {
+            How::Attribute(_) => &grads[first_attribute],
+            _ => &grads[1],
+        };
+        assert_eq!(g.misfit, same.misfit);
+        assert_eq!((&g.ds, g.dk), (&same.ds, same.dk), "schedules disagree");
         for (a, b) in
             g.ds.iter()
                 .chain([&g.dk])
@@ -227,7 +297,7 @@ fn check(grads: &[Gradient]) -> f64 {
     }
     assert!(
         worst < 1e-9,
-        "driver and whole loop differ by {worst:e} of the largest entry"
+        "checkpointed and whole loop differ by {worst:e} of the largest entry"
     );
     worst
 }
@@ -244,7 +314,7 @@ fn table(steps: usize) {
         memory.push((peak, allocs));
         grads.push(g);
     }
-    let worst = check(&grads);
+    let worst = check(&grads, &methods);
     let (primal_peak, _, _) = heap_use(|| primal(&s0, steps));
 
     let mut vs = variants(&s0, steps);
@@ -295,9 +365,10 @@ fn table(steps: usize) {
     );
     print_table(&header, &rows);
     println!(
-        "driver gradients equal bit for bit; the whole loop's differs by {worst:.1e} of the \
-         largest entry. Primal steps: the driver's calls of `step`; each `step_vjp` (and \
-         `simulate_vjp`, after `simulate`) runs its steps' forward sweeps again inside."
+        "driver gradients equal bit for bit, so do the #[checkpoint] loops'; the whole loop's \
+         differs by {worst:.1e} of the largest entry. Primal steps: the driver's calls of \
+         `step`; each `step_vjp` (and `simulate_vjp`, after `simulate`) runs its steps' forward \
+         sweeps again inside. The #[checkpoint] loops run the driver's schedule."
     );
     // Issue 13's targets, for the default budget (row 3 of `methods`).
     let (whole, all, sqrt) = (memory[0].0 as f64, memory[1].0 as f64, memory[3].0 as f64);
@@ -321,6 +392,25 @@ fn table(steps: usize) {
             "not met"
         },
         t_sqrt / t_all,
+    );
+    let (attr, t_attr) = (memory[5].0 as f64, t[6]);
+    println!(
+        "{}: peak memory {:.0}x less than the whole loop (target ≥ 20x: {}); time {:.2}x the \
+         whole loop (target ≤ 2.5x: {}), {:.2}x the driver on the same budget",
+        methods[5].0,
+        whole / attr,
+        if whole / attr >= 20.0 {
+            "met"
+        } else {
+            "not met"
+        },
+        t_attr / t_whole,
+        if t_attr / t_whole <= 2.5 {
+            "met"
+        } else {
+            "not met"
+        },
+        t_attr / t_sqrt,
     );
 }
 
