@@ -13,6 +13,7 @@
 
 use autodiff_runtime::differentiate;
 use autodiff_runtime::jacobian::Jacobian;
+use num_traits::Float;
 
 /// Central differences of `f` (inputs and outputs flattened) at `x`, one column per input.
 fn fd_jacobian(f: impl Fn(&[f64]) -> Vec<f64>, x: &[f64]) -> Vec<Vec<f64>> {
@@ -233,6 +234,59 @@ fn banded_jacobian_by_three_colored_jvps() {
         (row_ptr.len(), col_idx.len(), values.len()),
         (n + 1, 4 * n - 2, 4 * n - 2)
     );
+}
+
+/// The same residual in f32, generic over the float type.
+#[differentiate]
+fn residual_t<T: Float>(u: &[T], f: &[T]) -> Vec<T> {
+    let n = u.len();
+    let mut r = vec![T::zero(); n];
+    for i in 0..n {
+        let left = if i > 0 { u[i - 1] } else { T::zero() };
+        let right = if i + 1 < n { u[i + 1] } else { T::zero() };
+        r[i] = u[i] + u[i] - left - right + u[i] * u[i] * u[i] - f[i];
+    }
+    r
+}
+
+#[test]
+fn banded_jacobian_in_f32_equals_the_dense_one() {
+    use autodiff_runtime::jacobian::Sparsity;
+    let n = 25;
+    let u: Vec<f32> = (0..n).map(|i| (i as f32 * 0.3).sin()).collect();
+    let f = vec![0.5f32; n];
+    let mut entries = Vec::new();
+    for i in 0..n {
+        for j in i.saturating_sub(1)..=(i + 1).min(n - 1) {
+            entries.push((i, j));
+        }
+        entries.push((i, n + i));
+    }
+    let pattern = Sparsity::from_entries(n, 2 * n, &entries);
+    let (value, sparse) = residual_t_jacobian_sparse(&u, &f, &pattern);
+    assert_eq!(value, residual_t(&u, &f));
+    let (_, dense) = residual_t_jacobian(&u, &f);
+    let from_sparse = sparse.to_dense();
+    for i in 0..n {
+        for j in 0..2 * n {
+            let (a, b) = (from_sparse[(i, j)], dense[(i, j)]);
+            assert!(
+                (a - b).abs() <= 4.0 * f32::EPSILON * (1.0 + b.abs()),
+                "J[{i}, {j}]: {a} vs {b}"
+            );
+        }
+        // The closed form of row i (the three products of u^3 rounded one by one in the
+        // derivative, once in the formula).
+        let d = 2.0 + 3.0 * u[i] * u[i];
+        assert!(
+            (sparse.get(i, i) - d).abs() <= 4.0 * f32::EPSILON * d,
+            "J[{i}, {i}]"
+        );
+        assert_eq!(sparse.get(i, n + i), -1.0);
+        if i > 0 {
+            assert_eq!(sparse.get(i, i - 1), -1.0);
+        }
+    }
 }
 
 #[test]

@@ -327,6 +327,10 @@ pub struct Sparsity {
     cols: usize,
     row_ptr: Vec<usize>,
     col_idx: Vec<usize>,
+    /// The greedy coloring of the columns, computed with the pattern (a function of it, so equal
+    /// patterns have equal colorings): the number of colors and each column's.
+    ncolors: usize,
+    color: Vec<usize>,
 }
 
 impl Sparsity {
@@ -352,12 +356,16 @@ impl Sparsity {
             col_idx.extend(r);
             row_ptr.push(col_idx.len());
         }
-        Sparsity {
+        let mut p = Sparsity {
             rows,
             cols,
             row_ptr,
             col_idx,
-        }
+            ncolors: 0,
+            color: Vec::new(),
+        };
+        (p.ncolors, p.color) = p.greedy_coloring();
+        p
     }
 
     /// A band: row `i` may depend on columns `i - lower ..= i + upper` (clipped to the matrix).
@@ -396,8 +404,18 @@ impl Sparsity {
     /// A greedy distance-1 coloring of the columns: two columns that share a row get different
     /// colors, so one directional derivative per color (the sum of that color's unit columns)
     /// gives every entry of the pattern. Returns the number of colors and each column's color.
-    /// Columns are taken in order; a band of width `w` needs `w` colors.
+    /// Columns are taken in order; a band of width `w` needs `w` colors. Computed once, when the
+    /// pattern is built ([`Sparsity::coloring`] borrows it).
     pub fn color_columns(&self) -> (usize, Vec<usize>) {
+        (self.ncolors, self.color.clone())
+    }
+
+    /// [`Sparsity::color_columns`], borrowed.
+    pub fn coloring(&self) -> (usize, &[usize]) {
+        (self.ncolors, &self.color)
+    }
+
+    fn greedy_coloring(&self) -> (usize, Vec<usize>) {
         // Rows of each column, to find the columns sharing a row with it.
         let mut col_rows: Vec<Vec<usize>> = vec![Vec::new(); self.cols];
         for i in 0..self.rows {

@@ -189,7 +189,7 @@ impl Signatures<'_> {
         quote! {
             #prelude
             #jm::check_pattern(#pattern, __ad_rows, #cols);
-            let (__ad_ncolors, __ad_color) = #pattern.color_columns();
+            let (__ad_ncolors, __ad_color) = #pattern.coloring();
             let mut __ad_compressed = ::std::vec::Vec::with_capacity(__ad_ncolors);
             for __ad_c in 0..__ad_ncolors {
                 #(#zeros)*
@@ -200,7 +200,7 @@ impl Signatures<'_> {
                 #jvp_call
                 __ad_compressed.push(#column);
             }
-            let __ad_jac = #jm::SparseJacobian::<#e>::from_compressed(#pattern, &__ad_color, &__ad_compressed);
+            let __ad_jac = #jm::SparseJacobian::<#e>::from_compressed(#pattern, __ad_color, &__ad_compressed);
             #finish
             #result
         }
