@@ -83,7 +83,9 @@ fn misfit(p: &[f64; 4], y0: &[f64; 2], h: f64, obs: &[[f64; 2]]) -> f64 {
 }
 
 /// The final predator count after `steps` steps of size `h`, the time loop checkpointed: the
-/// reverse sweep stores ⌈√steps⌉ states and recomputes the others from the nearest one.
+/// reverse sweep stores ⌈√steps⌉ states and recomputes the others from the nearest one. (Only its
+/// gradient is called.)
+#[allow(dead_code)]
 #[differentiate(wrt(p, y0))]
 fn final_predators_ck(p: &[f64; 4], y0: &[f64; 2], h: f64, steps: usize) -> f64 {
     let mut y = *y0;
@@ -95,6 +97,7 @@ fn final_predators_ck(p: &[f64; 4], y0: &[f64; 2], h: f64, steps: usize) -> f64 
 }
 
 /// The same without the attribute: the reverse sweep keeps the state before every step.
+#[allow(dead_code)]
 #[differentiate(wrt(p, y0))]
 fn final_predators(p: &[f64; 4], y0: &[f64; 2], h: f64, steps: usize) -> f64 {
     let mut y = *y0;
