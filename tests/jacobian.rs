@@ -172,27 +172,23 @@ fn generic_function_in_f32() {
     }
 }
 
-/// A nonlinear tridiagonal residual (a discretised `-u'' + u^3 = f` on a grid): its Jacobian is
-/// banded, three colors whatever the size.
+/// A nonlinear tridiagonal residual (a discretised `-u'' + u^3 = f` on a grid), in any float
+/// type: its Jacobian is banded, three colors whatever the size.
 #[differentiate]
-fn residual(u: &[f64], f: &[f64]) -> Vec<f64> {
+fn residual<T: Float>(u: &[T], f: &[T]) -> Vec<T> {
     let n = u.len();
-    let mut r = vec![0.0; n];
+    let mut r = vec![T::zero(); n];
     for i in 0..n {
-        let left = if i > 0 { u[i - 1] } else { 0.0 };
-        let right = if i + 1 < n { u[i + 1] } else { 0.0 };
-        r[i] = 2.0 * u[i] - left - right + u[i] * u[i] * u[i] - f[i];
+        let left = if i > 0 { u[i - 1] } else { T::zero() };
+        let right = if i + 1 < n { u[i + 1] } else { T::zero() };
+        r[i] = u[i] + u[i] - left - right + u[i] * u[i] * u[i] - f[i];
     }
     r
 }
 
-#[test]
-fn banded_jacobian_by_three_colored_jvps() {
-    use autodiff_runtime::jacobian::Sparsity;
-    let n = 40;
-    let u: Vec<f64> = (0..n).map(|i| (i as f64 * 0.3).sin()).collect();
-    let f = vec![0.5; n];
-    // Columns: `u` then `f` (both active).
+/// The pattern of `residual`'s Jacobian with respect to `(u, f)`: the band of `u`, the diagonal
+/// of `f`.
+fn residual_pattern(n: usize) -> autodiff_runtime::jacobian::Sparsity {
     let mut entries = Vec::new();
     for i in 0..n {
         for j in i.saturating_sub(1)..=(i + 1).min(n - 1) {
@@ -200,7 +196,16 @@ fn banded_jacobian_by_three_colored_jvps() {
         }
         entries.push((i, n + i));
     }
-    let pattern = Sparsity::from_entries(n, 2 * n, &entries);
+    autodiff_runtime::jacobian::Sparsity::from_entries(n, 2 * n, &entries)
+}
+
+#[test]
+fn banded_jacobian_by_three_colored_jvps() {
+    let n = 40;
+    let u: Vec<f64> = (0..n).map(|i| (i as f64 * 0.3).sin()).collect();
+    let f = vec![0.5; n];
+    // Columns: `u` then `f` (both active).
+    let pattern = residual_pattern(n);
     let (ncolors, _) = pattern.color_columns();
     assert_eq!(
         ncolors, 4,
@@ -236,36 +241,15 @@ fn banded_jacobian_by_three_colored_jvps() {
     );
 }
 
-/// The same residual in f32, generic over the float type.
-#[differentiate]
-fn residual_t<T: Float>(u: &[T], f: &[T]) -> Vec<T> {
-    let n = u.len();
-    let mut r = vec![T::zero(); n];
-    for i in 0..n {
-        let left = if i > 0 { u[i - 1] } else { T::zero() };
-        let right = if i + 1 < n { u[i + 1] } else { T::zero() };
-        r[i] = u[i] + u[i] - left - right + u[i] * u[i] * u[i] - f[i];
-    }
-    r
-}
-
 #[test]
 fn banded_jacobian_in_f32_equals_the_dense_one() {
-    use autodiff_runtime::jacobian::Sparsity;
     let n = 25;
     let u: Vec<f32> = (0..n).map(|i| (i as f32 * 0.3).sin()).collect();
     let f = vec![0.5f32; n];
-    let mut entries = Vec::new();
-    for i in 0..n {
-        for j in i.saturating_sub(1)..=(i + 1).min(n - 1) {
-            entries.push((i, j));
-        }
-        entries.push((i, n + i));
-    }
-    let pattern = Sparsity::from_entries(n, 2 * n, &entries);
-    let (value, sparse) = residual_t_jacobian_sparse(&u, &f, &pattern);
-    assert_eq!(value, residual_t(&u, &f));
-    let (_, dense) = residual_t_jacobian(&u, &f);
+    let pattern = residual_pattern(n);
+    let (value, sparse) = residual_jacobian_sparse(&u, &f, &pattern);
+    assert_eq!(value, residual(&u, &f));
+    let (_, dense) = residual_jacobian(&u, &f);
     let from_sparse = sparse.to_dense();
     for i in 0..n {
         for j in 0..2 * n {
