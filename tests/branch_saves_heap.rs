@@ -205,3 +205,28 @@ fn calls_inside_branches_allocate_nothing() {
         assert_eq!(n, 0, "slices_in_branch_vjp at {x:?}");
     }
 }
+
+/// A loop outside loops saving three values an iteration (two reads of the neighbours, one
+/// overwritten element): three tapes.
+#[differentiate]
+fn relax(s: &mut [f64], k: f64) {
+    let n = s.len();
+    for i in 1..n - 1 {
+        let left = s[i - 1];
+        let right = s[i + 1];
+        s[i] = s[i] + k * (left + right - 2.0 * s[i]).tanh();
+    }
+}
+
+#[test]
+fn tapes_of_a_loop_outside_loops_are_allocated_once() {
+    for n in [3, 17, 64, 1000] {
+        let mut s: Vec<f64> = (0..n).map(|i| (i as f64 * 0.3).sin()).collect();
+        let (mut ds, mut dk) = (vec![1.0; n], 0.0);
+        let count = allocations(|| {
+            relax_vjp(black_box(&mut s), 0.1, &mut ds, &mut dk);
+        });
+        // One allocation a tape, whatever the trip count (doubling would make ~log2 n each).
+        assert!(count <= 3, "{n} elements: {count} allocations");
+    }
+}

@@ -275,6 +275,7 @@ impl Emitter<'_> {
                 }
             }
             let r = self.fwd_range(range);
+            fwd_decls.extend(self.reserve_tapes(range, &r, &b.fwd, level));
             fwd_decls.push(Op::For {
                 var: quote!(#i),
                 range: r,
@@ -468,6 +469,7 @@ impl Emitter<'_> {
                 );
             }
             let r = self.fwd_range(range);
+            out.fwd.extend(self.reserve_tapes(range, &r, &b.fwd, level));
             let body = self.counted_body(&cnt, std::mem::take(&mut b.fwd), brk);
             out.fwd.push(Op::Let {
                 pat: quote!(mut #cnt: usize),
@@ -485,6 +487,56 @@ impl Emitter<'_> {
                 body: b.reverse(),
             });
         }
+    }
+}
+
+impl Emitter<'_> {
+    /// `tape.reserve(trip count)` for each tape the loop body `fwd` pushes at most once per
+    /// iteration, so that a tape grows once per call instead of doubling its way up (a function
+    /// called in a time loop allocates its tapes once, not once per doubling). Only for loops
+    /// outside loops (inside one, a reserve per outer iteration measured slower than doubling)
+    /// and when the range can be evaluated again for its length (no calls in its bounds).
+    fn reserve_tapes(
+        &mut self,
+        range: &Range,
+        r: &TokenStream,
+        fwd: &[Op],
+        level: Level,
+    ) -> Vec<Op> {
+        if level == Level::Loop {
+            return Vec::new();
+        }
+        let Range::Bounds {
+            start, end, step, ..
+        } = range;
+        let mut calls = false;
+        for e in [Some(start), Some(end), step.as_ref()]
+            .into_iter()
+            .flatten()
+        {
+            e.visit(&mut |x| {
+                calls |= matches!(
+                    x.kind,
+                    ExprKind::Call { .. }
+                        | ExprKind::PlainCall { .. }
+                        | ExprKind::PlainMethod { .. }
+                        | ExprKind::Opaque { .. }
+                )
+            });
+        }
+        let mut tapes = Vec::new();
+        program::tapes_pushed_once(fwd, &mut tapes);
+        if calls || tapes.is_empty() {
+            return Vec::new();
+        }
+        let rt = names::rt();
+        let n = self.fresh("trips");
+        let mut ops = vec![Op::Let {
+            pat: quote!(#n),
+            value: quote!(#rt::range_steps(#r)),
+        }];
+        ops.extend(tapes.into_iter().map(|t| Op::Code(quote!(#t.reserve(#n);))));
+        ops
     }
 }
 

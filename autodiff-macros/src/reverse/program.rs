@@ -86,6 +86,28 @@ pub(super) enum Op {
     Loop { head: TokenStream, body: Vec<Op> },
 }
 
+/// The tapes `ops` (a loop body's forward code) push at most once per run: saves outside nested
+/// loops (branches run at most once). A loop can reserve room for its trip count in them.
+pub(super) fn tapes_pushed_once(ops: &[Op], out: &mut Vec<syn::Ident>) {
+    for op in ops {
+        match op {
+            Op::Save {
+                site: Site::Tape(t),
+                ..
+            } if !out.contains(t) => out.push(t.clone()),
+            Op::Block(b) => tapes_pushed_once(b, out),
+            Op::If { then, els, .. } => {
+                tapes_pushed_once(then, out);
+                if let Some(e) = els {
+                    tapes_pushed_once(e, out);
+                }
+            }
+            Op::Match { arms, .. } => arms.iter().for_each(|(_, b)| tapes_pushed_once(b, out)),
+            _ => {}
+        }
+    }
+}
+
 /// Where a value saved inside a loop or branch waits for the reverse sweep (top-level values are
 /// plain `let`s). Both are declared empty at the start of the function.
 #[derive(Clone)]
