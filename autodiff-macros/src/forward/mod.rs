@@ -123,23 +123,11 @@ fn forward_program_in(f: &Function, lanes: Option<&syn::Ident>) -> Vec<Op> {
 /// Whether argument `p`, a `Vec` taken by value, is written or moved whole (`let mut w = w;`,
 /// `v = w`): its tangent must then be an owned `Vec`, not the caller's slice.
 fn owned_tangent(f: &Function, p: &Param) -> bool {
-    fn moves(e: &Expr, v: VarId) -> bool {
-        match &e.kind {
-            ExprKind::Var(w) => *w == v,
-            ExprKind::Ref(inner) if matches!(inner.kind, ExprKind::Var(_)) => false,
-            _ => e.children().into_iter().any(|c| moves(c, v)),
-        }
-    }
     let by_value = !matches!(p.ty, syn::Type::Reference(_)) && p.nest.is_none();
-    if !by_value || p.field.is_some() || p.shape != Shape::Seq(SeqKind::Vec) {
-        return false;
-    }
-    if f.vars[p.var].mutable {
-        return true;
-    }
-    let mut moved = f.tail.as_ref().is_some_and(|t| moves(t, p.var));
-    walk_exprs(&f.body, &mut |e| moved |= moves(e, p.var));
-    moved
+    by_value
+        && p.field.is_none()
+        && p.shape == Shape::Seq(SeqKind::Vec)
+        && (f.vars[p.var].mutable || f.moves(p.var))
 }
 
 /// `let pat = tangent;`: a tangent declared without a primal.
