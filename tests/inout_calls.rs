@@ -584,3 +584,100 @@ fn chunks_exact_leave_the_remainder() {
     pairs_in_place(&mut v, 1.0);
     assert_eq!(v[4], 5.0);
 }
+
+// ---------------------------------------------------------------------------------------------
+// An in-out argument passed on bare to callees that only read it (`&[f64]`, `&[f64; 3]`): was
+// `&&mut [f64; 3]` in the generated code (E0308).
+
+#[differentiate]
+fn weigh_slice(p: &[f64]) -> f64 {
+    p[0] * p[1] + p[2].sin()
+}
+
+#[differentiate]
+fn weigh_array(p: &[f64; 3]) -> f64 {
+    p[0] * p[2] - p[1].cos()
+}
+
+#[differentiate]
+fn read_through_callees(p: &mut [f64; 3], x: f64) -> f64 {
+    p[1] = x * p[0];
+    let r = weigh_slice(p) * x + weigh_array(p);
+    p[0] = r.tanh();
+    r
+}
+
+/// The same argument outside `wrt`: a workspace with a tangent and adjoint of its own.
+#[differentiate(wrt(x))]
+fn read_workspace_through_a_callee(p: &mut [f64; 3], x: f64) -> f64 {
+    p[1] = x * x;
+    weigh_slice(p) * x
+}
+
+#[differentiate]
+fn read_vec_through_a_callee(p: &mut Vec<f64>, x: f64) -> f64 {
+    p[1] = x * p[0];
+    let r = weigh_slice(p) * x;
+    p[2] = r;
+    r
+}
+
+#[test]
+fn mut_array_passed_bare_to_read_only_callees() {
+    Harness::new(4)
+        .primal(|p| {
+            let mut y = [p[0], p[1], p[2]];
+            let r = read_through_callees(&mut y, p[3]);
+            vec![r, y[0], y[1], y[2]]
+        })
+        .jvp(|p, d| {
+            let mut y = [p[0], p[1], p[2]];
+            let mut dy = [d[0], d[1], d[2]];
+            let (r, dr) = read_through_callees_jvp(&mut y, p[3], &mut dy, d[3]);
+            (vec![r, y[0], y[1], y[2]], vec![dr, dy[0], dy[1], dy[2]])
+        })
+        .vjp(|p, c, g| {
+            let mut y = [p[0], p[1], p[2]];
+            let mut by = [c[1], c[2], c[3]];
+            let r = read_through_callees_vjp(&mut y, p[3], &mut by, &mut g[3], c[0]);
+            for i in 0..3 {
+                g[i] += by[i];
+            }
+            vec![r, y[0], y[1], y[2]]
+        })
+        .random(4, -1.0, 1.0);
+    let ws = [0.3, -0.7, 1.1];
+    Harness::new(1)
+        .primal(|p| vec![read_workspace_through_a_callee(&mut ws.clone(), p[0])])
+        .jvp(|p, d| {
+            let (r, dr) = read_workspace_through_a_callee_jvp(&mut ws.clone(), p[0], d[0]);
+            (vec![r], vec![dr])
+        })
+        .vjp(|p, c, g| {
+            let r = read_workspace_through_a_callee_vjp(&mut ws.clone(), p[0], &mut g[0], c[0]);
+            vec![r]
+        })
+        .random(4, -1.0, 1.0);
+    Harness::new(4)
+        .primal(|p| {
+            let mut y = p[..3].to_vec();
+            let r = read_vec_through_a_callee(&mut y, p[3]);
+            vec![r, y[0], y[1], y[2]]
+        })
+        .jvp(|p, d| {
+            let mut y = p[..3].to_vec();
+            let mut dy = d[..3].to_vec();
+            let (r, dr) = read_vec_through_a_callee_jvp(&mut y, p[3], &mut dy, d[3]);
+            (vec![r, y[0], y[1], y[2]], vec![dr, dy[0], dy[1], dy[2]])
+        })
+        .vjp(|p, c, g| {
+            let mut y = p[..3].to_vec();
+            let mut by = c[1..4].to_vec();
+            let r = read_vec_through_a_callee_vjp(&mut y, p[3], &mut by, &mut g[3], c[0]);
+            for i in 0..3 {
+                g[i] += by[i];
+            }
+            vec![r, y[0], y[1], y[2]]
+        })
+        .random(4, -1.0, 1.0);
+}

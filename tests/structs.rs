@@ -78,6 +78,46 @@ fn struct_by_reference_with_vec_and_integer_fields() {
         .random(6, -1.5, 1.5);
 }
 
+/// A closure's parameter spelt like an integer local outside it (`m`): two names, so `p.k`,
+/// next to the closure's float `m`, is a float (the vote made it an integer: a rustc error at
+/// the field).
+#[differentiate]
+fn closure_parameter_named_like_an_integer(p: &Params, x: f64) -> f64 {
+    let m: usize = p.n;
+    let scale = |m: f64| p.k * m;
+    let mut s = 0.0;
+    for i in 0..m {
+        let m = p.w[i] * x;
+        s += scale(m);
+    }
+    let g = |m| p.k * m;
+    s + g(x)
+}
+
+#[test]
+fn closure_parameters_are_scoped_in_the_field_vote() {
+    Harness::new(5)
+        .primal(|v| vec![closure_parameter_named_like_an_integer(&params(v), v[4])])
+        .jvp(|v, t| {
+            let (p, tp) = (params(v), params_tangent(t));
+            let (y, dy) = closure_parameter_named_like_an_integer_jvp(&p, v[4], &tp, t[4]);
+            (vec![y], vec![dy])
+        })
+        .vjp(|v, c, g| {
+            let mut bp = params_tangent(&[0.0; 4]);
+            let mut bx = 0.0;
+            let p = params(v);
+            let y = closure_parameter_named_like_an_integer_vjp(&p, v[4], &mut bp, &mut bx, c[0]);
+            g[0] += bp.k;
+            for i in 0..3 {
+                g[1 + i] += bp.w[i];
+            }
+            g[4] += bx;
+            vec![y]
+        })
+        .random(4, -1.5, 1.5);
+}
+
 #[test]
 fn struct_gradient_is_the_tangent_struct() {
     let p = Params {

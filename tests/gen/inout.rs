@@ -199,7 +199,13 @@ impl FnGen<'_> {
         let scalars = params.len();
         params.push(Param::Slice("u".into()));
         params.push(Param::InOut("io".into()));
-        if self.on(Construct::InOutFloatArg) && self.chance(0.5) {
+        // The last in-out helper takes `is` when no other one does, so that every seed has it.
+        let last = k + 1 == INOUT_HELPERS
+            && !self
+                .helpers
+                .iter()
+                .any(|h| h.counts[Construct::InOutFloatArg as usize] > 0);
+        if self.on(Construct::InOutFloatArg) && (self.chance(0.5) || last) {
             // `is: &mut f64` as well: callers pass `&mut t` of a float local, or their own.
             self.count(Construct::InOutFloatArg);
             params.push(Param::InOutScalar("is".into()));

@@ -36,6 +36,9 @@ pub struct Printer<'a> {
     pub name: &'a dyn Fn(VarId) -> TokenStream,
     /// Rewrites an element access `base[index]` (e.g. through a slice view), when it returns Some.
     pub index: Option<IndexHook<'a>>,
+    /// Whether a variable's name is itself a `&mut` reference (an in-out argument): `&r` is
+    /// then printed `&*r` (`&&mut [T; N]` does not coerce to `&[T]`).
+    pub reborrow: Option<&'a dyn Fn(VarId) -> bool>,
 }
 
 impl Printer<'_> {
@@ -105,6 +108,11 @@ impl Printer<'_> {
                 borrowed_row(borrow, array.as_ref(), false)
             }
             ExprKind::Poison => quote!(()),
+            ExprKind::Ref(inner) if matches!(inner.kind, ExprKind::Var(v) if self.reborrow.is_some_and(|r| r(v))) =>
+            {
+                let x = self.expr(inner);
+                quote_spanned!(span=> &*#x)
+            }
             _ => {
                 let kids: Vec<TokenStream> =
                     e.children().into_iter().map(|c| self.expr(c)).collect();

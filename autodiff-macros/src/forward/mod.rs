@@ -87,6 +87,16 @@ fn forward_program_in(f: &Function, lanes: Option<&syn::Ident>) -> Vec<Op> {
                 out.push(Op::Code(quote!(let #r = #d;)));
                 quote!(*#r)
             }
+            // A `Vec` by value whose tangent (the caller's `&[T]`) would be written or moved
+            // into a variable that is: an owned copy.
+            None if owned_tangent(f, p) => {
+                let m = quote!(mut);
+                out.push(tangent_let(
+                    quote!(#m #t),
+                    Tan::Expr(quote!(::std::borrow::ToOwned::to_owned(&#d[..]))),
+                ));
+                continue;
+            }
             None => quote!(#d),
         };
         out.push(tangent_let(quote!(#m #t), Tan::Expr(init)));
@@ -108,6 +118,16 @@ fn forward_program_in(f: &Function, lanes: Option<&syn::Ident>) -> Vec<Op> {
         out.push(Op::Output(fw.output_pair(tail)));
     }
     out
+}
+
+/// Whether argument `p`, a `Vec` taken by value, is written or moved whole (`let mut w = w;`,
+/// `v = w`): its tangent must then be an owned `Vec`, not the caller's slice.
+fn owned_tangent(f: &Function, p: &Param) -> bool {
+    let by_value = !matches!(p.ty, syn::Type::Reference(_)) && p.nest.is_none();
+    by_value
+        && p.field.is_none()
+        && p.shape == Shape::Seq(SeqKind::Vec)
+        && (f.vars[p.var].mutable || f.moves(p.var))
 }
 
 /// `let pat = tangent;`: a tangent declared without a primal.
@@ -155,18 +175,22 @@ impl<'a> Forward<'a> {
 
     fn primal(&self, e: &Expr) -> TokenStream {
         let name = var_name(&self.f.vars);
+        let reborrow = |v: VarId| self.f.vars[v].by_mut_ref();
         Printer {
             name: &name,
             index: None,
+            reborrow: Some(&reborrow),
         }
         .expr(e)
     }
 
     fn range(&self, r: &Range) -> TokenStream {
         let name = var_name(&self.f.vars);
+        let reborrow = |v: VarId| self.f.vars[v].by_mut_ref();
         Printer {
             name: &name,
             index: None,
+            reborrow: Some(&reborrow),
         }
         .range(r)
     }
@@ -416,7 +440,17 @@ impl<'a> Forward<'a> {
                 let v = self.expr(inner, pre);
                 let shape = self.shape(inner);
                 let (p, t) = self.pair_of(v, &shape, pre);
-                Val::Pair(quote!(&#p), quote!(&#t))
+                // An in-out argument is a `&mut` reference already, and so is its tangent when
+                // it is the caller's (the argument is in `wrt`).
+                match inner.kind {
+                    ExprKind::Var(r) if self.f.vars[r].by_mut_ref() => {
+                        let lent = self.f.vars[r].active
+                            && self.f.body_params().any(|q| q.var == r && q.active);
+                        let t = if lent { quote!(&*#t) } else { quote!(&#t) };
+                        Val::Pair(quote!(&*#p), t)
+                    }
+                    _ => Val::Pair(quote!(&#p), quote!(&#t)),
+                }
             }
             ExprKind::SubSlice {
                 base,

@@ -35,6 +35,7 @@ pub fn expr(vars: &[Var], e: &Expr) -> String {
     let p = Printer {
         name: &name,
         index: None,
+        reborrow: None,
     };
     squeeze(&p.expr(e).to_string())
 }
@@ -55,6 +56,7 @@ pub fn range(vars: &[Var], r: &Range) -> String {
     let p = Printer {
         name: &name,
         index: None,
+        reborrow: None,
     };
     squeeze(&p.range(r).to_string())
 }

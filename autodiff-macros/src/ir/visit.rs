@@ -298,6 +298,23 @@ pub fn visit_exprs_mut(stmts: &mut [Stmt], f: &mut dyn FnMut(&mut Expr)) {
     }
 }
 
+impl Function {
+    /// Whether the body uses variable `v` whole as a value, other than borrowed (`&v`): moved
+    /// into a variable, a tuple or a call.
+    pub fn moves(&self, v: VarId) -> bool {
+        fn moves(e: &Expr, v: VarId) -> bool {
+            match &e.kind {
+                ExprKind::Var(w) => *w == v,
+                ExprKind::Ref(inner) if matches!(inner.kind, ExprKind::Var(_)) => false,
+                _ => e.children().into_iter().any(|c| moves(c, v)),
+            }
+        }
+        let mut moved = self.tail.as_ref().is_some_and(|t| moves(t, v));
+        walk_exprs(&self.body, &mut |e| moved |= moves(e, v));
+        moved
+    }
+}
+
 /// Visits every statement (pre-order), descending into nested blocks.
 pub fn visit_stmts(b: &Block, f: &mut dyn FnMut(&Stmt)) {
     for s in &b.stmts {

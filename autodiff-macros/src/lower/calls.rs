@@ -28,6 +28,11 @@ impl Lowerer<'_> {
                 }
             }
         }
+        // `v[a..b].to_vec()`: the elements of a range collected, as from a view.
+        let of_range = matches!(&*m.receiver, syn::Expr::Index(ix) if matches!(&*ix.index, syn::Expr::Range(_)));
+        if of_range && matches!(name.as_str(), "to_vec" | "to_owned") && m.args.is_empty() {
+            return self.view_to_vec(m, out);
+        }
         if let Some(e) = self.nested_method(m) {
             return e;
         }

@@ -27,6 +27,12 @@ pub(super) struct Votes<'c, 'a> {
     pub(super) written: HashSet<String>,
     /// Arguments known to be sequences of floats (their elements are floats).
     pub(super) float_seqs: HashSet<String>,
+    /// The body's bindings in scope, innermost last: each name bound in the body (a `let`, a
+    /// closure's or a `for` loop's pattern, a `match` arm) stands for a key of its own
+    /// (`m#3`), so that a closure's `m` and an integer `m` outside it are not one name.
+    pub(super) scopes: Vec<HashMap<String, String>>,
+    /// Bindings made so far (numbers the keys).
+    pub(super) bound: usize,
 }
 
 impl Votes<'_, '_> {
@@ -41,8 +47,74 @@ impl Votes<'_, '_> {
             syn::Expr::Group(g) => self.key(&g.expr),
             syn::Expr::Reference(r) => self.key(&r.expr),
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.key(&u.expr),
-            syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+            syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| {
+                let n = i.to_string();
+                let bound = self.scopes.iter().rev().find_map(|s| s.get(&n));
+                bound.cloned().unwrap_or(n)
+            }),
             e => self.chain(e).map(|(r, m)| key_string(&r, &m)),
+        }
+    }
+
+    /// Binds the names of pattern `p` in the innermost scope, each to a key of its own; a name
+    /// with a type (`m: f64`) votes for the type's class. Gives the key of a pattern that is one
+    /// name.
+    fn bind(&mut self, p: &syn::Pat, ty: Option<&syn::Type>) -> Option<String> {
+        match p {
+            syn::Pat::Ident(pi) => {
+                if let Some((_, sub)) = &pi.subpat {
+                    self.bind(sub, None);
+                }
+                let name = pi.ident.to_string();
+                self.bound += 1;
+                let key = format!("{name}#{}", self.bound);
+                if self.scopes.is_empty() {
+                    self.scopes.push(HashMap::new());
+                }
+                if let Some(scope) = self.scopes.last_mut() {
+                    scope.insert(name, key.clone());
+                }
+                if let Some(c) = ty.and_then(|t| self.cx.class_of_type(t)) {
+                    self.vote(key.clone(), c);
+                }
+                Some(key)
+            }
+            syn::Pat::Type(pt) => self.bind(&pt.pat, Some(&pt.ty)),
+            syn::Pat::Reference(r) => self.bind(&r.pat, None),
+            syn::Pat::Paren(pp) => self.bind(&pp.pat, ty),
+            syn::Pat::Tuple(t) => {
+                let items: Vec<&syn::Type> = match ty {
+                    Some(syn::Type::Tuple(tt)) => tt.elems.iter().collect(),
+                    _ => Vec::new(),
+                };
+                for (i, e) in t.elems.iter().enumerate() {
+                    self.bind(e, items.get(i).copied());
+                }
+                None
+            }
+            syn::Pat::TupleStruct(t) => {
+                for e in &t.elems {
+                    self.bind(e, None);
+                }
+                None
+            }
+            syn::Pat::Struct(st) => {
+                for f in &st.fields {
+                    self.bind(&f.pat, None);
+                }
+                None
+            }
+            syn::Pat::Slice(sl) => {
+                for e in &sl.elems {
+                    self.bind(e, None);
+                }
+                None
+            }
+            syn::Pat::Or(o) => {
+                // Every alternative binds the same names: the first one's keys.
+                o.cases.first().and_then(|c| self.bind(c, ty))
+            }
+            _ => None,
         }
     }
 
@@ -325,32 +397,80 @@ impl<'ast> Visit<'ast> for Votes<'_, '_> {
         syn::visit::visit_expr(self, e);
     }
 
+    // Scopes: a name is bound after what initialises it is read (`let m = m * 2;`), and only
+    // for the block, closure, loop body or arm it is bound in.
+
+    fn visit_block(&mut self, b: &'ast syn::Block) {
+        self.scopes.push(HashMap::new());
+        syn::visit::visit_block(self, b);
+        self.scopes.pop();
+    }
+
     fn visit_local(&mut self, l: &'ast syn::Local) {
-        let (name, ty) = match &l.pat {
-            syn::Pat::Ident(pi) => (Some(pi.ident.to_string()), None),
-            syn::Pat::Type(pt) => match &*pt.pat {
-                syn::Pat::Ident(pi) => (Some(pi.ident.to_string()), Some(&*pt.ty)),
-                _ => (None, None),
-            },
-            _ => (None, None),
-        };
-        if let Some(name) = name {
-            if let Some(c) = ty.and_then(|t| self.cx.class_of_type(t)) {
-                self.vote(name.clone(), c);
-            }
-            if let Some(init) = &l.init {
-                let o = self.operand(&init.expr);
-                self.same(Operand::Key(name), o);
+        // Read in the scope before the binding.
+        let o = l.init.as_ref().map(|init| self.operand(&init.expr));
+        if let Some(init) = &l.init {
+            self.visit_expr(&init.expr);
+            if let Some((_, d)) = &init.diverge {
+                self.visit_expr(d);
             }
         }
-        syn::visit::visit_local(self, l);
+        if let (Some(key), Some(o)) = (self.bind(&l.pat, None), o) {
+            self.same(Operand::Key(key), o);
+        }
+    }
+
+    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        self.scopes.push(HashMap::new());
+        for p in &c.inputs {
+            self.bind(p, None);
+        }
+        self.visit_expr(&c.body);
+        self.scopes.pop();
     }
 
     fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
-        if let (syn::Pat::Ident(pi), syn::Expr::Range(_)) = (&*f.pat, &*f.expr) {
-            self.vote(pi.ident.to_string(), Class::Int);
+        self.visit_expr(&f.expr);
+        self.scopes.push(HashMap::new());
+        let key = self.bind(&f.pat, None);
+        if let (Some(k), syn::Expr::Range(_)) = (key, &*f.expr) {
+            self.vote(k, Class::Int);
         }
-        syn::visit::visit_expr_for_loop(self, f);
+        self.visit_block(&f.body);
+        self.scopes.pop();
+    }
+
+    fn visit_arm(&mut self, a: &'ast syn::Arm) {
+        self.scopes.push(HashMap::new());
+        self.bind(&a.pat, None);
+        if let Some((_, g)) = &a.guard {
+            self.visit_expr(g);
+        }
+        self.visit_expr(&a.body);
+        self.scopes.pop();
+    }
+
+    /// `if let p = e { .. }`: `p`'s names are bound in the branch taken when it matches.
+    fn visit_expr_if(&mut self, i: &'ast syn::ExprIf) {
+        self.scopes.push(HashMap::new());
+        self.visit_expr(&i.cond);
+        self.visit_block(&i.then_branch);
+        self.scopes.pop();
+        if let Some((_, e)) = &i.else_branch {
+            self.visit_expr(e);
+        }
+    }
+
+    fn visit_expr_while(&mut self, w: &'ast syn::ExprWhile) {
+        self.scopes.push(HashMap::new());
+        self.visit_expr(&w.cond);
+        self.visit_block(&w.body);
+        self.scopes.pop();
+    }
+
+    fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
+        self.visit_expr(&l.expr);
+        self.bind(&l.pat, None);
     }
 
     /// The items of `vec![..]` are expressions like any other (`vec![s.k; s.n]`).
@@ -478,6 +598,21 @@ mod tests {
                 (".t".into(), Shape::Scalar, true),
             ]
         );
+    }
+
+    #[test]
+    fn a_closure_parameter_is_not_the_local_it_shadows() {
+        // The integer `m` outside the closure and the float `m` inside it are two names.
+        let got = fields(parse_quote! {
+            fn f(s: &S, v: &[f64]) -> f64 {
+                let m: usize = s.n;
+                let g = |m: f64| s.k * m;
+                let h = |m| s.c * m;
+                g(v[m]) + h(v[0])
+            }
+        });
+        let scalar = |f: &str| (f.to_string(), Shape::Scalar, false);
+        assert_eq!(got, vec![scalar(".k"), scalar(".c")]);
     }
 
     #[test]

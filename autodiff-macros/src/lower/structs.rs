@@ -214,6 +214,8 @@ impl Lowerer<'_> {
             uses: Vec::new(),
             written: HashSet::new(),
             float_seqs: HashSet::new(),
+            scopes: Vec::new(),
+            bound: 0,
         };
         for input in &item.sig.inputs {
             if let syn::FnArg::Typed(pt) = input {

@@ -436,8 +436,10 @@ impl Emitter<'_> {
                             // The adjoint of a (non-`mut`) array argument and of an in-out
                             // one is the caller's `&mut [T; N]`; other adjoints are locals.
                             let var = &self.vars[w];
+                            // (A workspace, `&mut` outside `wrt`, has a local adjoint.)
+                            let lent = self.f.body_params().any(|q| q.var == w && q.active);
                             let aliased = matches!(var.origin, VarOrigin::Param(_))
-                                && (!var.mutable || var.by_mut_ref());
+                                && (!var.mutable || (var.by_mut_ref() && lent));
                             adjs.push(match (array, aliased) {
                                 (true, true) => quote!(&mut *#b),
                                 (true, false) => quote!(&mut #b),

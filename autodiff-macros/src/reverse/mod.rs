@@ -498,9 +498,11 @@ impl Emitter<'_> {
             quote!(#n)
         };
         let view = |base: VarId, index: &Expr| self.view_access(base, index, false);
+        let reborrow = |v: VarId| self.vars[v].by_mut_ref();
         let p = crate::codegen::primal::Printer {
             name: &name,
             index: Some(&view),
+            reborrow: Some(&reborrow),
         };
         match &e.kind {
             ExprKind::Var(v)
@@ -532,6 +534,7 @@ impl Emitter<'_> {
         crate::codegen::primal::Printer {
             name: &name,
             index: None,
+            reborrow: None,
         }
         .range(r)
     }

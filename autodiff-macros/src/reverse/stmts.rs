@@ -184,6 +184,15 @@ impl Emitter<'_> {
                 value: quote!(#s),
             });
         }
+        // A whole `Vec` written may change its length: the adjoint of the value before the
+        // write is shaped like that value, so its length is saved (the adjoint held until then
+        // is shaped like the value written).
+        let old_len = match (place, &self.vars[v].shape) {
+            (Place::Var(_), Shape::Seq(k)) if useful && !matches!(k, SeqKind::Array(_)) => {
+                Some(self.save(quote!(#name.len()), level, out, None))
+            }
+            _ => None,
+        };
         match place {
             Place::Var(_) => out.fwd.push(Op::Set {
                 place: quote!(#name),
@@ -238,9 +247,13 @@ impl Emitter<'_> {
                 rev.push(take(Adj::Var(b), zero));
             }
             (Place::Var(_), Shape::Seq(_)) => {
+                let zeros = match &old_len {
+                    Some(n) => quote!(::std::vec![#rt::zero(); #n]),
+                    None => quote!(#rt::zero_tangent(&#b[..])),
+                };
                 rev.push(Op::Let {
                     pat: quote!(#g),
-                    value: quote!(#rt::zero_tangent(&#b[..])),
+                    value: zeros,
                 });
                 rev.push(Op::Let {
                     pat: quote!(#g),

@@ -1,0 +1,190 @@
+//! Regressions, continued from `regressions.rs`: functions whose reverse sweep panicked or whose
+//! generated code rustc rejected, each checked in both modes (value, JVP against central
+//! differences, dot-product test between JVP and VJP, accumulation).
+#![allow(clippy::all, unused_variables, unused_assignments)]
+#[macro_use]
+mod common;
+use autodiff_runtime::differentiate;
+use common::*;
+
+// ---------------------------------------------------------------------------------------------
+// A local `Vec` assigned whole a value of another length: the adjoint of the value before the
+// assignment is shaped like that value (the reverse sweep indexed the old elements in an adjoint
+// shaped like the new value and panicked).
+
+#[differentiate]
+fn shrink(x: &[f64]) -> f64 {
+    let mut w = x.to_vec();
+    let mut s = 0.0;
+    for i in 0..w.len() {
+        s += w[i] * w[i];
+    }
+    w = w[1..].to_vec();
+    for i in 0..w.len() {
+        s += w[i].sin() * s;
+    }
+    s
+}
+
+#[differentiate]
+fn regrow(x: &[f64], m: usize) -> f64 {
+    let mut w = x.to_vec();
+    let mut s = 0.0;
+    for i in 0..w.len() {
+        s += w[i] * w[i];
+    }
+    w = vec![0.0; m];
+    for i in 0..w.len() {
+        w[i] = s * (i as f64 + 0.5);
+    }
+    for i in 0..w.len() {
+        s += w[i].sin() * 0.25;
+    }
+    s
+}
+
+/// Shorter by one each round, in a loop (the lengths go on a tape).
+#[differentiate]
+fn shrink_in_loop(x: &[f64]) -> f64 {
+    let mut w = x.to_vec();
+    let mut s = 0.0;
+    for _ in 1..x.len() {
+        for i in 0..w.len() {
+            s += w[i] * w[i] * 0.5;
+        }
+        w = w[1..].to_vec();
+        for i in 0..w.len() {
+            w[i] = (w[i] * s).sin();
+        }
+    }
+    s + w[0]
+}
+
+/// `v[a..b].to_vec()` and `.to_owned()` as values.
+#[differentiate]
+fn range_copies(x: &[f64], k: usize) -> f64 {
+    let a = x[1..].to_vec();
+    let b = x[..k].to_owned();
+    a[0] * b[k - 1] + a[a.len() - 1].cos()
+}
+
+fn slice_fn(
+    f: fn(&[f64]) -> f64,
+    jvp: fn(&[f64], &[f64]) -> (f64, f64),
+    vjp: fn(&[f64], &mut [f64], f64) -> f64,
+    n: usize,
+) {
+    Harness::new(n)
+        .primal(move |p| vec![f(p)])
+        .jvp(move |p, t| {
+            let (v, d) = jvp(p, t);
+            (vec![v], vec![d])
+        })
+        .vjp(move |p, c, g| vec![vjp(p, g, c[0])])
+        .random(3, -1.0, 1.0);
+}
+
+#[test]
+fn vec_assigned_a_shorter_or_longer_vec() {
+    slice_fn(shrink, shrink_jvp, shrink_vjp, 4);
+    slice_fn(shrink_in_loop, shrink_in_loop_jvp, shrink_in_loop_vjp, 4);
+    for m in [0usize, 2, 4, 7] {
+        Harness::new(4)
+            .primal(|p| vec![regrow(p, m)])
+            .jvp(|p, t| {
+                let (v, d) = regrow_jvp(p, m, t);
+                (vec![v], vec![d])
+            })
+            .vjp(|p, c, g| vec![regrow_vjp(p, m, g, c[0])])
+            .random(3, -1.0, 1.0);
+    }
+    for k in [1usize, 3] {
+        Harness::new(4)
+            .primal(|p| vec![range_copies(p, k)])
+            .jvp(|p, t| {
+                let (v, d) = range_copies_jvp(p, k, t);
+                (vec![v], vec![d])
+            })
+            .vjp(|p, c, g| vec![range_copies_vjp(p, k, g, c[0])])
+            .random(3, -1.0, 1.0);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A `Vec` taken by value and moved into a mutable variable, or written: its tangent was the
+// caller's `&[f64]` (E0594, E0308 in `_jvp`).
+
+#[differentiate]
+fn rebind_vec(w: Vec<f64>) -> f64 {
+    let mut w = w;
+    w[0] = w[0] * w[1];
+    w[0] + w[1].sin()
+}
+
+#[differentiate]
+fn mut_vec_param(mut w: Vec<f64>) -> f64 {
+    w[0] = w[0] * w[1];
+    w[0] + w[1].sin()
+}
+
+#[differentiate]
+fn assign_vec_param(w: Vec<f64>, x: f64) -> f64 {
+    let mut v = vec![x; 2];
+    v[1] = v[0] * x;
+    let s = v[1];
+    v = w;
+    v[0] = v[0] * x;
+    v[0] + v[1] * s
+}
+
+#[differentiate]
+fn rebind_vec_in_tuple(w: Vec<f64>, x: f64) -> f64 {
+    let (mut v, y) = (w, x);
+    v[0] = v[0] * y;
+    v[0] + v[1]
+}
+
+fn vec_fn(
+    f: fn(Vec<f64>) -> f64,
+    jvp: fn(Vec<f64>, &[f64]) -> (f64, f64),
+    vjp: fn(Vec<f64>, &mut [f64], f64) -> f64,
+) {
+    Harness::new(2)
+        .primal(move |p| vec![f(p.to_vec())])
+        .jvp(move |p, t| {
+            let (v, d) = jvp(p.to_vec(), t);
+            (vec![v], vec![d])
+        })
+        .vjp(move |p, c, g| vec![vjp(p.to_vec(), g, c[0])])
+        .random(3, -1.0, 1.0);
+}
+
+type VecScalar = fn(Vec<f64>, f64) -> f64;
+type VecScalarJvp = fn(Vec<f64>, f64, &[f64], f64) -> (f64, f64);
+type VecScalarVjp = fn(Vec<f64>, f64, &mut [f64], &mut f64, f64) -> f64;
+
+fn vec_scalar_fn(f: VecScalar, jvp: VecScalarJvp, vjp: VecScalarVjp) {
+    Harness::new(3)
+        .primal(move |p| vec![f(p[..2].to_vec(), p[2])])
+        .jvp(move |p, t| {
+            let (v, d) = jvp(p[..2].to_vec(), p[2], &t[..2], t[2]);
+            (vec![v], vec![d])
+        })
+        .vjp(move |p, c, g| {
+            let (gw, gx) = g.split_at_mut(2);
+            vec![vjp(p[..2].to_vec(), p[2], gw, &mut gx[0], c[0])]
+        })
+        .random(3, -1.0, 1.0);
+}
+
+#[test]
+fn vec_argument_moved_into_a_mutable_variable() {
+    vec_fn(rebind_vec, rebind_vec_jvp, rebind_vec_vjp);
+    vec_fn(mut_vec_param, mut_vec_param_jvp, mut_vec_param_vjp);
+    vec_scalar_fn(assign_vec_param, assign_vec_param_jvp, assign_vec_param_vjp);
+    vec_scalar_fn(
+        rebind_vec_in_tuple,
+        rebind_vec_in_tuple_jvp,
+        rebind_vec_in_tuple_vjp,
+    );
+}
