@@ -1,7 +1,7 @@
 //! Build script of the root package: takes the random-program settings from the environment
 //! (`AD_RANDOM_SEED`, `AD_RANDOM_COUNT`, `AD_RANDOM_ONLY`, `AD_RANDOM_DISABLE`,
-//! `AD_RANDOM_PRIMAL_ONLY`, `AD_RANDOM_HVP`), gives `$OUT_DIR/random_programs.rs`, which
-//! `tests/random_programs.rs` includes. The generator itself lives in `tests/gen/`.
+//! `AD_RANDOM_PRIMAL_ONLY`, `AD_RANDOM_HVP`, `AD_RANDOM_SPLIT`), gives
+//! `$OUT_DIR/random_programs.rs`, which `tests/random_programs.rs` includes. The generator itself lives in `tests/gen/`.
 
 #[allow(dead_code)]
 #[path = "tests/gen/mod.rs"]

@@ -2,7 +2,9 @@
 //! generated with `tests/gen` into `$OUT_DIR/random_programs.rs`, gives one test that checks every
 //! one of them (value == original function, reverse == forward by the dot-product test, forward ==
 //! central finite differences, adjoints accumulate), one (`random_programs/second.rs`) that checks
-//! the second order of those given `#[differentiate(hvp)]`, and tests of the generator itself.
+//! the second order of those given `#[differentiate(hvp)]`, one (`random_programs/split.rs`) that
+//! checks the pullbacks of those given `#[differentiate(split)]` against their `_vjp`, and tests of
+//! the generator itself.
 //!
 //! Reproduce or vary a run with environment variables read at build time:
 //! `AD_RANDOM_SEED` (decimal or 0x hex), `AD_RANDOM_COUNT` (number of programs),
@@ -12,13 +14,16 @@
 //! off `gen::DEFAULT_DISABLED`), `AD_RANDOM_PRIMAL_ONLY=1` (no `#[differentiate]`: checks only
 //! that the generated primal code compiles, stays finite and is smooth enough for finite
 //! differences), `AD_RANDOM_HVP` (share of programs given `#[differentiate(hvp)]`, whose
-//! second order `random_programs/second.rs` checks: 0, 1 or in between).
+//! second order `random_programs/second.rs` checks: 0, 1 or in between), `AD_RANDOM_SPLIT`
+//! (likewise for `#[differentiate(split)]`, checked by `random_programs/split.rs`).
 
 #[allow(dead_code)]
 #[path = "gen/mod.rs"]
 mod gen;
 #[path = "random_programs/second.rs"]
 mod second;
+#[path = "random_programs/split.rs"]
+mod split;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -60,6 +65,8 @@ pub struct Case {
     pub vjp: Option<Vjp>,
     /// `<f>_grad`, `<f>_hvp` and `<f>_hessian` of a function with `hvp` and a float output.
     pub second: Option<second::Second>,
+    /// `<f>_vjp_split` and its pullback, of a function with `split`.
+    pub split: Option<split::Split>,
 }
 
 /// Output types of generated functions, flattened to and from `f64` slices.

@@ -12,7 +12,8 @@
 //! file); `idioms.rs` holds patterns written the way users write them (closures, path calls with
 //! literals, locals and `Vec`s inside loops, generic helpers, `Vec` outputs, array parameters,
 //! `wrt` subsets, exact zeros under `sqrt`); `second.rs` adds `hvp` to the functions that can
-//! have it and writes the adapters of their second order.
+//! have it and writes the adapters of their second order; `split.rs` adds `split` likewise and
+//! writes the adapters of `<f>_vjp_split`.
 //!
 //! Values stay bounded by construction, never by luck. Inputs lie in [-1, 1] and every expression
 //! carries an upper bound of its magnitude. A mutable variable has a `base` (a bound on anything
@@ -34,6 +35,7 @@ mod inout;
 mod nested;
 mod nested_rows;
 pub mod second;
+pub mod split;
 mod structs;
 
 /// Smallest slice length (and value of `n`) the test passes; constant indices stay below it.
@@ -61,6 +63,7 @@ pub const ENV_VARS: &[&str] = &[
     "AD_RANDOM_ENABLE",
     "AD_RANDOM_PRIMAL_ONLY",
     second::HVP_VAR,
+    split::SPLIT_VAR,
 ];
 
 /// Bound every sub-expression is scaled down to.
@@ -277,6 +280,8 @@ pub struct Config {
     pub disabled: Vec<Construct>,
     /// Share of the programs given `hvp` (second order, `second.rs`), from 0 to 1.
     pub hvp: f64,
+    /// Share of the programs given `split` (split mode, `split.rs`), from 0 to 1.
+    pub split: f64,
 }
 
 /// Constructs switched off unless re-enabled: for a construct the macro does not support yet
@@ -299,6 +304,7 @@ impl Default for Config {
             primal_only: false,
             disabled: DEFAULT_DISABLED.to_vec(),
             hvp: second::DEFAULT_HVP,
+            split: split::DEFAULT_SPLIT,
         }
     }
 }
@@ -307,8 +313,9 @@ impl Config {
     /// Reads `AD_RANDOM_SEED` (decimal or `0x` hex), `AD_RANDOM_COUNT`, `AD_RANDOM_ONLY`
     /// (comma-separated program names), `AD_RANDOM_DISABLE` (comma-separated construct names),
     /// `AD_RANDOM_ENABLE` (construct names to take off [`DEFAULT_DISABLED`]) and
-    /// `AD_RANDOM_PRIMAL_ONLY` (`1` to emit primal functions only) and `AD_RANDOM_HVP` (share of
-    /// programs given `hvp`, `second.rs`) through `var`.
+    /// `AD_RANDOM_PRIMAL_ONLY` (`1` to emit primal functions only), `AD_RANDOM_HVP` (share of
+    /// programs given `hvp`, `second.rs`) and `AD_RANDOM_SPLIT` (share given `split`,
+    /// `split.rs`) through `var`.
     pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
         let mut cfg = Config::default();
         if let Some(s) = var("AD_RANDOM_SEED") {
@@ -341,6 +348,7 @@ impl Config {
             cfg.primal_only = !matches!(s.trim(), "" | "0" | "false");
         }
         second::read_env(&mut cfg, &var)?;
+        split::read_env(&mut cfg, &var)?;
         Ok(cfg)
     }
 
@@ -449,6 +457,7 @@ pub fn generate(cfg: &Config) -> Generated {
             programs.push(f);
         }
     }
+    split::mark(cfg, &mut helpers, &mut programs);
     second::mark(cfg, &mut helpers, &mut programs);
     let all: Vec<&FnOut> = helpers.iter().chain(programs.iter()).collect();
     let counts: Vec<(Construct, usize)> = Construct::ALL
@@ -3230,6 +3239,7 @@ fn emit_file(
         cfg.primal_only
     ));
     s.push_str(&format!("pub const HVP: f64 = {:?};\n", cfg.hvp));
+    s.push_str(&format!("pub const SPLIT: f64 = {:?};\n", cfg.split));
     let full = cfg.only.is_none() && cfg.programs >= DEFAULT_PROGRAMS;
     s.push_str("/// Whether the run is large enough to contain every enabled construct.\n");
     s.push_str(&format!("pub const FULL_RUN: bool = {full};\n"));
@@ -3503,7 +3513,7 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
         bind(format!("{}({})", callee(""), with(&[])), false)
     ));
     if cfg.primal_only {
-        s.push_str("            jvp: None,\n            vjp: None,\n");
+        s.push_str("            jvp: None,\n            vjp: None,\n            split: None,\n");
     } else {
         s.push_str(&format!(
             "            jvp: Some(|s, v, n, ts, tv| {{\n{init}{init_t}{struct_init}{struct_init_t}{}{extend}{extend_t}{ind}(y, t)\n            }}),\n",
@@ -3523,6 +3533,17 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
         s.push_str(&format!(
             "            vjp: Some(|s, v, n, gs, gv, c| {{\n{init}{init_b}{struct_init}{loads}{}{stores}{add_b}{extend}{ind}y\n            }}),\n",
             bind(format!("{}({})", callee("_vjp"), with(&adjoints)), false),
+        ));
+        s.push_str(&split::adapter(
+            f,
+            &split::Parts {
+                args: &with(&[]),
+                adjoints: &adjoints.join(", "),
+                loads: &loads,
+                stores: &stores,
+                scalars,
+                value: &flat("y"),
+            },
         ));
     }
     s.push_str(&second::adapter(cfg, f));
