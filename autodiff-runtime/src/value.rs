@@ -232,7 +232,9 @@ pub trait Scale<S>: Tangent {
 
     /// `self * s` by the plain product of the type, without the strong zero: what the reverse
     /// sweep multiplies an adjoint by a partial with where neither can be infinite or NaN while
-    /// the function's values are finite (`__private::scale`). `Dual` overrides it.
+    /// the function's values are finite (`__private::scale`). `Dual` overrides it (where a
+    /// tangent overflows while its value does not, this can give NaN where the strong product
+    /// gives zero, as the float product does where a partial overflows).
     #[doc(hidden)]
     #[inline(always)]
     fn plain_product(self, s: S) -> Self
