@@ -134,7 +134,12 @@ fn hvp_gradient_is_the_gradient_and_hessian_columns_are_hvps() {
     assert_eq!(value, v2);
     assert!((grad.x - g2.x).abs() < 1e-12);
     let (v3, g3, h) = mixed_hessian(x, &v, w, 3);
-    assert_eq!((v3, g3), (value, grad));
+    // `_hessian`'s value and gradient are those of its first column's `_hvp`.
+    let (v4, g4, _) = mixed_hvp(x, &v, w, 3, 1.0, &[0.0; 3], [0.0; 3]);
+    assert_eq!((v3, &g3), (v4, &g4));
+    assert_eq!(v3, value);
+    let (a, b) = (g3.v.iter().chain(&g3.w), grad.v.iter().chain(&grad.w));
+    assert!((g3.x - grad.x).abs() < 1e-12 && a.zip(b).all(|(p, q)| (p - q).abs() < 1e-12));
     assert_eq!((h.rows(), h.cols()), (7, 7));
     for k in 0..7 {
         let mut d = [0.0; 7];

@@ -122,8 +122,8 @@ pub fn acc<T: Float>(a: T, g: T) -> T {
 /// `g * p`: an adjoint times a partial derivative, in functions where neither can be infinite or
 /// NaN while the function's values are finite (no `#[singular]` primitive, no call).
 #[inline(always)]
-pub fn scale<T: Float>(g: T, p: T) -> T {
-    g * p
+pub fn scale<T: Scalar>(g: T, p: T) -> T {
+    g.plain_product(p)
 }
 
 /// `g * p` with the *strong zero* of forward mode: zero when either factor is zero, even if the

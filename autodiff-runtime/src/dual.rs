@@ -88,11 +88,38 @@ impl<T: Float> From<T> for Dual<T> {
 #[inline(always)]
 pub(crate) fn term<T: Float>(eps: T, partial: T) -> T {
     let t = eps * partial;
-    if t.is_nan() && (eps == T::zero() || partial == T::zero()) {
+    if t.is_nan() && !regular(partial) && (eps == T::zero() || partial == T::zero()) {
         T::zero()
     } else {
         t
     }
+}
+
+/// Whether `eps * p` is `term(eps, p)` for every `eps`: `p` finite and nonzero. Tested after the
+/// product is found NaN, so it costs nothing on the common path, and a constant partial (the
+/// `1` and `-1` of `+` and `-`) folds the strong zero's test away.
+#[inline(always)]
+fn regular<T: Float>(p: T) -> bool {
+    p.is_finite() && p != T::zero()
+}
+
+/// `term(a, pa) + term(b, pb)`, tested once: the plain sum is NaN wherever one of its products
+/// is (a NaN operand propagates), so where it is not NaN it equals the sum of the strong terms,
+/// bit for bit; where it is NaN the terms are taken again (cold, after the partials are found
+/// not both regular).
+#[inline(always)]
+pub(crate) fn term2<T: Float>(a: T, pa: T, b: T, pb: T) -> T {
+    let t = a * pa + b * pb;
+    if t.is_nan() && !(regular(pa) && regular(pb)) {
+        term2_strong(a, pa, b, pb)
+    } else {
+        t
+    }
+}
+
+#[cold]
+fn term2_strong<T: Float>(a: T, pa: T, b: T, pb: T) -> T {
+    term(a, pa) + term(b, pb)
 }
 
 /// Inherent methods `fn NAME(self) -> Self` for unary primitives with a rule of the same name.
@@ -119,7 +146,7 @@ macro_rules! binary_methods {
             pub fn $name(self, $other: Self) -> Self {
                 let y = self.re.$name($other.re);
                 let (da, db) = rules::$name(self.re, $other.re, y);
-                Dual::new(y, term(self.eps, da) + term($other.eps, db))
+                Dual::new(y, term2(self.eps, da, $other.eps, db))
             }
         )*
     };
@@ -236,7 +263,7 @@ macro_rules! binary_operator {
             fn $op(self, rhs: Dual<T>) -> Dual<T> {
                 let y = $Op::$op(self.re, rhs.re);
                 let (da, db) = rules::$op(self.re, rhs.re, y);
-                Dual::new(y, term(self.eps, da) + term(rhs.eps, db))
+                Dual::new(y, term2(self.eps, da, rhs.eps, db))
             }
         }
 

@@ -229,6 +229,20 @@ pub trait Scale<S>: Tangent {
     ///
     /// If a `Vec` or slice in `other` has a different length from the one in `self`.
     fn add_scaled(&mut self, other: &Self, s: S);
+
+    /// `self * s` by the plain product of the type, without the strong zero: what the reverse
+    /// sweep multiplies an adjoint by a partial with where neither can be infinite or NaN while
+    /// the function's values are finite (`__private::scale`). `Dual` overrides it (where a
+    /// tangent overflows while its value does not, this can give NaN where the strong product
+    /// gives zero, as the float product does where a partial overflows).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn plain_product(self, s: S) -> Self
+    where
+        Self: Sized + core::ops::Mul<S, Output = Self>,
+    {
+        self * s
+    }
 }
 
 /// A float type generic companions can be instantiated with: `f32`, `f64`, `Dual<T>` (nested to any
@@ -392,6 +406,11 @@ impl<T: Float> Scale<Dual<T>> for Dual<T> {
     #[inline(always)]
     fn add_scaled(&mut self, other: &Dual<T>, s: Dual<T>) {
         *self += term(*other, s);
+    }
+    /// The tangent of a plain product (`Dual`'s `*` without the strong zero's tests).
+    #[inline(always)]
+    fn plain_product(self, s: Dual<T>) -> Dual<T> {
+        Dual::new(self.re * s.re, self.eps * s.re + s.eps * self.re)
     }
 }
 

@@ -243,6 +243,89 @@ fn operators_between_duals_follow_the_rules() {
     run::<f32>();
 }
 
+/// `eps * p` with the strong zero, as every operator applies it to each operand's tangent.
+fn strong(eps: f64, p: f64) -> f64 {
+    let t = eps * p;
+    if t.is_nan() && (eps == 0.0 || p == 0.0) {
+        0.0
+    } else {
+        t
+    }
+}
+
+/// The binary operators and methods test their two terms once, on the sum (`term2`): their
+/// tangent is the sum of the two strong terms bit for bit, signs of zero and NaN included, at
+/// every combination of zeros, infinities, NaN and ordinary values.
+#[test]
+fn binary_tangents_are_the_sum_of_strong_terms_bit_for_bit() {
+    type Value = fn(f64, f64) -> f64;
+    type Rule = fn(f64, f64, f64) -> (f64, f64);
+    type Op = fn(D64, D64) -> D64;
+    type Case = (&'static str, Value, Rule, Op);
+    let cases: [Case; 7] = [
+        ("+", |a, b| a + b, rules::add, |x, y| x + y),
+        ("-", |a, b| a - b, rules::sub, |x, y| x - y),
+        ("*", |a, b| a * b, rules::mul, |x, y| x * y),
+        ("/", |a, b| a / b, rules::div, |x, y| x / y),
+        ("atan2", f64::atan2, rules::atan2, D64::atan2),
+        ("powf", f64::powf, rules::powf, D64::powf),
+        ("hypot", f64::hypot, rules::hypot, D64::hypot),
+    ];
+    let specials = [
+        0.0,
+        -0.0,
+        1.5,
+        -2.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+    ];
+    for (name, f, rule, op) in cases {
+        for a in specials {
+            for b in specials {
+                let y = f(a, b);
+                let (da, db) = rule(a, b, y);
+                for ta in specials {
+                    for tb in specials {
+                        let got = op(D64::new(a, ta), D64::new(b, tb)).eps;
+                        let want = strong(ta, da) + strong(tb, db);
+                        assert!(
+                            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                            "{name} at ({a}, {ta}), ({b}, {tb}): {got:?}, want {want:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The product generated reverse sweeps scale adjoints with where no factor can be infinite
+/// (`Scale::plain_product`): `Dual`'s `*` without its tests, so the same bits wherever the
+/// factors are finite (a finite product is never NaN, so the strong zero never acts).
+#[test]
+fn plain_product_is_the_product_where_the_factors_are_finite() {
+    use autodiff_runtime::Scale;
+    let values = [0.0, -0.0, 1.5, -2.0, 1e300, -3e-310];
+    for a in values {
+        for ta in values {
+            for b in values {
+                for tb in values {
+                    let (x, y) = (D64::new(a, ta), D64::new(b, tb));
+                    let (p, q) = (x.plain_product(y), x * y);
+                    let same =
+                        |u: f64, v: f64| u.to_bits() == v.to_bits() || u.is_nan() && v.is_nan();
+                    assert!(
+                        same(p.re, q.re) && same(p.eps, q.eps),
+                        "({a}, {ta}) * ({b}, {tb}): {p:?}, want {q:?}"
+                    );
+                }
+            }
+        }
+    }
+    assert_eq!(2.5_f64.plain_product(-4.0), -10.0);
+}
+
 /// Every form of an operator (owned, references, assignment) gives the same dual.
 macro_rules! forms_agree {
     ($x:expr, $y:expr, $s:expr, $($op:tt $op_assign:tt),+) => {{

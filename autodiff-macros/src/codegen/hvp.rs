@@ -5,7 +5,8 @@
 //! `<f>_hvp` is forward over reverse: it lifts each argument to `Dual` numbers along the
 //! direction (`second_order::lift`), runs the generic copy's reverse mode on them with the seed
 //! one, and splits the adjoint buffers into the gradient (real parts) and the Hessian times the
-//! direction (tangent parts). `<f>_hessian` runs one `<f>_hvp` per active scalar.
+//! direction (tangent parts). `<f>_hessian` runs one `<f>_hvp` per active scalar and keeps the
+//! first one's value and gradient (`<f>_grad` gives them when there is no active scalar).
 
 use super::dump::IrDump;
 use super::expand::Signatures;
@@ -278,17 +279,26 @@ impl Signatures<'_> {
             columns.push(quote!(__ad_hess.set_column_from(__ad_k, #o, &__ad_hv.#n);));
         }
         let cols = off(active.len());
+        // The value and gradient come with the first column; `<f>_grad` only gives them when
+        // there is no column (every active argument empty).
         quote! {
             #(#saves)*
-            let (__ad_value, __ad_grad) = #grad(#(#args),*);
             #(#offsets)*
             let mut __ad_hess = #jm::Jacobian::<#e>::zeros(#cols, #cols);
+            let mut __ad_first = ::core::option::Option::None;
             for __ad_k in 0..#cols {
                 #(#restores)*
                 #(#units)*
-                let (_, _, __ad_hv) = #hvp(#(#args,)* #(#tangents),*);
+                let (__ad_v, __ad_g, __ad_hv) = #hvp(#(#args,)* #(#tangents),*);
                 #(#columns)*
+                if __ad_k == 0 {
+                    __ad_first = ::core::option::Option::Some((__ad_v, __ad_g));
+                }
             }
+            let (__ad_value, __ad_grad) = match __ad_first {
+                ::core::option::Option::Some(__ad_vg) => __ad_vg,
+                ::core::option::Option::None => #grad(#(#args),*),
+            };
             (__ad_value, __ad_grad, __ad_hess)
         }
     }
