@@ -276,10 +276,15 @@ impl FnGen<'_> {
             let param = self.is_mut_ref(&v.name);
             let forms: Vec<String> = match (kind, v.ty, v.arr_len) {
                 (StateKind::Slice, Ty::Vector, None) if ok(v, HELPER_SLICE_BOUND) => {
+                    // (`&mut w[..]` is the whole of `w`: the macro takes it as `&mut w`.)
                     if param {
-                        vec![v.name.clone(), format!("&mut *{}", v.name)]
+                        vec![
+                            v.name.clone(),
+                            format!("&mut *{0}", v.name),
+                            format!("&mut {0}[..]", v.name),
+                        ]
                     } else {
-                        vec![format!("&mut {}", v.name)]
+                        vec![format!("&mut {}", v.name), format!("&mut {}[..]", v.name)]
                     }
                 }
                 (StateKind::Array, Ty::Vector, Some(3)) if ok(v, HELPER_SLICE_BOUND) => {
