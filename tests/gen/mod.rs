@@ -12,7 +12,8 @@
 //! file); `idioms.rs` holds patterns written the way users write them (closures, path calls with
 //! literals, locals and `Vec`s inside loops, generic helpers, `Vec` outputs, array parameters,
 //! `wrt` subsets, exact zeros under `sqrt`); `second.rs` adds `hvp` to the functions that can
-//! have it and writes the adapters of their second order.
+//! have it and writes the adapters of their second order; `checkpoint.rs` writes `#[checkpoint]`
+//! loops and checks each against its twin without the attribute.
 //!
 //! Values stay bounded by construction, never by luck. Inputs lie in [-1, 1] and every expression
 //! carries an upper bound of its magnitude. A mutable variable has a `base` (a bound on anything
