@@ -366,3 +366,52 @@ fn split_mode_replays_the_schedule_at_every_call() {
         assert_eq!(df, g.forcing.iter().map(|x| scaled(*x)).collect::<Vec<_>>());
     }
 }
+
+/// A workspace (a `&mut` array left out of `wrt`) as the state of a checkpointed loop, and lent
+/// to a step outside one, bare and re-borrowed (random programs, seed 56001: its tangent and
+/// adjoint are owned arrays, which `_jvp` and `_vjp` lent as `&mut *b`, E0614).
+#[differentiate(wrt(a, k))]
+fn workspace_ck(a: f64, k: f64, wk: &mut [f64; 2], n: usize) -> f64 {
+    wk[0] += a;
+    step_arr(wk, k);
+    #[checkpoint(snapshots = 2)]
+    for _ in 0..n {
+        step_arr(&mut *wk, k);
+    }
+    wk[0] * a + wk[1]
+}
+
+#[differentiate(wrt(a, k))]
+fn workspace(a: f64, k: f64, wk: &mut [f64; 2], n: usize) -> f64 {
+    wk[0] += a;
+    step_arr(wk, k);
+    for _ in 0..n {
+        step_arr(&mut *wk, k);
+    }
+    wk[0] * a + wk[1]
+}
+
+#[test]
+fn a_workspace_is_a_state_like_any_other() {
+    for n in [0, 1, 2, 7, 31] {
+        let (mut w1, mut w2) = ([0.3, -0.2], [0.3, -0.2]);
+        let (a, ga) = workspace_ck_grad(0.4, 3.0, &mut w1, n);
+        let (b, gb) = workspace_grad(0.4, 3.0, &mut w2, n);
+        assert_eq!((a, ga.a, ga.k, w1), (b, gb.a, gb.k, w2), "{n} steps");
+    }
+    let n = 9;
+    Harness::new(2)
+        .primal(|p| vec![workspace_ck(p[0], p[1], &mut [0.3, -0.2], n)])
+        .jvp(|p, t| {
+            let (v, d) = workspace_ck_jvp(p[0], p[1], &mut [0.3, -0.2], n, t[0], t[1]);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| {
+            let (ga, gk) = g.split_at_mut(1);
+            let mut w = [0.3, -0.2];
+            vec![workspace_ck_vjp(
+                p[0], p[1], &mut w, n, &mut ga[0], &mut gk[0], c[0],
+            )]
+        })
+        .at(&[&[0.4, 3.0], &[-0.7, 1.5]]);
+}

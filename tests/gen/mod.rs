@@ -13,7 +13,8 @@
 //! literals, locals and `Vec`s inside loops, generic helpers, `Vec` outputs, array parameters,
 //! `wrt` subsets, exact zeros under `sqrt`); `second.rs` adds `hvp` to the functions that can
 //! have it and writes the adapters of their second order; `split.rs` adds `split` likewise and
-//! writes the adapters of `<f>_vjp_split`.
+//! writes the adapters of `<f>_vjp_split`; `checkpoint.rs` writes `#[checkpoint]` loops and
+//! checks each against its twin without the attribute.
 //!
 //! Values stay bounded by construction, never by luck. Inputs lie in [-1, 1] and every expression
 //! carries an upper bound of its magnitude. A mutable variable has a `base` (a bound on anything
@@ -29,6 +30,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeSet;
 
+mod checkpoint;
 mod idioms;
 mod idioms2;
 mod inout;
@@ -260,6 +262,15 @@ constructs! {
     StructFieldArg => "struct_field_arg",
     StructFieldLend => "struct_field_lend",
     StructNestedParam => "struct_nested_param",
+    // `#[checkpoint]` loops (emitted by `checkpoint.rs`).
+    CheckpointLoop => "checkpoint_loop",
+    CheckpointSnapshots => "checkpoint_snapshots",
+    CheckpointInclusive => "checkpoint_inclusive",
+    CheckpointZeroTrip => "checkpoint_zero_trip",
+    CheckpointInOut => "checkpoint_inout",
+    CheckpointArray => "checkpoint_array",
+    CheckpointFloat => "checkpoint_float",
+    CheckpointIndexArg => "checkpoint_index_arg",
 }
 
 /// What to generate.
@@ -446,6 +457,7 @@ pub fn generate(cfg: &Config) -> Generated {
             helpers.push(f);
         }
     }
+    checkpoint::step_helpers(cfg, &mut helpers);
     let mut programs = Vec::new();
     for k in 0..cfg.programs {
         let f = FnGen::new(cfg, k as u64, &helpers, false).program(k);
@@ -579,7 +591,7 @@ impl FnOut {
 
     /// Writes through a `&mut` argument (called only by `s_inout_call`).
     fn takes_inout(&self) -> bool {
-        self.params.iter().any(|p| matches!(p, Param::InOut(_)))
+        self.params.iter().any(|p| matches!(p, Param::InOut(_))) && !self.is_step()
     }
 
     /// Takes a row `&[f64; C]` or `&mut [f64; C]` (called only by `s_nested_row_call`).
@@ -731,6 +743,8 @@ enum St {
     TupleLet,
     /// A statement-level pattern of `idioms.rs`.
     Idiom(Construct),
+    /// A `#[checkpoint]` loop (`checkpoint.rs`).
+    Checkpoint,
 }
 
 /// Expression node kinds.
@@ -970,6 +984,7 @@ impl<'a> FnGen<'a> {
         self.wrt_no_slice = self.wants_wrt_no_slice() && !method;
         self.budget = self.rng.gen_range(5..=25);
         let mut f = self.finish(format!("p{k:03}"), k as u64, params, out);
+        checkpoint::add_twin(&mut f);
         structs::wrap(&mut f);
         f
     }
@@ -1753,7 +1768,7 @@ impl<'a> FnGen<'a> {
         (0..self.helpers.len())
             .filter(|&h| slice_ok || !self.helpers[h].has_slice())
             .filter(|&h| self.helpers[h].out == out && !self.helpers[h].takes_inout())
-            .filter(|&h| !self.helpers[h].takes_row())
+            .filter(|&h| !self.helpers[h].takes_row() && !self.helpers[h].is_step())
             .collect()
     }
 
@@ -2127,6 +2142,7 @@ impl<'a> FnGen<'a> {
             opts.push((St::SinCos, 0.4));
         }
         self.idiom_stmts(&mut opts, loop_ok && can_nest);
+        self.checkpoint_stmts(&mut opts);
         match self.pick_weighted(&opts) {
             St::Let => self.s_let(false),
             St::LetMut => self.s_let(true),
@@ -2159,6 +2175,7 @@ impl<'a> FnGen<'a> {
             St::Break => self.s_guarded(Tail::Break),
             St::Continue => self.s_guarded(Tail::Continue),
             St::Idiom(c) => self.s_idiom(c),
+            St::Checkpoint => self.s_checkpoint(),
             St::SinCos => {
                 self.count(Construct::SinCos);
                 let (s, c) = (self.fresh("t"), self.fresh("t"));
@@ -3530,9 +3547,13 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
         if !unit {
             adjoints.push(seed);
         }
-        s.push_str(&format!(
-            "            vjp: Some(|s, v, n, gs, gv, c| {{\n{init}{init_b}{struct_init}{loads}{}{stores}{add_b}{extend}{ind}y\n            }}),\n",
+        let vjp = format!(
+            "{init}{init_b}{struct_init}{loads}{}{stores}{add_b}{extend}{ind}y\n",
             bind(format!("{}({})", callee("_vjp"), with(&adjoints)), false),
+        );
+        s.push_str(&format!(
+            "            vjp: Some(|s, v, n, gs, gv, c| {{\n{}            }}),\n",
+            checkpoint::twin_check(f, &vjp)
         ));
         s.push_str(&split::adapter(
             f,

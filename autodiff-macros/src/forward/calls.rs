@@ -99,7 +99,8 @@ impl Forward<'_> {
                     continue;
                 }
                 if self.var_active(w) {
-                    tangents.push(if reborrow {
+                    let array = matches!(self.f.vars[w].shape, Shape::Seq(SeqKind::Array(_)));
+                    tangents.push(if reborrow && !(array && self.f.workspace(w)) {
                         quote!(&mut *#tw)
                     } else {
                         quote!(&mut #tw)

@@ -688,6 +688,14 @@ pub struct Function {
 }
 
 impl Function {
+    /// Whether `v` is a `&mut` argument left out of `wrt(...)` (a workspace): its tangent and
+    /// adjoint are owned locals of the companions (`zero_tangent(&wk)`), not the caller's
+    /// `&mut` buffers, so they are lent as `&mut b`, never re-borrowed as `&mut *b` (which
+    /// does not compile for an array).
+    pub fn workspace(&self, v: VarId) -> bool {
+        self.vars[v].by_mut_ref() && self.body_params().any(|p| p.var == v && !p.active)
+    }
+
     /// The arguments the IR and the emitters see: every argument but struct arguments, then the
     /// fields of struct arguments.
     pub fn body_params(&self) -> impl Iterator<Item = &Param> + '_ {

@@ -191,13 +191,13 @@ impl Emitter<'_> {
     }
 
     /// The adjoint argument for `&mut w` when `w` has an adjoint: `w`'s own buffer (a local for
-    /// a float; an in-out argument's is the caller's `&mut` buffer itself).
+    /// a float or a workspace; an in-out argument's is the caller's `&mut` buffer itself).
     fn lend_adjoint(&mut self, w: VarId, adjs: &mut Vec<TokenStream>) {
         let b = self.adj_used(w);
         let array = matches!(self.vars[w].shape, Shape::Seq(SeqKind::Array(_)));
         adjs.push(match self.vars[w].shape {
             Shape::Scalar => quote!(&mut #b),
-            _ => match (array, self.vars[w].by_mut_ref()) {
+            _ => match (array, self.vars[w].by_mut_ref() && !self.f.workspace(w)) {
                 (true, true) => quote!(&mut *#b),
                 (true, false) => quote!(&mut #b),
                 (false, _) => quote!(&mut #b[..]),
