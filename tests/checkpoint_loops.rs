@@ -415,3 +415,33 @@ fn a_workspace_is_a_state_like_any_other() {
         })
         .at(&[&[0.4, 3.0], &[-0.7, 1.5]]);
 }
+
+/// An in-out `&mut f64` argument as the state.
+#[differentiate]
+fn logistic_inout_ck(x: &mut f64, r: f64, n: usize) {
+    #[checkpoint(snapshots = 2)]
+    for _ in 0..n {
+        logistic(x, r);
+    }
+}
+
+#[differentiate]
+fn logistic_inout(x: &mut f64, r: f64, n: usize) {
+    for _ in 0..n {
+        logistic(x, r);
+    }
+}
+
+#[test]
+fn an_in_out_float_is_a_state() {
+    for n in [0, 1, 4, 19] {
+        let (mut x1, mut dx1, mut dr1) = (0.3, 1.5, 0.25);
+        logistic_inout_ck_vjp(&mut x1, 3.1, n, &mut dx1, &mut dr1);
+        let (mut x2, mut dx2, mut dr2) = (0.3, 1.5, 0.25);
+        logistic_inout_vjp(&mut x2, 3.1, n, &mut dx2, &mut dr2);
+        assert_eq!((x1, dx1, dr1), (x2, dx2, dr2), "{n} steps");
+        let mut x3 = 0.3;
+        logistic_inout(&mut x3, 3.1, n);
+        assert_eq!(x1, x3, "{n} steps: the final value");
+    }
+}

@@ -177,6 +177,12 @@ pub struct Var {
 impl Var {
     /// An argument passed as `&mut` with float contents (`r: &mut [f64]`): its name in the body
     /// is a reference, so a copy of its contents is `(*r).to_owned()`, never `r` itself.
+    /// An argument taken by `&mut` (`x: &mut f64`, `r: &mut [f64]`): an in-out argument.
+    pub fn in_out_ref(&self) -> bool {
+        matches!(self.origin, VarOrigin::Param(_))
+            && matches!(&self.ty, Some(syn::Type::Reference(r)) if r.mutability.is_some())
+    }
+
     pub fn by_mut_ref(&self) -> bool {
         matches!(self.origin, VarOrigin::Param(_))
             && matches!(self.shape, Shape::Seq(_))

@@ -157,15 +157,16 @@ impl Lowerer<'_> {
         let kind_ok = match &var.shape {
             Shape::Seq(SeqKind::Vec | SeqKind::Array(_)) => !param || var.by_mut_ref(),
             Shape::Seq(SeqKind::Slice) => var.by_mut_ref(),
-            Shape::Scalar => !param,
+            // A float local, or an in-out `x: &mut f64` argument.
+            Shape::Scalar => !param || var.in_out_ref(),
             _ => false,
         };
         if range.is_some() || var.row.is_some() || !kind_ok {
             self.diag.unsupported(
                 states[0].span,
                 "this state in a `#[checkpoint]` loop (yet)",
-                "pass a whole `Vec`, flat array or `&mut [T]` argument of floats (or a float \
-                 local) by `&mut`",
+                "pass a whole `Vec`, flat array, `&mut [T]` argument or float (a local or a \
+                 `&mut f64` argument) by `&mut`",
             );
             return None;
         }
@@ -192,8 +193,9 @@ impl Lowerer<'_> {
                     self.diag.unsupported(
                         arg.span,
                         &format!(
-                            "a `#[checkpoint]` loop reading `{name}`, which is declared `mut`: \
-                             the reverse sweep recomputes steps and needs the values they read"
+                            "a `#[checkpoint]` loop reading `{name}`, which is assigned after \
+                             its declaration (`mut`, or `let {name};` set later): the reverse \
+                             sweep recomputes steps and needs the values they read unchanged"
                         ),
                         &format!("bind an immutable copy before the loop: `let {name} = {name};`"),
                     );

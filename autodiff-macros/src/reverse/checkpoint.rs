@@ -85,6 +85,8 @@ impl Emitter<'_> {
         let wn = self.uname(w);
         let var = &self.vars[w];
         let elems = matches!(var.shape, Shape::Seq(SeqKind::Slice));
+        // An in-out sequence argument is a reference by name (an in-out `&mut f64` is a local
+        // copy, written back at the end of the forward sweep).
         let by_ref = var.by_mut_ref();
         let (state, work) = if by_ref {
             (quote!(&*#wn), quote!(&mut *#wn))
