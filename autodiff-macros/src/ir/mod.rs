@@ -11,7 +11,9 @@ mod shape;
 mod visit;
 
 pub use shape::{shape_of, INT_TYPES};
-pub use visit::{token_names, visit_exprs_mut, visit_stmts, walk_exprs, walk_stmt_exprs};
+pub use visit::{
+    token_names, visit_exprs_mut, visit_stmt_list, visit_stmts, walk_exprs, walk_stmt_exprs,
+};
 
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;

@@ -316,8 +316,13 @@ impl Function {
 }
 
 /// Visits every statement (pre-order), descending into nested blocks.
-pub fn visit_stmts(b: &Block, f: &mut dyn FnMut(&Stmt)) {
-    for s in &b.stmts {
+pub fn visit_stmts<'a>(b: &'a Block, f: &mut dyn FnMut(&'a Stmt)) {
+    visit_stmt_list(&b.stmts, f)
+}
+
+/// [`visit_stmts`] over a statement list.
+pub fn visit_stmt_list<'a>(stmts: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt)) {
+    for s in stmts {
         f(s);
         match s {
             Stmt::If { then, els, .. } => {

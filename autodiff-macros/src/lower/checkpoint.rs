@@ -78,25 +78,20 @@ impl Lowerer<'_> {
         attrs: BTreeMap<VarId, CheckpointAttr>,
     ) -> BTreeMap<VarId, Checkpoint> {
         let mut loops = Vec::new();
-        crate::ir::visit_stmts(
-            &Block {
-                stmts: body.to_vec(),
-            },
-            &mut |s| {
-                if let Stmt::For { var, body, .. } = s {
-                    if attrs.contains_key(var) {
-                        loops.push((*var, body.stmts.clone()));
-                    }
+        crate::ir::visit_stmt_list(body, &mut |s| {
+            if let Stmt::For { var, body, .. } = s {
+                if attrs.contains_key(var) {
+                    loops.push((*var, &body.stmts));
                 }
-            },
-        );
+            }
+        });
         let mut out = BTreeMap::new();
         let mut attrs = attrs;
         for (var, stmts) in loops {
             let Some(a) = attrs.remove(&var) else {
                 continue;
             };
-            if let Some(state) = self.checkpoint_state(var, &stmts, &a) {
+            if let Some(state) = self.checkpoint_state(var, stmts, &a) {
                 out.insert(
                     var,
                     Checkpoint {
