@@ -133,6 +133,9 @@ impl<'a> Signatures<'a> {
     }
 
     fn tangent_ty(p: &Param) -> TokenStream {
+        if let Some(t) = Self::na_tangent_ty(p) {
+            return t;
+        }
         if let Some(t) = Self::struct_tangent_ty(p) {
             return t;
         }
@@ -152,6 +155,9 @@ impl<'a> Signatures<'a> {
     }
 
     fn adjoint_ty(p: &Param) -> TokenStream {
+        if let Some(t) = Self::na_adjoint_ty(p) {
+            return t;
+        }
         if let Some(t) = Self::struct_adjoint_ty(p) {
             return t;
         }
@@ -174,7 +180,10 @@ impl<'a> Signatures<'a> {
     }
 
     fn grad_field_ty(p: &Param) -> TokenStream {
-        if let Some(t) = Self::nested_grad_ty(p).or_else(|| Self::struct_grad_ty(p)) {
+        if let Some(t) = Self::nested_grad_ty(p)
+            .or_else(|| Self::struct_grad_ty(p))
+            .or_else(|| Self::na_grad_ty(p))
+        {
             return t;
         }
         let e = Self::elem(p);
@@ -519,8 +528,7 @@ impl<'a> Signatures<'a> {
             quote!(#h { #body } #hs { #sparse })
         });
         let (dh, db) = self.dropped();
-        let pf = self.struct_prologue(super::structs::Mode::Forward);
-        let pr = self.struct_prologue(super::structs::Mode::Reverse);
+        let (pf, pr) = self.prologues();
         quote! {
             #j { #pf #fwd }
             #v { #pr #rev }
@@ -530,6 +538,21 @@ impl<'a> Signatures<'a> {
         }
     }
 
+    /// The tops of the forward and reverse companions' bodies: struct fields and nalgebra
+    /// dimensions bound, then nalgebra arguments rebound to their storage.
+    fn prologues(&self) -> (TokenStream, TokenStream) {
+        use super::structs::Mode;
+        let (sf, sr) = (
+            self.struct_prologue(Mode::Forward),
+            self.struct_prologue(Mode::Reverse),
+        );
+        let (nf, nr) = (
+            self.na_prologue(Mode::Forward),
+            self.na_prologue(Mode::Reverse),
+        );
+        (quote!(#sf #nf), quote!(#sr #nr))
+    }
+
     /// `full` for a function with nested arrays: the inner companions over the flat forms, then
     /// the public ones converting (`codegen/nested.rs`); `_grad` and `_jacobian` call the public
     /// ones.
@@ -537,6 +560,7 @@ impl<'a> Signatures<'a> {
         let (ji, vi, _) = self.headers_as(true);
         let (j, v, g) = self.headers_as(false);
         let (jb, vb, db) = self.nested_bodies();
+        let (pf, pr) = self.prologues();
         let grad = g.map(|g| {
             let s = self.struct_def();
             let body = self.grad_body();
@@ -549,8 +573,8 @@ impl<'a> Signatures<'a> {
         });
         let (dh, _) = self.dropped();
         quote! {
-            #ji { #fwd }
-            #vi { #rev }
+            #ji { #pf #fwd }
+            #vi { #pr #rev }
             #j { #jb }
             #v { #vb }
             #grad

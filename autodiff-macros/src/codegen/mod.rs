@@ -5,6 +5,7 @@ pub mod dump;
 pub mod expand;
 mod hvp;
 mod jacobian;
+mod na;
 mod nested;
 pub mod primal;
 mod split;

@@ -15,7 +15,9 @@ use quote::{quote, ToTokens};
 impl Signatures<'_> {
     /// Whether an argument or the output is a nested array.
     pub(super) fn is_nested(&self) -> bool {
-        self.f.params.iter().any(|p| p.nest.is_some()) || self.f.output.nest.is_some()
+        self.f.params.iter().any(|p| p.nest.is_some())
+            || self.f.output.nest.is_some()
+            || self.f.output.na.is_some()
     }
 
     /// The public tangent type of a nested argument (the argument's own type; `&[[T; C]]` for a
@@ -81,15 +83,19 @@ impl Signatures<'_> {
 
     /// The public type of the output (`[[T; C]; R]`, `Vec<[T; C]>`, or the flat one's).
     pub(super) fn public_out(&self) -> TokenStream {
-        match &self.f.output.nest {
-            Some(n) => n.ty.to_token_stream(),
-            None => self.f.output.ty.to_token_stream(),
+        match (&self.f.output.nest, &self.f.output.na) {
+            (Some(n), _) => n.ty.to_token_stream(),
+            (None, Some(na)) => na.owned.to_token_stream(),
+            (None, None) => self.f.output.ty.to_token_stream(),
         }
     }
 
     /// The public seed type: the output's type, `&[[T; C]]` for a `Vec<[T; C]>` output.
     pub(super) fn public_seed_ty(&self) -> TokenStream {
         let o = &self.f.output;
+        if let Some(na) = &o.na {
+            return na.owned.to_token_stream();
+        }
         match (&o.nest, &o.shape) {
             (Some(n), Shape::Seq(SeqKind::Vec)) => {
                 let (e, c) = (&o.elem_ty, &n.row);
@@ -130,6 +136,9 @@ impl Signatures<'_> {
     fn nest_output(&self, v: TokenStream) -> TokenStream {
         let rt = names::rt();
         let o = &self.f.output;
+        if let Some(na) = &o.na {
+            return Self::na_from_storage(na, v);
+        }
         match (&o.nest, &o.shape) {
             (Some(n), Shape::Seq(SeqKind::Vec)) => {
                 let c = &n.row;
@@ -144,6 +153,9 @@ impl Signatures<'_> {
     fn flat_seed(&self, seed: &syn::Ident) -> TokenStream {
         let rt = names::rt();
         let o = &self.f.output;
+        if o.na.is_some() {
+            return quote!(#seed.as_slice());
+        }
         match (&o.nest, &o.shape) {
             (Some(_), Shape::Seq(SeqKind::Vec)) => quote!(#seed.as_flattened()),
             (Some(_), _) => quote!(#rt::flatten(#seed)),

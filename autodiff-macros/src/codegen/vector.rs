@@ -43,8 +43,10 @@ fn served(f: &Function) -> Result<(), &'static str> {
         .any(|a| matches!(a, syn::FnArg::Receiver(_)));
     if receiver || sigs.has_structs() {
         Err("methods and struct arguments")
-    } else if sigs.is_nested() {
+    } else if sigs.is_nested() && !f.uses_na() {
         Err("arrays of arrays as arguments or output")
+    } else if f.uses_na() {
+        Err("nalgebra values")
     } else if !f.output.is_unit() && lanes_of(f, &f.output.ty, &quote!(N)).is_none() {
         Err("this output type")
     } else {

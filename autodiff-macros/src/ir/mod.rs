@@ -574,6 +574,27 @@ pub struct Param {
     /// A field of a struct argument read or written in the body (`s.k`, `self.x[i]`), seen by
     /// the IR and the emitters as an argument of its own: its place in the struct.
     pub field: Option<FieldOf>,
+    /// A nalgebra matrix or vector (`m: &DMatrix<T>`, `v: Vector3<T>`): the IR sees its flat
+    /// column-major storage (`ty` is `&[T]`); the companions take the type as written.
+    pub na: Option<NaType>,
+}
+
+/// A nalgebra matrix or vector type as written (`DMatrix<T>`, `Vector3<T>`, `SMatrix<T, R, C>`,
+/// behind `&` or not), seen by the IR as its flat column-major storage plus its dimensions
+/// (`lower/na.rs`); public companions take and give the type as written (`codegen/na.rs`).
+#[derive(Clone, Debug)]
+pub struct NaType {
+    /// The type as written (references included).
+    pub ty: syn::Type,
+    /// The owned type (`DMatrix<T>`): tangents, gradients, outputs.
+    pub owned: syn::Type,
+    /// The element type.
+    pub elem: syn::Type,
+    /// Rows and columns: the tokens of a fixed size, or `None` when dynamic.
+    pub rows: Option<TokenStream>,
+    pub cols: Option<TokenStream>,
+    /// Taken by `&` (otherwise by value).
+    pub by_ref: bool,
 }
 
 /// How a struct argument is passed (`lower/structs.rs`).
@@ -649,6 +670,8 @@ pub struct Output {
     pub elem_ty: syn::Type,
     /// A nested array output (`-> [[T; C]; R]`, `-> Vec<[T; C]>`): `ty` is the flat type.
     pub nest: Option<Nest>,
+    /// A nalgebra vector or fixed-size matrix output: `ty` is `Vec<T>`, its column-major storage.
+    pub na: Option<NaType>,
 }
 
 impl Output {
@@ -714,6 +737,30 @@ impl Function {
             // Last: a struct passed whole accumulates its adjoint into the caller's buffer after
             // its fields have (their buffers borrow the same struct's fields).
             .chain(self.params.iter().filter(|p| p.shape == Shape::Struct))
+    }
+
+    /// Whether the function takes or gives nalgebra values, or builds them in its body (calls of
+    /// the runtime's `na` rules, `lower/na.rs`).
+    pub fn uses_na(&self) -> bool {
+        if self.params.iter().any(|p| p.na.is_some()) || self.output.na.is_some() {
+            return true;
+        }
+        let mut found = false;
+        let mut look = |e: &Expr| {
+            e.visit(&mut |n| {
+                if let ExprKind::Call { func, .. } = &n.kind {
+                    let segs: Vec<String> = func.segments.iter().map(|s| s.ident.to_string()).collect();
+                    if segs.len() >= 2 && segs[segs.len() - 2] == "na" && segs.iter().any(|s| s == "__private") {
+                        found = true;
+                    }
+                }
+            })
+        };
+        walk_exprs(&self.body, &mut look);
+        if let Some(t) = &self.tail {
+            look(t);
+        }
+        found
     }
 
     /// The names of every argument and field argument (generated names must avoid them).

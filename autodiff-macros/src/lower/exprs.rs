@@ -30,6 +30,9 @@ impl Lowerer<'_> {
         if self.mentions_poisoned(e) {
             return Expr::new(ExprKind::Poison, span);
         }
+        if let Some(x) = self.na_expr(e, out) {
+            return x;
+        }
         if let syn::Expr::Lit(l) = e {
             return Expr::new(ExprKind::Lit(l.lit.clone()), span);
         }

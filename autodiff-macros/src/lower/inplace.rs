@@ -215,7 +215,7 @@ impl Lowerer<'_> {
 }
 
 /// `for k in 0..n { body }`.
-fn index_loop(k: VarId, n: Expr, body: Vec<Stmt>, span: Span) -> Stmt {
+pub(super) fn index_loop(k: VarId, n: Expr, body: Vec<Stmt>, span: Span) -> Stmt {
     Stmt::For {
         var: k,
         range: Range::Bounds {

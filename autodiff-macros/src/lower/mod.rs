@@ -27,6 +27,7 @@ mod exprs;
 mod field_votes;
 mod inplace;
 mod nested;
+mod na;
 mod patterns;
 mod shapes;
 mod stmts;
@@ -70,6 +71,9 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
             .collect(),
         structs: Default::default(),
         checkpoint_attrs: Default::default(),
+        na: HashMap::new(),
+        na_fields: Vec::new(),
+        any_na_syntax: na::names_na_type(&item.block),
     };
     cx.check_signature(&item.sig);
     // Struct arguments: their fields become arguments of their own (`lower/structs.rs`).
@@ -77,7 +81,8 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     cx.structs = plan;
     let params = cx.params(&item.sig, attr);
     let plan = std::mem::take(&mut cx.structs);
-    let fields = cx.field_params(&plan, &params);
+    let mut fields = cx.field_params(&plan, &params);
+    fields.append(&mut cx.na_fields);
     if !fields.is_empty() {
         if let Some(p) = params.iter().find(|p| p.nest.is_some()) {
             cx.diag.unsupported_at(
@@ -250,6 +255,12 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) structs: structs::StructPlan,
     /// `#[checkpoint]` loops by index variable, checked once the body is lowered.
     pub(crate) checkpoint_attrs: std::collections::BTreeMap<VarId, checkpoint::CheckpointAttr>,
+    /// Variables holding the storage of a nalgebra value, with its dimensions (`lower/na.rs`).
+    pub(crate) na: HashMap<VarId, na::NaDims>,
+    /// The dimensions of nalgebra arguments, as field arguments bound from them.
+    pub(crate) na_fields: Vec<Param>,
+    /// The function's tokens name a nalgebra type (constructors may build values).
+    pub(crate) any_na_syntax: bool,
 }
 
 /// The `const` and `static` items declared anywhere in a function body, by name.

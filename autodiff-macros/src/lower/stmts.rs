@@ -210,6 +210,12 @@ impl Lowerer<'_> {
                 return;
             }
         }
+        // `let h = &w * &x;`: the storage of a nalgebra value, with its dimensions.
+        if let (syn::Pat::Ident(pi), Some(init)) = (pat, init) {
+            if pi.subpat.is_none() && self.na_let(pi, ty.as_ref(), init, out) {
+                return;
+            }
+        }
         // `let f = |a| ...;`: inlined at each call.
         if let (syn::Pat::Ident(pi), Some(syn::Expr::Closure(c))) = (pat, init) {
             self.bind_closure(&pi.ident, c);
@@ -396,6 +402,9 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn expr_stmt(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) {
+        if self.na_assign(e, out) {
+            return;
+        }
         match e {
             syn::Expr::Assign(a) if matches!(&*a.left, syn::Expr::Tuple(_)) => {
                 // `(a, b) = (b, a + b);`: every right-hand side first, then the assignments.

@@ -318,6 +318,7 @@ impl Lowerer<'_> {
                 active: root.active,
                 inout,
                 nest: None,
+                na: None,
                 strukt: None,
                 field: Some(FieldOf {
                     root: f.root.clone(),

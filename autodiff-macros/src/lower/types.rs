@@ -55,7 +55,10 @@ impl Lowerer<'_> {
                         | "Matrix4"
                         | "RowDVector"
                 ) {
-                    return TypeClass::UnsupportedFloat("nalgebra matrices and vectors (planned)");
+                    return TypeClass::UnsupportedFloat(
+                        "nalgebra matrices and vectors in this position (arguments, `let`s and \
+                         outputs are supported)",
+                    );
                 }
                 if self.mentions_float(ty) {
                     return TypeClass::UnsupportedFloat("this container type");
@@ -162,6 +165,10 @@ impl Lowerer<'_> {
                 continue;
             }
             let selected = attr.wrt.as_ref().is_none_or(|w| w.contains(&name));
+            if let Some(p) = self.na_param(i, pt, &name, mutable, selected) {
+                params.push(p);
+                continue;
+            }
             // A nested array is seen in its flat form (`lower/nested.rs`).
             let (ty, nest) = match self.flat_type(&pt.ty) {
                 Some((flat, row)) => (
@@ -201,6 +208,7 @@ impl Lowerer<'_> {
                 nest,
                 strukt: None,
                 field: None,
+                na: None,
             });
         }
         if let Some(wrt) = &attr.wrt {
@@ -294,6 +302,7 @@ impl Lowerer<'_> {
             active,
             inout: kind == StructArg::MutRef,
             nest: None,
+            na: None,
             strukt: Some(kind),
             field: None,
         }
@@ -394,6 +403,7 @@ impl Lowerer<'_> {
             shape: Shape::Tuple(Vec::new()),
             elem_ty,
             nest: None,
+            na: None,
         };
         let ty = match &sig.output {
             syn::ReturnType::Default => {
@@ -426,6 +436,9 @@ impl Lowerer<'_> {
                 return Some(unit(Self::written_elem(p, params)?));
             }
         }
+        if let Some(o) = self.na_output(&ty) {
+            return o;
+        }
         // `-> [[T; C]; R]`, `-> Vec<[T; C]>`: the flat form, converted by the public companions.
         if !matches!(ty, syn::Type::Reference(_)) {
             if let Some((flat, row)) = self.flat_type(&ty) {
@@ -457,6 +470,7 @@ impl Lowerer<'_> {
                 ty,
                 shape: Shape::Scalar,
                 nest: None,
+                na: None,
             }),
             TypeClass::Seq(kind @ (SeqKind::Vec | SeqKind::Array(_))) => {
                 let elem = seq_elem(&ty)?;
@@ -465,6 +479,7 @@ impl Lowerer<'_> {
                     ty,
                     shape: Shape::Seq(kind),
                     nest: None,
+                    na: None,
                 })
             }
             _ => {
@@ -492,6 +507,7 @@ impl Lowerer<'_> {
                             elem_ty,
                             ty,
                             nest: None,
+                            na: None,
                         });
                     }
                 }

@@ -90,6 +90,14 @@ pub fn lift(f: &Function, hvp: &syn::Ident, diag: &mut Diag) -> Option<Function>
 
 /// What the generic copy cannot take yet: spanned errors.
 fn check(f: &Function, hvp: &syn::Ident, diag: &mut Diag) {
+    if f.uses_na() {
+        diag.unsupported_at(
+            hvp,
+            "nalgebra values with `hvp` (yet)",
+            "write the function over slices (`m.as_slice()`, column-major) for second order, or \
+             differentiate `_grad` by finite differences",
+        );
+    }
     for p in &f.params {
         if p.strukt.is_some() {
             diag.unsupported_at(

@@ -1,0 +1,65 @@
+//! nalgebra arguments and outputs in the companions: takes the IR's nalgebra parameters and
+//! output (`lower/na.rs`: the body works on their flat column-major storage), gives their public
+//! types (tangents the type as written, adjoint buffers `&mut` the owned type, gradient fields
+//! the owned type), the statements at the top of every companion that rebind each argument, its
+//! tangent or its adjoint buffer to the storage (`as_slice`, `as_mut_slice`) after its dimensions
+//! were read, and the conversions of the output and its seed (`from_vec`, `from_column_slice`,
+//! `as_slice`).
+
+use super::expand::Signatures;
+use super::structs::Mode;
+use crate::ir::*;
+use crate::names;
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+
+impl Signatures<'_> {
+    /// The tangent type of a nalgebra argument: the type as written.
+    pub(super) fn na_tangent_ty(p: &Param) -> Option<TokenStream> {
+        p.na.as_ref().map(|n| n.ty.to_token_stream())
+    }
+
+    /// The adjoint type of a nalgebra argument: `&mut` the owned type.
+    pub(super) fn na_adjoint_ty(p: &Param) -> Option<TokenStream> {
+        p.na.as_ref().map(|n| {
+            let o = &n.owned;
+            quote!(&mut #o)
+        })
+    }
+
+    /// The gradient field of a nalgebra argument: the owned type.
+    pub(super) fn na_grad_ty(p: &Param) -> Option<TokenStream> {
+        p.na.as_ref().map(|n| n.owned.to_token_stream())
+    }
+
+    /// The statements rebinding each nalgebra argument and its tangent (forward) or adjoint
+    /// buffer (reverse) to its storage; after the dimensions were bound (the field arguments of
+    /// the struct prologue).
+    pub(super) fn na_prologue(&self, mode: Mode) -> TokenStream {
+        let taken = self.f.taken_names();
+        let mut binds = Vec::new();
+        for p in self.f.params.iter().filter(|p| p.na.is_some()) {
+            let (name, elem) = (&p.name, Self::elem(p));
+            binds.push(quote!(let #name: &[#elem] = #name.as_slice();));
+            if !p.active {
+                continue;
+            }
+            let d = names::shadow_param(name, &taken);
+            binds.push(match mode {
+                Mode::Forward => quote!(let #d: &[#elem] = #d.as_slice();),
+                Mode::Reverse => quote!(let #d: &mut [#elem] = #d.as_mut_slice();),
+            });
+        }
+        quote!(#(#binds)*)
+    }
+
+    /// The output's storage `v` as the nalgebra type.
+    pub(super) fn na_from_storage(na: &NaType, v: TokenStream) -> TokenStream {
+        let o = &na.owned;
+        if na.rows.is_some() && na.cols.is_some() {
+            quote!(<#o>::from_column_slice(&#v))
+        } else {
+            quote!(<#o>::from_vec(#v))
+        }
+    }
+}

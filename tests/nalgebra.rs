@@ -1,0 +1,464 @@
+//! nalgebra values in differentiated functions (issue 11, item 3): takes functions written with
+//! `DMatrix`, `DVector`, `Matrix3`, `Vector3`, `SMatrix`... as arguments, locals and outputs
+//! (products, sums, `transpose`, `map`, `dot`, `norm`, constructors, element reads and writes,
+//! loops), gives checks of `_jvp` against central differences, of `_vjp` against `_jvp` by the
+//! dot-product test, of accumulation, and of the values against the functions themselves
+//! (products go through the runtime's kernels, so values agree to rounding, not bit for bit).
+#![allow(clippy::needless_range_loop)]
+
+use autodiff_runtime::{check, differentiate, nn};
+use nalgebra::{DMatrix, DVector, Matrix2, Matrix2x3, Matrix3, RowDVector, SMatrix, Vector2, Vector3};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+type Flat<'a> = &'a dyn Fn(&[f64]) -> Vec<f64>;
+type FlatJvp<'a> = &'a dyn Fn(&[f64], &[f64]) -> (Vec<f64>, Vec<f64>);
+type FlatVjp<'a> = &'a dyn Fn(&[f64], &[f64], &mut [f64]) -> Vec<f64>;
+
+/// Every check at `points` random points of `[-1.5, 1.5]^n`, inputs flattened (column-major for
+/// matrices). `rtol`: of the finite differences and of the values (rounding of the kernels).
+fn check_all(n: usize, f: Flat, jvp: FlatJvp, vjp: FlatVjp, points: usize, f32_: bool) {
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let (step, fd_rtol, fd_atol, rtol) = if f32_ {
+        (1e-2, 2e-2, 2e-3, 1e-5)
+    } else {
+        (1e-6, 1e-6, 1e-8, 1e-12)
+    };
+    for _ in 0..points {
+        let x: Vec<f64> = (0..n).map(|_| rng.gen_range(-1.5..1.5)).collect();
+        let t: Vec<f64> = (0..n).map(|_| rng.gen_range(-1.0..1.0)).collect();
+        let y = f(&x);
+        let (v, jt) = jvp(&x, &t);
+        check::all_close(&v, &y, rtol, rtol).unwrap_or_else(|e| panic!("jvp value: {e}"));
+        let fd = check::central_difference(f, &x, &t, step);
+        check::all_close(&jt, &fd, fd_rtol, fd_atol)
+            .unwrap_or_else(|e| panic!("jvp against central differences at {x:?}: {e}"));
+        let c: Vec<f64> = (0..y.len()).map(|_| rng.gen_range(-1.0..1.0)).collect();
+        let mut g = vec![0.0; n];
+        let v2 = vjp(&x, &c, &mut g);
+        check::all_close(&v2, &y, rtol, rtol).unwrap_or_else(|e| panic!("vjp value: {e}"));
+        check::dot_product_test(&jt, &c, &t, &g, if f32_ { 1e-4 } else { 1e-10 })
+            .unwrap_or_else(|e| panic!("dot-product test at {x:?}: {e}"));
+        let mut g2 = g.clone();
+        vjp(&x, &c, &mut g2);
+        for (a, b) in g2.iter().zip(&g) {
+            assert!((a - 2.0 * b).abs() <= 1e-9 * (1.0 + b.abs()), "vjp does not accumulate");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Logistic regression over `&DVector` / `&DMatrix` (the case issue 11 names)
+
+#[differentiate(wrt(w))]
+fn logistic(w: &DVector<f64>, x: &DMatrix<f64>, y: &DVector<f64>) -> f64 {
+    let z = x * w;
+    let p = z.map(|t| 1.0 / (1.0 + (-t).exp()));
+    let mut loss = 0.0;
+    for i in 0..y.len() {
+        loss -= y[i] * p[i].ln() + (1.0 - y[i]) * (1.0 - p[i]).ln();
+    }
+    loss / y.len() as f64
+}
+
+fn logistic_data() -> (DMatrix<f64>, DVector<f64>) {
+    let x = DMatrix::from_fn(5, 3, |i, j| ((i * 3 + j) as f64 * 0.7).sin());
+    let y = DVector::from_vec(vec![1.0, 0.0, 1.0, 1.0, 0.0]);
+    (x, y)
+}
+
+#[test]
+fn logistic_regression_over_dvector_and_dmatrix() {
+    let (x, y) = logistic_data();
+    let f = |v: &[f64]| vec![logistic(&DVector::from_column_slice(v), &x, &y)];
+    let jvp = |v: &[f64], t: &[f64]| {
+        let (w, dw) = (DVector::from_column_slice(v), DVector::from_column_slice(t));
+        let (a, b) = logistic_jvp(&w, &x, &y, &dw);
+        (vec![a], vec![b])
+    };
+    let vjp = |v: &[f64], c: &[f64], g: &mut [f64]| {
+        let mut dw = DVector::from_column_slice(g);
+        let a = logistic_vjp(&DVector::from_column_slice(v), &x, &y, &mut dw, c[0]);
+        g.copy_from_slice(dw.as_slice());
+        vec![a]
+    };
+    check_all(3, &f, &jvp, &vjp, 6, false);
+    // The gradient by hand: Xᵀ (p - y) / n.
+    let w = DVector::from_vec(vec![0.3, -0.2, 0.5]);
+    let (value, g) = logistic_grad(&w, &x, &y);
+    let p = (&x * &w).map(|t| 1.0 / (1.0 + (-t).exp()));
+    let want = x.transpose() * (&p - &y) / 5.0;
+    assert!((value - logistic(&w, &x, &y)).abs() < 1e-14);
+    for k in 0..3 {
+        assert!((g.w[k] - want[k]).abs() < 1e-14, "{} vs {}", g.w[k], want[k]);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A two-layer network written with nalgebra and the `nn` activations (issue 11, done-when)
+
+/// `mean ‖W2 relu(W1 X + b1) + b2 - T‖²` over the columns of `X` (one sample per column).
+#[differentiate(wrt(w1, b1, w2, b2))]
+fn two_layer(
+    w1: &DMatrix<f64>,
+    b1: &DVector<f64>,
+    w2: &DMatrix<f64>,
+    b2: &DVector<f64>,
+    x: &DMatrix<f64>,
+    t: &DMatrix<f64>,
+) -> f64 {
+    let z = w1 * x;
+    let z = DMatrix::from_fn(z.nrows(), z.ncols(), |i, j| z[(i, j)] + b1[i]);
+    let mut a = vec![0.0; z.len()];
+    nn::relu(z.as_slice(), &mut a);
+    let a = DMatrix::from_vec(z.nrows(), z.ncols(), a);
+    let y = w2 * &a;
+    let y = DMatrix::from_fn(y.nrows(), y.ncols(), |i, j| y[(i, j)] + b2[i]);
+    let d = &y - t;
+    d.norm_squared() / x.ncols() as f64
+}
+
+/// The same loss with the kernels on slices (`nn::linear` per sample, row-major weights).
+#[differentiate(wrt(w1, b1, w2, b2))]
+fn two_layer_slices(
+    w1: &[f64],
+    b1: &[f64],
+    w2: &[f64],
+    b2: &[f64],
+    x: &[f64],
+    t: &[f64],
+    sizes: &[usize],
+) -> f64 {
+    let (n_in, n_hid, n_out, batch) = (sizes[0], sizes[1], sizes[2], sizes[3]);
+    let mut loss = 0.0;
+    for s in 0..batch {
+        let mut h = vec![0.0; n_hid];
+        nn::linear(w1, &x[s * n_in..(s + 1) * n_in], b1, &mut h, n_hid, n_in);
+        let mut a = vec![0.0; n_hid];
+        nn::relu(&h, &mut a);
+        let mut y = vec![0.0; n_out];
+        nn::linear(w2, &a, b2, &mut y, n_out, n_hid);
+        for k in 0..n_out {
+            let d = y[k] - t[s * n_out + k];
+            loss += d * d;
+        }
+    }
+    loss / batch as f64
+}
+
+const SIZES: [usize; 4] = [3, 4, 2, 5];
+
+/// Column-major nalgebra matrices from the flat inputs `[w1 | b1 | w2 | b2]`.
+fn net(v: &[f64]) -> (DMatrix<f64>, DVector<f64>, DMatrix<f64>, DVector<f64>) {
+    let [ni, nh, no, _] = SIZES;
+    let (w1, r) = v.split_at(nh * ni);
+    let (b1, r) = r.split_at(nh);
+    let (w2, b2) = r.split_at(no * nh);
+    (
+        DMatrix::from_column_slice(nh, ni, w1),
+        DVector::from_column_slice(b1),
+        DMatrix::from_column_slice(no, nh, w2),
+        DVector::from_column_slice(b2),
+    )
+}
+
+fn net_data() -> (DMatrix<f64>, DMatrix<f64>) {
+    let [ni, _, no, batch] = SIZES;
+    let x = DMatrix::from_fn(ni, batch, |i, j| ((i + 2 * j) as f64 * 0.37).cos());
+    let t = DMatrix::from_fn(no, batch, |i, j| ((3 * i + j) as f64 * 0.21).sin());
+    (x, t)
+}
+
+fn net_len() -> usize {
+    let [ni, nh, no, _] = SIZES;
+    nh * ni + nh + no * nh + no
+}
+
+#[test]
+fn two_layer_network_with_nalgebra_in_both_modes() {
+    let (x, t) = net_data();
+    let f = |v: &[f64]| {
+        let (w1, b1, w2, b2) = net(v);
+        vec![two_layer(&w1, &b1, &w2, &b2, &x, &t)]
+    };
+    let jvp = |v: &[f64], d: &[f64]| {
+        let (w1, b1, w2, b2) = net(v);
+        let (d1, e1, d2, e2) = net(d);
+        let (a, b) = two_layer_jvp(&w1, &b1, &w2, &b2, &x, &t, &d1, &e1, &d2, &e2);
+        (vec![a], vec![b])
+    };
+    let vjp = |v: &[f64], c: &[f64], g: &mut [f64]| {
+        let (w1, b1, w2, b2) = net(v);
+        let (mut d1, mut e1, mut d2, mut e2) = net(g);
+        let a = two_layer_vjp(&w1, &b1, &w2, &b2, &x, &t, &mut d1, &mut e1, &mut d2, &mut e2, c[0]);
+        let all: Vec<f64> = [d1.as_slice(), e1.as_slice(), d2.as_slice(), e2.as_slice()].concat();
+        g.copy_from_slice(&all);
+        vec![a]
+    };
+    // relu's kink: points where a hidden unit is exactly zero have probability zero.
+    check_all(net_len(), &f, &jvp, &vjp, 4, false);
+}
+
+#[test]
+fn two_layer_network_nalgebra_equals_the_slice_version() {
+    let [ni, nh, no, batch] = SIZES;
+    let (x, t) = net_data();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let v: Vec<f64> = (0..net_len()).map(|_| rng.gen_range(-1.0..1.0)).collect();
+    let (w1, b1, w2, b2) = net(&v);
+    let (value, g) = two_layer_grad(&w1, &b1, &w2, &b2, &x, &t);
+    // The slice version takes row-major weights and one sample after the other: the columns of
+    // `x` and `t`, which is their column-major storage.
+    let row_major = |m: &DMatrix<f64>| m.transpose().as_slice().to_vec();
+    let (xs, ts) = (x.as_slice(), t.as_slice());
+    let sizes = [ni, nh, no, batch];
+    let (w1r, w2r) = (row_major(&w1), row_major(&w2));
+    let (value2, g2) = two_layer_slices_grad(&w1r, b1.as_slice(), &w2r, b2.as_slice(), xs, ts, &sizes);
+    assert!((value - value2).abs() <= 1e-12 * value2.abs(), "{value} vs {value2}");
+    let close = |a: &[f64], b: &[f64]| {
+        check::all_close(a, b, 1e-12, 1e-13).unwrap_or_else(|e| panic!("{e}"));
+    };
+    close(&row_major(&g.w1), &g2.w1);
+    close(g.b1.as_slice(), &g2.b1);
+    close(&row_major(&g.w2), &g2.w2);
+    close(g.b2.as_slice(), &g2.b2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixed sizes: `Matrix3`, `Vector3` by reference and by value; `transpose`, `dot`, `norm`
+
+#[differentiate]
+fn rotation_energy(m: &Matrix3<f64>, v: Vector3<f64>) -> f64 {
+    let w = m * v;
+    w.dot(&v) + m.transpose()[(0, 1)] * v.norm() - (m * m).sum() * 0.1
+}
+
+#[test]
+fn fixed_size_matrix_and_vector() {
+    let f = |x: &[f64]| {
+        vec![rotation_energy(
+            &Matrix3::from_column_slice(&x[..9]),
+            Vector3::from_column_slice(&x[9..]),
+        )]
+    };
+    let jvp = |x: &[f64], t: &[f64]| {
+        let (a, b) = rotation_energy_jvp(
+            &Matrix3::from_column_slice(&x[..9]),
+            Vector3::from_column_slice(&x[9..]),
+            &Matrix3::from_column_slice(&t[..9]),
+            Vector3::from_column_slice(&t[9..]),
+        );
+        (vec![a], vec![b])
+    };
+    let vjp = |x: &[f64], c: &[f64], g: &mut [f64]| {
+        let mut dm = Matrix3::from_column_slice(&g[..9]);
+        let mut dv = Vector3::from_column_slice(&g[9..]);
+        let a = rotation_energy_vjp(
+            &Matrix3::from_column_slice(&x[..9]),
+            Vector3::from_column_slice(&x[9..]),
+            &mut dm,
+            &mut dv,
+            c[0],
+        );
+        g[..9].copy_from_slice(dm.as_slice());
+        g[9..].copy_from_slice(dv.as_slice());
+        vec![a]
+    };
+    check_all(12, &f, &jvp, &vjp, 6, false);
+    // `_grad` gives the owned types.
+    let (_, g) = rotation_energy_grad(&Matrix3::identity(), Vector3::new(1.0, 2.0, 3.0));
+    let _: Matrix3<f64> = g.m;
+    let _: Vector3<f64> = g.v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Outputs: `Vector2` (fixed) and `DVector` (dynamic); the seed has the output's type
+
+#[differentiate]
+fn affine2(a: &Matrix2<f64>, x: &Vector2<f64>) -> Vector2<f64> {
+    a * x + x.scale(2.0) - Vector2::new(x[1] * x[0], 0.5)
+}
+
+#[test]
+fn fixed_size_vector_output() {
+    let f = |v: &[f64]| {
+        let y = affine2(&Matrix2::from_column_slice(&v[..4]), &Vector2::from_column_slice(&v[4..]));
+        y.as_slice().to_vec()
+    };
+    let jvp = |v: &[f64], t: &[f64]| {
+        let (y, dy) = affine2_jvp(
+            &Matrix2::from_column_slice(&v[..4]),
+            &Vector2::from_column_slice(&v[4..]),
+            &Matrix2::from_column_slice(&t[..4]),
+            &Vector2::from_column_slice(&t[4..]),
+        );
+        let _: (Vector2<f64>, Vector2<f64>) = (y, dy);
+        (y.as_slice().to_vec(), dy.as_slice().to_vec())
+    };
+    let vjp = |v: &[f64], c: &[f64], g: &mut [f64]| {
+        let mut da = Matrix2::from_column_slice(&g[..4]);
+        let mut dx = Vector2::from_column_slice(&g[4..]);
+        let y = affine2_vjp(
+            &Matrix2::from_column_slice(&v[..4]),
+            &Vector2::from_column_slice(&v[4..]),
+            &mut da,
+            &mut dx,
+            Vector2::from_column_slice(c),
+        );
+        g[..4].copy_from_slice(da.as_slice());
+        g[4..].copy_from_slice(dx.as_slice());
+        y.as_slice().to_vec()
+    };
+    check_all(6, &f, &jvp, &vjp, 6, false);
+}
+
+#[differentiate]
+fn waves(x: &DVector<f64>, s: f64) -> DVector<f64> {
+    let y = x.map(|t| (t * s).sin());
+    y.component_mul(x).add_scalar(s) / 2.0
+}
+
+#[test]
+fn dynamic_vector_output() {
+    let f = |v: &[f64]| waves(&DVector::from_column_slice(&v[..4]), v[4]).as_slice().to_vec();
+    let jvp = |v: &[f64], t: &[f64]| {
+        let x = DVector::from_column_slice(&v[..4]);
+        let dx = DVector::from_column_slice(&t[..4]);
+        let (y, dy) = waves_jvp(&x, v[4], &dx, t[4]);
+        (y.as_slice().to_vec(), dy.as_slice().to_vec())
+    };
+    let vjp = |v: &[f64], c: &[f64], g: &mut [f64]| {
+        let x = DVector::from_column_slice(&v[..4]);
+        let mut dx = DVector::from_column_slice(&g[..4]);
+        let mut ds = g[4];
+        let y = waves_vjp(&x, v[4], &mut dx, &mut ds, DVector::from_column_slice(c));
+        g[..4].copy_from_slice(dx.as_slice());
+        g[4] = ds;
+        y.as_slice().to_vec()
+    };
+    check_all(5, &f, &jvp, &vjp, 6, false);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loops, reassignment, compound assignment and element writes
+
+/// Three steps of a normalised power iteration.
+#[differentiate]
+fn power_steps(a: &DMatrix<f64>, x: &DVector<f64>) -> f64 {
+    let mut h = x.clone();
+    for _ in 0..3 {
+        h = a * &h;
+        h /= h.norm();
+        h += x;
+    }
+    h.sum() + h.mean()
+}
+
+#[test]
+fn loops_over_nalgebra_values() {
+    let f = |v: &[f64]| {
+        vec![power_steps(
+            &DMatrix::from_column_slice(3, 3, &v[..9]),
+            &DVector::from_column_slice(&v[9..]),
+        )]
+    };
+    let jvp = |v: &[f64], t: &[f64]| {
+        let (a, b) = power_steps_jvp(
+            &DMatrix::from_column_slice(3, 3, &v[..9]),
+            &DVector::from_column_slice(&v[9..]),
+            &DMatrix::from_column_slice(3, 3, &t[..9]),
+            &DVector::from_column_slice(&t[9..]),
+        );
+        (vec![a], vec![b])
+    };
+    let vjp = |v: &[f64], c: &[f64], g: &mut [f64]| {
+        let mut da = DMatrix::from_column_slice(3, 3, &g[..9]);
+        let mut dx = DVector::from_column_slice(&g[9..]);
+        let y = power_steps_vjp(
+            &DMatrix::from_column_slice(3, 3, &v[..9]),
+            &DVector::from_column_slice(&v[9..]),
+            &mut da,
+            &mut dx,
+            c[0],
+        );
+        g[..9].copy_from_slice(da.as_slice());
+        g[9..].copy_from_slice(dx.as_slice());
+        vec![y]
+    };
+    check_all(12, &f, &jvp, &vjp, 6, false);
+}
+
+/// Constructors and element writes from slices and floats.
+#[differentiate]
+fn built(x: &[f64]) -> f64 {
+    let mut m = DMatrix::zeros(2, 3);
+    m[(0, 1)] = x[0] * x[1];
+    m[(1, 2)] += x[1].sin();
+    let r = Matrix2x3::new(x[0], x[1], 0.5, x[2], x[0], -1.0);
+    let s = DMatrix::from_row_slice(2, 3, &[x[2], 1.0, x[0], x[1], 2.0, x[2]]);
+    let v = DVector::from_fn(3, |i, _| x[i] * (i as f64 + 1.0));
+    let w = RowDVector::from_vec(vec![x[0], x[1]]);
+    let u = Vector3::new(x[2], x[1], x[0]);
+    let e = SMatrix::<f64, 2, 2>::from_fn(|i, j| x[i + j]);
+    let p = (&m + &s) * &v;
+    let q = (r * u).component_mul(&(e * Vector2::new(1.0, x[2])));
+    (w * p)[0] + q.dot(&q) + s.column(1).sum() * s.row(0).norm_squared()
+}
+
+#[test]
+fn constructors_and_element_writes() {
+    let f = |v: &[f64]| vec![built(v)];
+    let jvp = |v: &[f64], t: &[f64]| {
+        let (a, b) = built_jvp(v, t);
+        (vec![a], vec![b])
+    };
+    let vjp = |v: &[f64], c: &[f64], g: &mut [f64]| vec![built_vjp(v, g, c[0])];
+    check_all(3, &f, &jvp, &vjp, 8, false);
+}
+
+// ---------------------------------------------------------------------------------------------
+// f32
+
+#[differentiate]
+fn quad32(a: &DMatrix<f32>, x: &DVector<f32>) -> f32 {
+    let y = a * x;
+    let z = a.transpose() * &y;
+    z.dot(x) + y.map(|t| t.tanh()).sum()
+}
+
+#[test]
+fn f32_matrices() {
+    let d = |v: &[f64]| v.iter().map(|&t| t as f32).collect::<Vec<f32>>();
+    let f = |v: &[f64]| {
+        let v = d(v);
+        vec![quad32(&DMatrix::from_column_slice(3, 2, &v[..6]), &DVector::from_column_slice(&v[6..])) as f64]
+    };
+    let jvp = |v: &[f64], t: &[f64]| {
+        let (v, t) = (d(v), d(t));
+        let (a, b) = quad32_jvp(
+            &DMatrix::from_column_slice(3, 2, &v[..6]),
+            &DVector::from_column_slice(&v[6..]),
+            &DMatrix::from_column_slice(3, 2, &t[..6]),
+            &DVector::from_column_slice(&t[6..]),
+        );
+        (vec![a as f64], vec![b as f64])
+    };
+    let vjp = |v: &[f64], c: &[f64], g: &mut [f64]| {
+        let v = d(v);
+        let g32 = d(g);
+        let mut da = DMatrix::from_column_slice(3, 2, &g32[..6]);
+        let mut dx = DVector::from_column_slice(&g32[6..]);
+        let y = quad32_vjp(
+            &DMatrix::from_column_slice(3, 2, &v[..6]),
+            &DVector::from_column_slice(&v[6..]),
+            &mut da,
+            &mut dx,
+            c[0] as f32,
+        );
+        for (k, &a) in da.iter().chain(dx.iter()).enumerate() {
+            g[k] = a as f64;
+        }
+        vec![y as f64]
+    };
+    check_all(8, &f, &jvp, &vjp, 4, true);
+}

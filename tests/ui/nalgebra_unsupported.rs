@@ -1,0 +1,40 @@
+use autodiff_runtime::differentiate;
+use nalgebra::{DMatrix, DVector, Matrix3};
+
+// An in-out nalgebra argument.
+#[differentiate]
+fn in_out(m: &mut DMatrix<f64>, s: f64) -> f64 {
+    s
+}
+
+// A `DMatrix` output: its dimensions are not known outside the body.
+#[differentiate]
+fn matrix_out(m: &DMatrix<f64>) -> DMatrix<f64> {
+    m * 2.0
+}
+
+// Generic elements.
+#[differentiate]
+fn generic<T: num_traits::Float>(v: &DVector<T>) -> T {
+    v[0]
+}
+
+// A method without a rule.
+#[differentiate]
+fn no_rule(m: &Matrix3<f64>) -> f64 {
+    m.determinant()
+}
+
+// An operator nalgebra values do not have here.
+#[differentiate]
+fn division(a: &DVector<f64>, b: &DVector<f64>) -> f64 {
+    (a / b).sum()
+}
+
+// Second order.
+#[differentiate(hvp)]
+fn second(v: &DVector<f64>) -> f64 {
+    v.dot(v)
+}
+
+fn main() {}
