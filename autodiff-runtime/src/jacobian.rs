@@ -1,6 +1,7 @@
 //! Dense Jacobians: takes the values a generated `<f>_jacobian` handles (float outputs and
-//! tangents: floats, arrays, slices, `Vec`s, tuples of them), gives them as flat sequences of
-//! scalars ([`Flat`]) and the row-major [`Jacobian`] matrix `<f>_jacobian` returns.
+//! tangents: floats, arrays, slices, `Vec`s, nalgebra matrices (column-major), tuples of them),
+//! gives them as flat sequences of scalars ([`Flat`]) and the row-major [`Jacobian`] matrix
+//! `<f>_jacobian` returns.
 //!
 //! Rows are the function's outputs flattened in order (a tuple's components one after another),
 //! columns its active arguments flattened in argument order: for
@@ -203,6 +204,29 @@ flat_tuple!(A 0, B 1, C 2);
 flat_tuple!(A 0, B 1, C 2, D 3);
 flat_tuple!(A 0, B 1, C 2, D 3, E 4);
 flat_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
+
+/// A nalgebra matrix or vector (owned, or a mutable view): its elements in storage order, which
+/// is column-major (scalar `k` is element `(k % nrows, k / nrows)`), as `m.as_slice()` has them.
+impl<T, R, C, St> Flat<T> for nalgebra::Matrix<T, R, C, St>
+where
+    T: Float + nalgebra::Scalar,
+    R: nalgebra::Dim,
+    C: nalgebra::Dim,
+    St: nalgebra::StorageMut<T, R, C>,
+{
+    #[inline]
+    fn flat_len(&self) -> usize {
+        self.len()
+    }
+    #[inline]
+    fn flat_get(&self, k: usize) -> T {
+        self[k]
+    }
+    #[inline]
+    fn flat_set(&mut self, k: usize, v: T) {
+        self[k] = v;
+    }
+}
 
 /// A dense Jacobian, row-major: entry `(i, j)` is the derivative of output scalar `i` with
 /// respect to input scalar `j` (see the module docs for the order).

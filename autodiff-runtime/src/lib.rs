@@ -30,6 +30,8 @@ pub mod dualn;
 pub mod jacobian;
 pub mod kernels;
 pub mod lanes;
+#[doc(hidden)]
+pub mod na;
 pub mod nn;
 pub mod rules;
 pub mod second_order;

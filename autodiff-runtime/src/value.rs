@@ -1,6 +1,6 @@
 //! Values by traits: takes any value generated code handles (floats, `Dual`, arrays, `Vec`s,
-//! slices, tuples, references, integers and other derivative-free leaves, and later nalgebra
-//! types and `#[derive(Differentiable)]` structs), gives a zero tangent shaped like it, in-place
+//! slices, tuples, references, integers and other derivative-free leaves, nalgebra matrices and
+//! `#[derive(Differentiable)]` structs), gives a zero tangent shaped like it, in-place
 //! accumulation of tangents and adjoints (they add, never overwrite) and scaling, through three
 //! traits and the `#[inline(always)]` free functions emitters call.
 //!
@@ -131,12 +131,17 @@
 //!     under `#![deny(warnings)]` and clippy, and user names do not capture it (its method
 //!     parameters are `Span::mixed_site()` and `__ad_`-prefixed; its `Scale` parameter is renamed
 //!     if the input spells `S`). The name `<Name>Tangent` must be free in the module.
-//! - **nalgebra (issue 11).** Both the trait and `Matrix` are foreign to a user crate, so the impls
-//!   live here behind an optional `nalgebra` dependency: `impl<T: Scalar + nalgebra::Scalar, R:
-//!   Dim, C: Dim, St: RawStorage<T, R, C>> Differentiable for Matrix<T, R, C, St>` with `Tangent =
-//!   OMatrix<T, R, C>` (zeros of `self.shape_generic()`), `Tangent for Matrix<T, R, C, St: StorageMut>`
-//!   (`+=` after a shape check) and `Scale<T>`. `Matrix` is not an array, `Vec`, tuple or reference,
-//!   so these overlap nothing here.
+//! - **nalgebra (issue 11).** Both the traits and `Matrix` are foreign to a user crate, so the
+//!   impls live here (nalgebra 0.33 is a dependency of this crate), generic over the
+//!   storage so that owned matrices of any shape (`DMatrix`, `DVector`, `RowDVector`, `SMatrix`,
+//!   `Matrix3`, `Vector3`, ...) and views share them: `impl<T: Scalar + nalgebra::Scalar, R: Dim,
+//!   C: Dim, St: RawStorage<T, R, C>> Differentiable for Matrix<T, R, C, St>` with `Tangent =
+//!   OMatrix<T, R, C>` (zeros of `self.shape_generic()`), and `Tangent` (`+=` after a shape check,
+//!   panicking with both shapes) and `Scale<S>` (elementwise, strong zero) for `Matrix<T, R, C,
+//!   St: StorageMut>`. `Matrix` is not an array, `Vec`, tuple or reference, so these overlap
+//!   nothing here (no coherence problem). `jacobian::Flat` reads them in storage order,
+//!   column-major. The operations on them that differentiated code calls are in `na.rs`, on
+//!   their flat storage.
 //!
 //! # Cost
 //!
@@ -685,4 +690,95 @@ tuple_impls! {
     (A 0, B 1)
     (A 0, B 1, C 2)
     (A 0, B 1, C 2, D 3)
+}
+
+// ---------------------------------------------------------------------------------------------
+// nalgebra matrices and vectors (issue 11): tangent an owned matrix of the same shape
+
+/// Panics unless two matrices added elementwise have one shape.
+#[inline(always)]
+#[track_caller]
+fn check_shape(acc: (usize, usize), other: (usize, usize)) {
+    if acc != other {
+        shape_mismatch(acc, other);
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn shape_mismatch(acc: (usize, usize), other: (usize, usize)) -> ! {
+    panic!(
+        "autodiff: cannot add a {} x {} matrix tangent into a {} x {} one \
+         (tangents and adjoints must be shaped like their values; make them with `zero_tangent`)",
+        other.0, other.1, acc.0, acc.1
+    )
+}
+
+/// A nalgebra matrix or vector, static or dynamic, owned or a view (`DMatrix`, `DVector`,
+/// `RowDVector`, `SMatrix`, `Matrix3`, `Vector3`, `DMatrixView`, ...), has as tangent the owned
+/// matrix of the same shape (`OMatrix<T, R, C>`), zeros from `zero_tangent`.
+impl<T, R, C, St> Differentiable for nalgebra::Matrix<T, R, C, St>
+where
+    T: Scalar + nalgebra::Scalar,
+    R: nalgebra::Dim,
+    C: nalgebra::Dim,
+    St: nalgebra::RawStorage<T, R, C>,
+    nalgebra::DefaultAllocator: nalgebra::allocator::Allocator<R, C>,
+{
+    type Tangent = nalgebra::OMatrix<T, R, C>;
+    #[inline]
+    fn zero_tangent(&self) -> nalgebra::OMatrix<T, R, C> {
+        let (rows, cols) = self.shape_generic();
+        nalgebra::OMatrix::from_element_generic(rows, cols, T::zero())
+    }
+}
+
+/// A matrix tangent (or adjoint, also behind a mutable view) accumulates elementwise after a
+/// shape check.
+impl<T, R, C, St> Tangent for nalgebra::Matrix<T, R, C, St>
+where
+    T: Tangent + nalgebra::Scalar,
+    R: nalgebra::Dim,
+    C: nalgebra::Dim,
+    St: nalgebra::StorageMut<T, R, C>,
+{
+    #[inline]
+    #[track_caller]
+    fn accumulate(&mut self, other: &Self) {
+        check_shape(self.shape(), other.shape());
+        for (a, b) in self.iter_mut().zip(other.iter()) {
+            a.accumulate(b);
+        }
+    }
+    #[inline]
+    fn set_zero(&mut self) {
+        for a in self.iter_mut() {
+            a.set_zero();
+        }
+    }
+}
+
+impl<S, T, R, C, St> Scale<S> for nalgebra::Matrix<T, R, C, St>
+where
+    S: Copy,
+    T: Scale<S> + nalgebra::Scalar,
+    R: nalgebra::Dim,
+    C: nalgebra::Dim,
+    St: nalgebra::StorageMut<T, R, C>,
+{
+    #[inline]
+    fn scale(&mut self, s: S) {
+        for a in self.iter_mut() {
+            a.scale(s);
+        }
+    }
+    #[inline]
+    #[track_caller]
+    fn add_scaled(&mut self, other: &Self, s: S) {
+        check_shape(self.shape(), other.shape());
+        for (a, b) in self.iter_mut().zip(other.iter()) {
+            a.add_scaled(b, s);
+        }
+    }
 }
