@@ -620,6 +620,76 @@ pub fn scale_vjp_dropped<T: Real>(a: &[T], _s: T, da: &mut [T], _ds: &mut T) {
     check_same("scale_vjp", "a", a.len(), "da", da.len());
 }
 
+/// `a / s`, every element divided by the scalar `s` (nalgebra's `&a / s`: a division per
+/// element, not a product by `1 / s`, so the values are nalgebra's bit for bit).
+#[inline]
+pub fn div_scalar<T: Real>(a: &[T], s: T) -> Vec<T> {
+    a.iter().map(|&x| x / s).collect()
+}
+
+/// Forward mode of [`div_scalar`]: `da / s - (a / s) ds / s`.
+#[inline]
+pub fn div_scalar_jvp<T: Real>(a: &[T], s: T, da: &[T], ds: T) -> (Vec<T>, Vec<T>) {
+    check_same("div_scalar_jvp", "a", a.len(), "da", da.len());
+    let y = div_scalar(a, s);
+    let dy = y
+        .iter()
+        .zip(da)
+        .map(|(&v, &dx)| {
+            let (pa, ps) = div_partials(T::zero(), s, v);
+            term2(dx, pa, ds, ps)
+        })
+        .collect();
+    (y, dy)
+}
+
+/// Reverse mode of [`div_scalar`]: `da += seed / s`, `ds -= Σ seed[i] (a[i] / s) / s`.
+#[inline]
+pub fn div_scalar_vjp<T: Real>(a: &[T], s: T, da: &mut [T], ds: &mut T, seed: &[T]) -> Vec<T> {
+    check_same("div_scalar_vjp", "a", a.len(), "da", da.len());
+    check_seed("div_scalar_vjp", seed.len(), a.len());
+    let y = div_scalar(a, s);
+    let mut sum = T::zero();
+    for ((d, &v), &g) in da.iter_mut().zip(&y).zip(seed) {
+        let (pa, ps) = div_partials(T::zero(), s, v);
+        *d = *d + term(g, pa);
+        sum = sum + term(g, ps);
+    }
+    if !seed.is_empty() {
+        *ds = *ds + sum;
+    }
+    y
+}
+
+/// [`div_scalar_vjp`] with a zero seed: checks the shapes, adds nothing.
+#[doc(hidden)]
+#[inline]
+pub fn div_scalar_vjp_dropped<T: Real>(a: &[T], _s: T, da: &mut [T], _ds: &mut T) {
+    check_same("div_scalar_vjp", "a", a.len(), "da", da.len());
+}
+
+/// The check generated code makes before assigning a new value to a nalgebra variable (the
+/// variable keeps the dimensions it was declared with): panics, as nalgebra's operators do on
+/// mismatched shapes, when `rows x cols` and `new_rows x new_cols` differ.
+#[inline]
+#[track_caller]
+pub fn same_dims(rows: usize, cols: usize, new_rows: usize, new_cols: usize) {
+    if (rows, cols) != (new_rows, new_cols) {
+        dims_changed(rows, cols, new_rows, new_cols);
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn dims_changed(rows: usize, cols: usize, new_rows: usize, new_cols: usize) -> ! {
+    panic!(
+        "a {rows} x {cols} nalgebra variable assigned a {new_rows} x {new_cols} value in a \
+         #[differentiate] function (a variable keeps its dimensions there: bind the new value \
+         to a new name)"
+    )
+}
+
 /// `a + s`, the scalar `s` added to every element (nalgebra's `a.add_scalar(s)`).
 #[inline]
 pub fn add_scalar<T: Real>(a: &[T], s: T) -> Vec<T> {

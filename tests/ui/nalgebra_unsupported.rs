@@ -4,7 +4,7 @@ use nalgebra::{DMatrix, DVector, Matrix3};
 // An in-out nalgebra argument.
 #[differentiate]
 fn in_out(m: &mut DMatrix<f64>, s: f64) -> f64 {
-    s
+    m[0] * s
 }
 
 // A `DMatrix` output: its dimensions are not known outside the body.
@@ -23,12 +23,6 @@ fn generic<T: num_traits::Float>(v: &DVector<T>) -> T {
 #[differentiate]
 fn no_rule(m: &Matrix3<f64>) -> f64 {
     m.determinant()
-}
-
-// An operator nalgebra values do not have here.
-#[differentiate]
-fn division(a: &DVector<f64>, b: &DVector<f64>) -> f64 {
-    (a / b).sum()
 }
 
 // Second order.

@@ -663,19 +663,27 @@ impl Lowerer<'_> {
             "dot" if nargs == 1 && self.is_na(&m.args[0]) => {
                 let x = self.na_operand(&m.receiver, out);
                 let y = self.na_operand(&m.args[0], out);
+                // nalgebra sums a dot product column by column in blocks of rows: the rule
+                // takes the shape to add in the same order.
                 match (x, y) {
-                    (Some((x, _)), Some((y, _))) => {
-                        self.rule_shaped("dot", vec![x, y], Shape::Scalar, span)
+                    (Some((x, d)), Some((y, _))) => {
+                        let args = vec![x, y, d.rows, d.cols];
+                        self.rule_shaped("dot_mat", args, Shape::Scalar, span)
                     }
                     _ => Expr::new(ExprKind::Poison, span),
                 }
             }
-            "sum" | "mean" | "norm" | "norm_squared" if nargs == 0 => {
-                match self.na_operand(&m.receiver, out) {
-                    Some((x, _)) => self.rule_shaped(&name, vec![x], Shape::Scalar, span),
-                    None => Expr::new(ExprKind::Poison, span),
+            "sum" | "mean" if nargs == 0 => match self.na_operand(&m.receiver, out) {
+                Some((x, _)) => self.rule_shaped(&name, vec![x], Shape::Scalar, span),
+                None => Expr::new(ExprKind::Poison, span),
+            },
+            "norm" | "norm_squared" if nargs == 0 => match self.na_operand(&m.receiver, out) {
+                Some((x, d)) => {
+                    let rule = format!("{name}_mat");
+                    self.rule_shaped(&rule, vec![x, d.rows, d.cols], Shape::Scalar, span)
                 }
-            }
+                None => Expr::new(ExprKind::Poison, span),
+            },
             _ => self.poison(
                 &m.method,
                 &format!("`{name}` with {nargs} arguments on a nalgebra value"),
