@@ -8,10 +8,10 @@
 //! - `loops`: plain index loops inside a `#[differentiate]` function, the macro differentiating
 //!   the scalar code;
 //! - `hand`: a hand-written adjoint calling the kernels directly (the reference: what the `nn`
-//!   gradient could cost), with the `nn` primal as its primal.
-//!
-//! A nalgebra variant is not possible yet: `#[differentiate]` does not accept nalgebra values
-//! (`DMatrix`, `DVector`, ...) as arguments or locals (issue 11, item 3).
+//!   gradient could cost), with the `nn` primal as its primal;
+//! - `nalgebra`: `DMatrix`/`DVector` products and `from_fn` bias terms with the `nn` activation
+//!   and loss on their storage; its primal is nalgebra's own code, its gradient the macro's
+//!   (products through the runtime's `na::mat_mul` rule on the kernels).
 //!
 //! The table also times, in the same rounds, what the `nn` gradient spends on the adjoint of `x`
 //! (not in `wrt`, computed by the first layer's rule and discarded), and counts page faults per
@@ -33,6 +33,7 @@ use std::time::{Duration, Instant};
 use autodiff_runtime::kernels::{self as k, MatMut, MatRef};
 use autodiff_runtime::{differentiate, nn};
 use criterion::Criterion;
+use nalgebra::{DMatrix, DVector};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -141,6 +142,52 @@ fn mlp_loops(
         loss += m + sum.ln() - logits[labels[s]];
     }
     loss / batch as f32
+}
+
+/// The same loss written with nalgebra: `x` is `n_in x batch` (one sample a column), `w1`
+/// `n_hidden x n_in`, `w2` `n_out x n_hidden`; their column-major storage is the row-major
+/// storage of [`mlp_nn`]'s `x`, `w1`, `w2`, so both read the same buffers.
+#[differentiate(wrt(w1, b1, w2, b2))]
+fn mlp_na(
+    w1: &DMatrix<f32>,
+    b1: &DVector<f32>,
+    w2: &DMatrix<f32>,
+    b2: &DVector<f32>,
+    x: &DMatrix<f32>,
+    labels: &[usize],
+) -> f32 {
+    let z = w1 * x;
+    let z = DMatrix::from_fn(z.nrows(), z.ncols(), |i, j| z[(i, j)] + b1[i]);
+    let mut a = vec![0.0f32; z.len()];
+    nn::relu(z.as_slice(), &mut a);
+    let a = DMatrix::from_vec(z.nrows(), z.ncols(), a);
+    let logits = w2 * &a;
+    let logits = DMatrix::from_fn(logits.nrows(), logits.ncols(), |i, j| {
+        logits[(i, j)] + b2[i]
+    });
+    // Column-major `n_out x batch` is row-major `batch x n_out`.
+    nn::cross_entropy(logits.as_slice(), labels, labels.len(), logits.nrows())
+}
+
+/// [`Params`] as nalgebra values (the same numbers; see [`mlp_na`]).
+struct NaParams {
+    w1: DMatrix<f32>,
+    b1: DVector<f32>,
+    w2: DMatrix<f32>,
+    b2: DVector<f32>,
+    x: DMatrix<f32>,
+}
+
+impl NaParams {
+    fn new(p: &Params, s: Shape) -> Self {
+        NaParams {
+            w1: DMatrix::from_column_slice(s.hidden, s.input, &p.w1),
+            b1: DVector::from_column_slice(&p.b1),
+            w2: DMatrix::from_column_slice(s.classes, s.hidden, &p.w2),
+            b2: DVector::from_column_slice(&p.b2),
+            x: DMatrix::from_column_slice(s.input, s.batch, &p.x),
+        }
+    }
 }
 
 /// Buffers of the hand-written adjoint, allocated once.
@@ -294,7 +341,38 @@ fn variants(p: &Params, s: Shape) -> Vec<Variant<'_>> {
     let mut g_hand = Grads::new(s);
     let mut work = HandWork::new(s);
     let dz: Vec<f32> = p.x[..s.batch * h].iter().map(|v| v - 0.5).collect();
+    let na = std::rc::Rc::new(NaParams::new(p, s));
+    let (na1, na2, na3) = (na.clone(), na.clone(), na);
+    let mut g_na = (
+        DMatrix::<f32>::zeros(h, n),
+        DVector::<f32>::zeros(h),
+        DMatrix::<f32>::zeros(o, h),
+        DVector::<f32>::zeros(o),
+    );
     vec![
+        (
+            "na primal",
+            Box::new(move || mlp_na(&na1.w1, &na1.b1, &na1.w2, &na1.b2, &na1.x, &p.labels)),
+        ),
+        (
+            "na vjp",
+            Box::new(move || {
+                let (dw1, db1, dw2, db2) = &mut g_na;
+                let q = &na2;
+                mlp_na_vjp(
+                    &q.w1, &q.b1, &q.w2, &q.b2, &q.x, &p.labels, dw1, db1, dw2, db2, 1.0,
+                )
+            }),
+        ),
+        (
+            "na grad",
+            Box::new(move || {
+                let q = &na3;
+                let (v, g) = mlp_na_grad(&q.w1, &q.b1, &q.w2, &q.b2, &q.x, &p.labels);
+                black_box(g);
+                v
+            }),
+        ),
         (
             "nn primal",
             Box::new(move || mlp_nn(&p.w1, &p.b1, &p.w2, &p.b2, &p.x, &p.labels, n, h, o)),
@@ -390,6 +468,19 @@ fn check_agreement(p: &Params, s: Shape) {
     let [w1, b1, w2, b2] = &mut c.0;
     let vc = mlp_hand_vjp(p, s, &mut HandWork::new(s), w1, b1, w2, b2, 1.0);
     let (d_loops, d_hand) = (max_rel_diff(&a, &b), max_rel_diff(&a, &c));
+    let q = NaParams::new(p, s);
+    let (vn, gn) = mlp_na_grad(&q.w1, &q.b1, &q.w2, &q.b2, &q.x, &p.labels);
+    let d = Grads([
+        gn.w1.as_slice().to_vec(),
+        gn.b1.as_slice().to_vec(),
+        gn.w2.as_slice().to_vec(),
+        gn.b2.as_slice().to_vec(),
+    ]);
+    let d_na = max_rel_diff(&a, &d);
+    assert!(
+        (va - vn).abs() <= 1e-5 * va.abs() && d_na < 1e-5,
+        "nalgebra differs: loss {vn} vs {va}, gradient {d_na:e}"
+    );
     assert!(
         (va - vb).abs() <= 1e-4 * va.abs() && va == vc,
         "losses differ: nn {va}, loops {vb}, hand {vc}"
@@ -400,7 +491,7 @@ fn check_agreement(p: &Params, s: Shape) {
     );
     eprintln!(
         "loss {va:.6}; gradients agree: max |loops - nn| {d_loops:.1e}, max |hand - nn| \
-         {d_hand:.1e} (relative to the largest entry)"
+         {d_hand:.1e}, max |nalgebra - nn| {d_na:.1e} (relative to the largest entry)"
     );
 }
 
@@ -490,7 +581,11 @@ fn table() {
         "{:<28} {:>10} {:>10} {:>10} {:>12} {:>12}",
         "written with", "primal", "_vjp", "_grad", "_vjp/primal", "_grad/primal"
     );
-    for (label, key) in [("nn layers (kernels)", "nn"), ("plain loops", "loops")] {
+    for (label, key) in [
+        ("nn layers (kernels)", "nn"),
+        ("nalgebra + nn activations", "na"),
+        ("plain loops", "loops"),
+    ] {
         let (pr, vj, gr) = (
             time(&format!("{key} primal")),
             time(&format!("{key} vjp")),

@@ -552,6 +552,14 @@ pub enum Stmt {
     Macro(TokenStream, Vec<VarId>),
 }
 
+/// Whether `func` is one of the runtime's nalgebra rules (`__private::na::mat_mul`...), which
+/// lowering writes (`lower/na.rs`) and which have `_pullback` companions: adjoints only, each
+/// buffer an `Option` (`None` for an argument whose adjoint nobody wants).
+pub fn is_na_rule(func: &syn::Path) -> bool {
+    let segs: Vec<String> = func.segments.iter().map(|s| s.ident.to_string()).collect();
+    segs.len() >= 2 && segs[segs.len() - 2] == "na" && segs.iter().any(|s| s == "__private")
+}
+
 /// How a function argument takes part in differentiation.
 #[derive(Clone, Debug)]
 pub struct Param {
@@ -749,10 +757,7 @@ impl Function {
         let mut look = |e: &Expr| {
             e.visit(&mut |n| {
                 if let ExprKind::Call { func, .. } = &n.kind {
-                    let segs: Vec<String> = func.segments.iter().map(|s| s.ident.to_string()).collect();
-                    if segs.len() >= 2 && segs[segs.len() - 2] == "na" && segs.iter().any(|s| s == "__private") {
-                        found = true;
-                    }
+                    found |= is_na_rule(func);
                 }
             })
         };

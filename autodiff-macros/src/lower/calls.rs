@@ -309,6 +309,15 @@ impl Lowerer<'_> {
                 _ => {}
             }
         }
+        if let Some(a) = c.args.iter().find(|a| self.is_na(a)) {
+            return self.poison(
+                a,
+                "passing a nalgebra value to a function (yet)",
+                "pass its storage and dimensions (`m.as_slice(), m.nrows(), m.ncols()`) and \
+                 rebuild it in the callee (`DMatrix::from_column_slice(r, c, m)`), or inline the \
+                 computation",
+            );
+        }
         let mut args: Vec<Expr> = c.args.iter().map(|a| self.expr(a, out)).collect();
         // `g(r)` with `r: &mut [f64]` an argument: in a call statement, `g` may write through
         // it (`&mut *r`; for a callee that only reads it, its adjoint accumulating into `r`'s

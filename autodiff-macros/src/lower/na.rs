@@ -474,7 +474,12 @@ impl Lowerer<'_> {
             syn::Expr::Group(g) => self.na_value(&g.expr, out),
             syn::Expr::Path(_) => {
                 let v = self.na_var(e)?;
-                Some((var_expr(v, span), self.na[&v].clone()))
+                // An argument's storage is borrowed: as a value (returned, assigned) it is copied.
+                let value = match self.vars[v].shape {
+                    Shape::Seq(SeqKind::Vec) => var_expr(v, span),
+                    _ => Expr::new(ExprKind::CopySeq(v, CopyTo::Vec), span),
+                };
+                Some((value, self.na[&v].clone()))
             }
             syn::Expr::Unary(u) => match u.op {
                 syn::UnOp::Neg(_) => {

@@ -340,6 +340,9 @@ impl Emitter<'_> {
         code: &mut Vec<Op>,
     ) {
         let rt = names::rt();
+        // A nalgebra rule of the runtime is reversed by its `_pullback`: the adjoints without the
+        // value, `None` for an argument whose adjoint is not wanted (no buffer, no work).
+        let pullback = g.is_some() && crate::ir::is_na_rule(func);
         let mut dummy = BlockOut::new();
         let mut prims = Vec::new();
         let mut adjs = Vec::new();
@@ -386,6 +389,11 @@ impl Emitter<'_> {
             }
             prims.push(v.clone());
             let active = self.active(a);
+            if pullback && !active {
+                adjs.push(quote!(::core::option::Option::None));
+                continue;
+            }
+            let lent_before = adjs.len();
             // A sequence passed whole (`g(&v)`, or `g(v)` for a reference or an array) lends its
             // own adjoint buffer: the callee's `_vjp` only adds into it.
             let whole = match &a.kind {
@@ -507,11 +515,20 @@ impl Emitter<'_> {
                     }
                 }
             }
+            if pullback && adjs.len() > lent_before {
+                if let Some(b) = adjs.pop() {
+                    adjs.push(quote!(::core::option::Option::Some(#b)));
+                }
+            }
         }
         self.flush_dummy(dummy, code);
         // A call statement drops the value, if the callee gives one: `_vjp_dropped` seeds it
         // with zero (the caller cannot see the callee's output type).
-        let suffix = if g.is_some() { "vjp" } else { "vjp_dropped" };
+        let suffix = match (pullback, g.is_some()) {
+            (true, _) => "pullback",
+            (false, true) => "vjp",
+            (false, false) => "vjp_dropped",
+        };
         let vjp = crate::forward::companion_path(func, suffix);
         // The seed of a `Vec` output is passed as a slice.
         let seed = match (shape, g) {
