@@ -11,6 +11,13 @@
 //!   (`&mut [T]` for a slice, `&mut T` for a scalar) and returns the value. A `Vec` output takes a
 //!   `&[T]` seed, which may be shorter than the output: the missing entries are zero (`&[]` adds
 //!   nothing); a scalar output takes a `T` seed;
+//! - `f_pullback(args.., d<arg>.., seed)`: the adjoints of `f_vjp` without the value, for
+//!   generated code, which has the value already. Each adjoint buffer is an `Option`
+//!   (`Option<&mut [T]>` for a slice, `Option<&mut T>` for a scalar): `Some` gets exactly what
+//!   `f_vjp` adds, bit for bit (`f_vjp` is the pullback followed by `f`), and `None`, an adjoint
+//!   nobody wants (a data matrix, a constant), skips its work. The value is computed only where a
+//!   partial needs it (`a / b` in [`component_div_pullback`], `‖a‖` in [`norm_pullback`]), never
+//!   for [`mat_mul_pullback`], which is at most the two products below;
 //! - `f_vjp_dropped(args.., d<arg>..)`: the same adjoints with a zero seed, for a call whose value
 //!   generated code drops: it checks the shapes and adds nothing.
 //!
@@ -73,7 +80,7 @@
 //!   (`component_div` by `0`, [`scale`] by `inf`): the crate's strong zero (see [`crate::Dual`]).
 //!   [`mat_mul`]'s companions run on the kernels with plain products, as [`crate::nn`] does.
 //! - [`mat_mul_vjp`] is two products, `Ā += C̄ Bᵀ` and `B̄ += Aᵀ C̄`, on the kernels; an empty seed
-//!   skips them.
+//!   skips them, and so does a `None` adjoint in [`mat_mul_pullback`] (its own product).
 
 use std::borrow::Cow;
 
@@ -224,6 +231,63 @@ pub fn mat_mul_jvp<T: Real>(
     (c, dc)
 }
 
+/// The adjoints of [`mat_mul`] under the name `op`: `Ā += C̄ Bᵀ` into `da`, `B̄ += Aᵀ C̄` into
+/// `db`, each product skipped for a `None` buffer, both for an empty seed.
+#[inline(always)]
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+fn mat_mul_adjoints<T: Real>(
+    op: &str,
+    a: &[T],
+    b: &[T],
+    m: usize,
+    k: usize,
+    n: usize,
+    da: Option<&mut [T]>,
+    db: Option<&mut [T]>,
+    seed: &[T],
+) {
+    let len = check_mat_mul(op, a.len(), b.len(), m, k, n);
+    if let Some(da) = da.as_deref() {
+        check_mat(op, "da", da.len(), m, k);
+    }
+    if let Some(db) = db.as_deref() {
+        check_mat(op, "db", db.len(), k, n);
+    }
+    check_seed(op, seed.len(), len);
+    if seed.is_empty() || (da.is_none() && db.is_none()) {
+        return;
+    }
+    let cbar: Cow<'_, [T]> = if seed.len() == len {
+        Cow::Borrowed(seed)
+    } else {
+        let mut padded = seed.to_vec();
+        padded.resize(len, T::zero());
+        Cow::Owned(padded)
+    };
+    let one = T::one();
+    if let Some(da) = da {
+        // Row-major, the transposes: Āᵀ (k x m) += B C̄ᵀ, with B = (Bᵀ)ᵀ and C̄ᵀ n x m.
+        kernels::matmul(
+            one,
+            MatRef::new(b, n, k).t(),
+            MatRef::new(&cbar, n, m),
+            one,
+            MatMut::new(da, k, m),
+        );
+    }
+    if let Some(db) = db {
+        // B̄ᵀ (n x k) += C̄ᵀ A, with A = (Aᵀ)ᵀ.
+        kernels::matmul(
+            one,
+            MatRef::new(&cbar, n, m),
+            MatRef::new(a, k, m).t(),
+            one,
+            MatMut::new(db, n, k),
+        );
+    }
+}
+
 /// Reverse mode of [`mat_mul`]: with `C̄` the seed (zero-padded to `m x n`), `Ā += C̄ Bᵀ` and
 /// `B̄ += Aᵀ C̄`, two products on the kernels (none for an empty seed). Returns `C`.
 #[inline]
@@ -238,40 +302,24 @@ pub fn mat_mul_vjp<T: Real>(
     db: &mut [T],
     seed: &[T],
 ) -> Vec<T> {
-    let op = "mat_mul_vjp";
-    let len = check_mat_mul(op, a.len(), b.len(), m, k, n);
-    check_mat(op, "da", da.len(), m, k);
-    check_mat(op, "db", db.len(), k, n);
-    check_seed(op, seed.len(), len);
-    let mut c = vec![T::zero(); len];
-    product(a, b, m, k, n, T::zero(), &mut c);
-    if !seed.is_empty() {
-        let cbar: Cow<'_, [T]> = if seed.len() == len {
-            Cow::Borrowed(seed)
-        } else {
-            let mut padded = seed.to_vec();
-            padded.resize(len, T::zero());
-            Cow::Owned(padded)
-        };
-        let one = T::one();
-        // Row-major, the transposes: Āᵀ (k x m) += B C̄ᵀ, with B = (Bᵀ)ᵀ and C̄ᵀ n x m.
-        kernels::matmul(
-            one,
-            MatRef::new(b, n, k).t(),
-            MatRef::new(&cbar, n, m),
-            one,
-            MatMut::new(da, k, m),
-        );
-        // B̄ᵀ (n x k) += C̄ᵀ A, with A = (Aᵀ)ᵀ.
-        kernels::matmul(
-            one,
-            MatRef::new(&cbar, n, m),
-            MatRef::new(a, k, m).t(),
-            one,
-            MatMut::new(db, n, k),
-        );
-    }
-    c
+    mat_mul_adjoints("mat_mul_vjp", a, b, m, k, n, Some(da), Some(db), seed);
+    mat_mul(a, b, m, k, n)
+}
+
+/// Adjoints of [`mat_mul`] without its value, for generated code: `None` skips its product.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn mat_mul_pullback<T: Real>(
+    a: &[T],
+    b: &[T],
+    m: usize,
+    k: usize,
+    n: usize,
+    da: Option<&mut [T]>,
+    db: Option<&mut [T]>,
+    seed: &[T],
+) {
+    mat_mul_adjoints("mat_mul_pullback", a, b, m, k, n, da, db, seed);
 }
 
 /// [`mat_mul_vjp`] with a zero seed, for a dropped value: checks the shapes, adds nothing.
@@ -335,28 +383,47 @@ fn binary_jvp<T: Real>(
     (y, dy)
 }
 
+/// The shape checks of an element-wise binary operation's adjoints, of those present.
+#[inline(always)]
+#[track_caller]
+fn check_binary_adjoints<T>(op: &str, a: &[T], b: &[T], da: Option<&[T]>, db: Option<&[T]>) {
+    check_same(op, "a", a.len(), "b", b.len());
+    if let Some(da) = da {
+        check_same(op, "a", a.len(), "da", da.len());
+    }
+    if let Some(db) = db {
+        check_same(op, "b", b.len(), "db", db.len());
+    }
+}
+
+/// The adjoints of an element-wise binary operation under the name `op`: `da[i] += seed[i] *
+/// pa(a[i], b[i])` and `db[i] += seed[i] * pb(a[i], b[i])` (strong zero) over the seed's entries,
+/// each partial evaluated only for a `Some` buffer.
 #[inline(always)]
 #[track_caller]
 #[allow(clippy::too_many_arguments)]
-fn binary_vjp<T: Real>(
+fn binary_adjoints<T: Real>(
     op: &str,
     a: &[T],
     b: &[T],
-    da: &mut [T],
-    db: &mut [T],
+    da: Option<&mut [T]>,
+    db: Option<&mut [T]>,
     seed: &[T],
-    f: impl Fn(T, T) -> T,
-    d: impl Fn(T, T, T) -> (T, T),
-) -> Vec<T> {
-    check_binary(op, a, b, da, db);
+    pa: impl Fn(T, T) -> T,
+    pb: impl Fn(T, T) -> T,
+) {
+    check_binary_adjoints(op, a, b, da.as_deref(), db.as_deref());
     check_seed(op, seed.len(), a.len());
-    let y = binary(op, a, b, f);
-    for (i, &s) in seed.iter().enumerate() {
-        let (pa, pb) = d(a[i], b[i], y[i]);
-        da[i] = da[i] + term(s, pa);
-        db[i] = db[i] + term(s, pb);
+    if let Some(da) = da {
+        for (i, &s) in seed.iter().enumerate() {
+            da[i] = da[i] + term(s, pa(a[i], b[i]));
+        }
     }
-    y
+    if let Some(db) = db {
+        for (i, &s) in seed.iter().enumerate() {
+            db[i] = db[i] + term(s, pb(a[i], b[i]));
+        }
+    }
 }
 
 /// Element-wise `a + b` (nalgebra's `&a + &b`).
@@ -382,16 +449,38 @@ pub fn add_jvp<T: Real>(a: &[T], b: &[T], da: &[T], db: &[T]) -> (Vec<T>, Vec<T>
 /// Reverse mode of [`add`]: `da += seed`, `db += seed`.
 #[inline]
 pub fn add_vjp<T: Real>(a: &[T], b: &[T], da: &mut [T], db: &mut [T], seed: &[T]) -> Vec<T> {
-    binary_vjp(
+    binary_adjoints(
         "add_vjp",
+        a,
+        b,
+        Some(da),
+        Some(db),
+        seed,
+        |_, _| T::one(),
+        |_, _| T::one(),
+    );
+    add(a, b)
+}
+
+/// Adjoints of [`add`] without its value, for generated code: `da += seed`, `db += seed`.
+#[inline]
+pub fn add_pullback<T: Real>(
+    a: &[T],
+    b: &[T],
+    da: Option<&mut [T]>,
+    db: Option<&mut [T]>,
+    seed: &[T],
+) {
+    binary_adjoints(
+        "add_pullback",
         a,
         b,
         da,
         db,
         seed,
-        |x, y| x + y,
-        |_, _, _| (T::one(), T::one()),
-    )
+        |_, _| T::one(),
+        |_, _| T::one(),
+    );
 }
 
 /// [`add_vjp`] with a zero seed: checks the shapes, adds nothing.
@@ -424,16 +513,38 @@ pub fn sub_jvp<T: Real>(a: &[T], b: &[T], da: &[T], db: &[T]) -> (Vec<T>, Vec<T>
 /// Reverse mode of [`sub`]: `da += seed`, `db -= seed`.
 #[inline]
 pub fn sub_vjp<T: Real>(a: &[T], b: &[T], da: &mut [T], db: &mut [T], seed: &[T]) -> Vec<T> {
-    binary_vjp(
+    binary_adjoints(
         "sub_vjp",
+        a,
+        b,
+        Some(da),
+        Some(db),
+        seed,
+        |_, _| T::one(),
+        |_, _| -T::one(),
+    );
+    sub(a, b)
+}
+
+/// Adjoints of [`sub`] without its value, for generated code: `da += seed`, `db -= seed`.
+#[inline]
+pub fn sub_pullback<T: Real>(
+    a: &[T],
+    b: &[T],
+    da: Option<&mut [T]>,
+    db: Option<&mut [T]>,
+    seed: &[T],
+) {
+    binary_adjoints(
+        "sub_pullback",
         a,
         b,
         da,
         db,
         seed,
-        |x, y| x - y,
-        |_, _, _| (T::one(), -T::one()),
-    )
+        |_, _| T::one(),
+        |_, _| -T::one(),
+    );
 }
 
 /// [`sub_vjp`] with a zero seed: checks the shapes, adds nothing.
@@ -472,16 +583,38 @@ pub fn component_mul_vjp<T: Real>(
     db: &mut [T],
     seed: &[T],
 ) -> Vec<T> {
-    binary_vjp(
+    binary_adjoints(
         "component_mul_vjp",
+        a,
+        b,
+        Some(da),
+        Some(db),
+        seed,
+        |_, y| y,
+        |x, _| x,
+    );
+    component_mul(a, b)
+}
+
+/// Adjoints of [`component_mul`] without its value, for generated code: `seed * b`, `seed * a`.
+#[inline]
+pub fn component_mul_pullback<T: Real>(
+    a: &[T],
+    b: &[T],
+    da: Option<&mut [T]>,
+    db: Option<&mut [T]>,
+    seed: &[T],
+) {
+    binary_adjoints(
+        "component_mul_pullback",
         a,
         b,
         da,
         db,
         seed,
-        |x, y| x * y,
-        |x, y, _| (y, x),
-    )
+        |_, y| y,
+        |x, _| x,
+    );
 }
 
 /// [`component_mul_vjp`] with a zero seed: checks the shapes, adds nothing.
@@ -495,6 +628,19 @@ pub fn component_mul_vjp_dropped<T: Real>(a: &[T], b: &[T], da: &mut [T], db: &m
 #[inline(always)]
 fn div_partials<T: Real>(_a: T, b: T, y: T) -> (T, T) {
     (b.recip(), -(y / b))
+}
+
+/// `∂(a / b) / ∂a = 1 / b`, as [`div_partials`] gives it.
+#[inline(always)]
+fn div_da<T: Real>(_a: T, b: T) -> T {
+    b.recip()
+}
+
+/// `∂(a / b) / ∂b = -(a / b) / b`, as [`div_partials`] gives it: the one partial of the
+/// element-wise operations that needs the value.
+#[inline(always)]
+fn div_db<T: Real>(a: T, b: T) -> T {
+    -((a / b) / b)
 }
 
 /// Element-wise `a / b` (nalgebra's `a.component_div(&b)`).
@@ -526,16 +672,29 @@ pub fn component_div_vjp<T: Real>(
     db: &mut [T],
     seed: &[T],
 ) -> Vec<T> {
-    binary_vjp(
+    binary_adjoints(
         "component_div_vjp",
         a,
         b,
-        da,
-        db,
+        Some(da),
+        Some(db),
         seed,
-        |x, y| x / y,
-        div_partials,
-    )
+        div_da,
+        div_db,
+    );
+    component_div(a, b)
+}
+
+/// Adjoints of [`component_div`] without its value, for generated code: as [`component_div_vjp`].
+#[inline]
+pub fn component_div_pullback<T: Real>(
+    a: &[T],
+    b: &[T],
+    da: Option<&mut [T]>,
+    db: Option<&mut [T]>,
+    seed: &[T],
+) {
+    binary_adjoints("component_div_pullback", a, b, da, db, seed, div_da, div_db);
 }
 
 /// [`component_div_vjp`] with a zero seed: checks the shapes, adds nothing.
@@ -561,15 +720,32 @@ pub fn neg_jvp<T: Real>(a: &[T], da: &[T]) -> (Vec<T>, Vec<T>) {
     (neg(a), neg(da))
 }
 
+/// `da -= seed` under the name `op`, nothing for a `None` buffer.
+#[inline(always)]
+#[track_caller]
+fn neg_adjoints<T: Real>(op: &str, a: &[T], da: Option<&mut [T]>, seed: &[T]) {
+    if let Some(da) = da.as_deref() {
+        check_same(op, "a", a.len(), "da", da.len());
+    }
+    check_seed(op, seed.len(), a.len());
+    if let Some(da) = da {
+        for (d, &s) in da.iter_mut().zip(seed) {
+            *d = *d - s;
+        }
+    }
+}
+
 /// Reverse mode of [`neg`]: `da -= seed`.
 #[inline]
 pub fn neg_vjp<T: Real>(a: &[T], da: &mut [T], seed: &[T]) -> Vec<T> {
-    check_same("neg_vjp", "a", a.len(), "da", da.len());
-    check_seed("neg_vjp", seed.len(), a.len());
-    for (d, &s) in da.iter_mut().zip(seed) {
-        *d = *d - s;
-    }
+    neg_adjoints("neg_vjp", a, Some(da), seed);
     neg(a)
+}
+
+/// Adjoints of [`neg`] without its value, for generated code: `da -= seed`.
+#[inline]
+pub fn neg_pullback<T: Real>(a: &[T], da: Option<&mut [T]>, seed: &[T]) {
+    neg_adjoints("neg_pullback", a, da, seed);
 }
 
 /// [`neg_vjp`] with a zero seed: checks the shapes, adds nothing.
@@ -597,20 +773,59 @@ pub fn scale_jvp<T: Real>(a: &[T], s: T, da: &[T], ds: T) -> (Vec<T>, Vec<T>) {
     (scale(a, s), dy)
 }
 
+/// The adjoints of `a * s` under the name `op`: `da[i] += seed[i] * pa(s)` and
+/// `ds += Σ seed[i] * ps(a[i], s)` (strong zero) over the seed's entries, `ds` untouched by an
+/// empty seed, each partial evaluated only for a `Some` buffer.
+#[inline(always)]
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+fn with_scalar_adjoints<T: Real>(
+    op: &str,
+    a: &[T],
+    s: T,
+    da: Option<&mut [T]>,
+    ds: Option<&mut T>,
+    seed: &[T],
+    pa: impl Fn(T) -> T,
+    ps: impl Fn(T, T) -> T,
+) {
+    if let Some(da) = da.as_deref() {
+        check_same(op, "a", a.len(), "da", da.len());
+    }
+    check_seed(op, seed.len(), a.len());
+    if let Some(da) = da {
+        for (d, &g) in da.iter_mut().zip(seed) {
+            *d = *d + term(g, pa(s));
+        }
+    }
+    if let Some(ds) = ds {
+        if !seed.is_empty() {
+            let sum = a
+                .iter()
+                .zip(seed)
+                .fold(T::zero(), |sum, (&x, &g)| sum + term(g, ps(x, s)));
+            *ds = *ds + sum;
+        }
+    }
+}
+
 /// Reverse mode of [`scale`]: `da += seed * s`, `ds += Σ seed[i] a[i]`.
 #[inline]
 pub fn scale_vjp<T: Real>(a: &[T], s: T, da: &mut [T], ds: &mut T, seed: &[T]) -> Vec<T> {
-    check_same("scale_vjp", "a", a.len(), "da", da.len());
-    check_seed("scale_vjp", seed.len(), a.len());
-    let mut sum = T::zero();
-    for ((d, &x), &g) in da.iter_mut().zip(a).zip(seed) {
-        *d = *d + term(g, s);
-        sum = sum + term(g, x);
-    }
-    if !seed.is_empty() {
-        *ds = *ds + sum;
-    }
+    with_scalar_adjoints("scale_vjp", a, s, Some(da), Some(ds), seed, |s| s, |x, _| x);
     scale(a, s)
+}
+
+/// Adjoints of [`scale`] without its value, for generated code: `seed * s`, `Σ seed[i] a[i]`.
+#[inline]
+pub fn scale_pullback<T: Real>(
+    a: &[T],
+    s: T,
+    da: Option<&mut [T]>,
+    ds: Option<&mut T>,
+    seed: &[T],
+) {
+    with_scalar_adjoints("scale_pullback", a, s, da, ds, seed, |s| s, |x, _| x);
 }
 
 /// [`scale_vjp`] with a zero seed: checks the shapes, adds nothing.
@@ -646,19 +861,29 @@ pub fn div_scalar_jvp<T: Real>(a: &[T], s: T, da: &[T], ds: T) -> (Vec<T>, Vec<T
 /// Reverse mode of [`div_scalar`]: `da += seed / s`, `ds -= Σ seed[i] (a[i] / s) / s`.
 #[inline]
 pub fn div_scalar_vjp<T: Real>(a: &[T], s: T, da: &mut [T], ds: &mut T, seed: &[T]) -> Vec<T> {
-    check_same("div_scalar_vjp", "a", a.len(), "da", da.len());
-    check_seed("div_scalar_vjp", seed.len(), a.len());
-    let y = div_scalar(a, s);
-    let mut sum = T::zero();
-    for ((d, &v), &g) in da.iter_mut().zip(&y).zip(seed) {
-        let (pa, ps) = div_partials(T::zero(), s, v);
-        *d = *d + term(g, pa);
-        sum = sum + term(g, ps);
-    }
-    if !seed.is_empty() {
-        *ds = *ds + sum;
-    }
-    y
+    with_scalar_adjoints(
+        "div_scalar_vjp",
+        a,
+        s,
+        Some(da),
+        Some(ds),
+        seed,
+        T::recip,
+        div_db,
+    );
+    div_scalar(a, s)
+}
+
+/// Adjoints of [`div_scalar`] without its value, for generated code: as [`div_scalar_vjp`].
+#[inline]
+pub fn div_scalar_pullback<T: Real>(
+    a: &[T],
+    s: T,
+    da: Option<&mut [T]>,
+    ds: Option<&mut T>,
+    seed: &[T],
+) {
+    with_scalar_adjoints("div_scalar_pullback", a, s, da, ds, seed, T::recip, div_db);
 }
 
 /// [`div_scalar_vjp`] with a zero seed: checks the shapes, adds nothing.
@@ -703,20 +928,50 @@ pub fn add_scalar_jvp<T: Real>(a: &[T], s: T, da: &[T], ds: T) -> (Vec<T>, Vec<T
     (add_scalar(a, s), add_scalar(da, ds))
 }
 
+/// The adjoints of `a + s` under the name `op`: `da += seed`, `ds += Σ seed[i]` (untouched by an
+/// empty seed), nothing for a `None` buffer.
+#[inline(always)]
+#[track_caller]
+fn add_scalar_adjoints<T: Real>(
+    op: &str,
+    a: &[T],
+    da: Option<&mut [T]>,
+    ds: Option<&mut T>,
+    seed: &[T],
+) {
+    if let Some(da) = da.as_deref() {
+        check_same(op, "a", a.len(), "da", da.len());
+    }
+    check_seed(op, seed.len(), a.len());
+    if let Some(da) = da {
+        for (d, &g) in da.iter_mut().zip(seed) {
+            *d = *d + g;
+        }
+    }
+    if let Some(ds) = ds {
+        if !seed.is_empty() {
+            *ds = *ds + sum(seed);
+        }
+    }
+}
+
 /// Reverse mode of [`add_scalar`]: `da += seed`, `ds += Σ seed[i]`.
 #[inline]
 pub fn add_scalar_vjp<T: Real>(a: &[T], s: T, da: &mut [T], ds: &mut T, seed: &[T]) -> Vec<T> {
-    check_same("add_scalar_vjp", "a", a.len(), "da", da.len());
-    check_seed("add_scalar_vjp", seed.len(), a.len());
-    let mut sum = T::zero();
-    for (d, &g) in da.iter_mut().zip(seed) {
-        *d = *d + g;
-        sum = sum + g;
-    }
-    if !seed.is_empty() {
-        *ds = *ds + sum;
-    }
+    add_scalar_adjoints("add_scalar_vjp", a, Some(da), Some(ds), seed);
     add_scalar(a, s)
+}
+
+/// Adjoints of [`add_scalar`] without its value, for generated code: `da += seed`, `ds += Σ seed`.
+#[inline]
+pub fn add_scalar_pullback<T: Real>(
+    a: &[T],
+    _s: T,
+    da: Option<&mut [T]>,
+    ds: Option<&mut T>,
+    seed: &[T],
+) {
+    add_scalar_adjoints("add_scalar_pullback", a, da, ds, seed);
 }
 
 /// [`add_scalar_vjp`] with a zero seed: checks the shapes, adds nothing.
@@ -756,6 +1011,32 @@ pub fn transpose_jvp<T: Real>(a: &[T], rows: usize, cols: usize, da: &[T]) -> (V
     (transposed(a, rows, cols), transposed(da, rows, cols))
 }
 
+/// `da += seedᵀ` under the name `op`, nothing for a `None` buffer.
+#[inline(always)]
+#[track_caller]
+fn transpose_adjoints<T: Real>(
+    op: &str,
+    a: &[T],
+    rows: usize,
+    cols: usize,
+    da: Option<&mut [T]>,
+    seed: &[T],
+) {
+    check_mat(op, "a", a.len(), rows, cols);
+    if let Some(da) = da.as_deref() {
+        check_mat(op, "da", da.len(), rows, cols);
+    }
+    check_seed(op, seed.len(), a.len());
+    if let Some(da) = da {
+        // Seed entry `k` is element `(k % cols, k / cols)` of Aᵀ, so element `(k / cols, k % cols)`
+        // of A (`cols > 0` whenever the seed has entries).
+        for (k, &g) in seed.iter().enumerate() {
+            let at = k / cols + (k % cols) * rows;
+            da[at] = da[at] + g;
+        }
+    }
+}
+
 /// Reverse mode of [`transpose`]: `da += seedᵀ` (the seed is `cols x rows`, column-major).
 #[inline]
 pub fn transpose_vjp<T: Real>(
@@ -765,16 +1046,20 @@ pub fn transpose_vjp<T: Real>(
     da: &mut [T],
     seed: &[T],
 ) -> Vec<T> {
-    check_mat("transpose_vjp", "a", a.len(), rows, cols);
-    check_mat("transpose_vjp", "da", da.len(), rows, cols);
-    check_seed("transpose_vjp", seed.len(), a.len());
-    // Seed entry `k` is element `(k % cols, k / cols)` of Aᵀ, so element `(k / cols, k % cols)`
-    // of A (`cols > 0` whenever the seed has entries).
-    for (k, &g) in seed.iter().enumerate() {
-        let at = k / cols + (k % cols) * rows;
-        da[at] = da[at] + g;
-    }
+    transpose_adjoints("transpose_vjp", a, rows, cols, Some(da), seed);
     transposed(a, rows, cols)
+}
+
+/// Adjoints of [`transpose`] without its value, for generated code: `da += seedᵀ`.
+#[inline]
+pub fn transpose_pullback<T: Real>(
+    a: &[T],
+    rows: usize,
+    cols: usize,
+    da: Option<&mut [T]>,
+    seed: &[T],
+) {
+    transpose_adjoints("transpose_pullback", a, rows, cols, da, seed);
 }
 
 /// [`transpose_vjp`] with a zero seed: checks the shapes, adds nothing.
@@ -811,6 +1096,31 @@ pub fn column_jvp<T: Real>(
     (column(a, rows, cols, j), column(da, rows, cols, j))
 }
 
+/// The seed added into column `j` of `da` under the name `op`, nothing for a `None` buffer.
+#[inline(always)]
+#[track_caller]
+fn column_adjoints<T: Real>(
+    op: &str,
+    a: &[T],
+    rows: usize,
+    cols: usize,
+    j: usize,
+    da: Option<&mut [T]>,
+    seed: &[T],
+) {
+    check_mat(op, "a", a.len(), rows, cols);
+    if let Some(da) = da.as_deref() {
+        check_mat(op, "da", da.len(), rows, cols);
+    }
+    check_index(op, "column", j, cols, rows, cols);
+    check_seed(op, seed.len(), rows);
+    if let Some(da) = da {
+        for (d, &g) in da[j * rows..].iter_mut().zip(seed) {
+            *d = *d + g;
+        }
+    }
+}
+
 /// Reverse mode of [`column`]: the seed is added into column `j` of `da`.
 #[inline]
 pub fn column_vjp<T: Real>(
@@ -821,12 +1131,21 @@ pub fn column_vjp<T: Real>(
     da: &mut [T],
     seed: &[T],
 ) -> Vec<T> {
-    column_vjp_dropped(a, rows, cols, j, da);
-    check_seed("column_vjp", seed.len(), rows);
-    for (d, &g) in da[j * rows..].iter_mut().zip(seed) {
-        *d = *d + g;
-    }
+    column_adjoints("column_vjp", a, rows, cols, j, Some(da), seed);
     a[j * rows..(j + 1) * rows].to_vec()
+}
+
+/// Adjoints of [`column`] without its value, for generated code: `seed` into column `j` of `da`.
+#[inline]
+pub fn column_pullback<T: Real>(
+    a: &[T],
+    rows: usize,
+    cols: usize,
+    j: usize,
+    da: Option<&mut [T]>,
+    seed: &[T],
+) {
+    column_adjoints("column_pullback", a, rows, cols, j, da, seed);
 }
 
 /// [`column_vjp`] with a zero seed: checks the shapes and the index, adds nothing.
@@ -858,6 +1177,32 @@ pub fn row_jvp<T: Real>(a: &[T], rows: usize, cols: usize, i: usize, da: &[T]) -
     (row(a, rows, cols, i), row(da, rows, cols, i))
 }
 
+/// The seed added into row `i` of `da` under the name `op`, nothing for a `None` buffer.
+#[inline(always)]
+#[track_caller]
+fn row_adjoints<T: Real>(
+    op: &str,
+    a: &[T],
+    rows: usize,
+    cols: usize,
+    i: usize,
+    da: Option<&mut [T]>,
+    seed: &[T],
+) {
+    check_mat(op, "a", a.len(), rows, cols);
+    if let Some(da) = da.as_deref() {
+        check_mat(op, "da", da.len(), rows, cols);
+    }
+    check_index(op, "row", i, rows, rows, cols);
+    check_seed(op, seed.len(), cols);
+    if let Some(da) = da {
+        for (j, &g) in seed.iter().enumerate() {
+            let at = i + j * rows;
+            da[at] = da[at] + g;
+        }
+    }
+}
+
 /// Reverse mode of [`row`]: the seed is added into row `i` of `da`.
 #[inline]
 pub fn row_vjp<T: Real>(
@@ -868,13 +1213,21 @@ pub fn row_vjp<T: Real>(
     da: &mut [T],
     seed: &[T],
 ) -> Vec<T> {
-    row_vjp_dropped(a, rows, cols, i, da);
-    check_seed("row_vjp", seed.len(), cols);
-    for (j, &g) in seed.iter().enumerate() {
-        let at = i + j * rows;
-        da[at] = da[at] + g;
-    }
+    row_adjoints("row_vjp", a, rows, cols, i, Some(da), seed);
     (0..cols).map(|j| a[i + j * rows]).collect()
+}
+
+/// Adjoints of [`row`] without its value, for generated code: `seed` into row `i` of `da`.
+#[inline]
+pub fn row_pullback<T: Real>(
+    a: &[T],
+    rows: usize,
+    cols: usize,
+    i: usize,
+    da: Option<&mut [T]>,
+    seed: &[T],
+) {
+    row_adjoints("row_pullback", a, rows, cols, i, da, seed);
 }
 
 /// [`row_vjp`] with a zero seed: checks the shapes and the index, adds nothing.
@@ -971,12 +1324,25 @@ fn dot_jvp_with<T: Real>(op: &str, a: &[T], b: &[T], da: &[T], db: &[T], value: 
     (value, dy)
 }
 
+/// `da += seed b`, `db += seed a` under the name `op` (nothing for a zero seed or a `None`
+/// buffer), after the shape checks of the buffers present.
 #[inline(always)]
 #[track_caller]
-fn dot_vjp_with<T: Real>(op: &str, a: &[T], b: &[T], da: &mut [T], db: &mut [T], seed: T) {
-    check_binary(op, a, b, da, db);
-    add_seed_times(da, seed, b);
-    add_seed_times(db, seed, a);
+fn dot_adjoints<T: Real>(
+    op: &str,
+    a: &[T],
+    b: &[T],
+    da: Option<&mut [T]>,
+    db: Option<&mut [T]>,
+    seed: T,
+) {
+    check_binary_adjoints(op, a, b, da.as_deref(), db.as_deref());
+    if let Some(da) = da {
+        add_seed_times(da, seed, b);
+    }
+    if let Some(db) = db {
+        add_seed_times(db, seed, a);
+    }
 }
 
 /// Forward mode of [`dot`]: `Σ da[i] b[i] + a[i] db[i]`.
@@ -989,8 +1355,20 @@ pub fn dot_jvp<T: Real>(a: &[T], b: &[T], da: &[T], db: &[T]) -> (T, T) {
 /// Reverse mode of [`dot`]: `da += seed b`, `db += seed a`.
 #[inline]
 pub fn dot_vjp<T: Real>(a: &[T], b: &[T], da: &mut [T], db: &mut [T], seed: T) -> T {
-    dot_vjp_with("dot_vjp", a, b, da, db, seed);
-    na_column_dot(T::zero(), a, b)
+    dot_adjoints("dot_vjp", a, b, Some(da), Some(db), seed);
+    dot(a, b)
+}
+
+/// Adjoints of [`dot`] without its value, for generated code: `da += seed b`, `db += seed a`.
+#[inline]
+pub fn dot_pullback<T: Real>(
+    a: &[T],
+    b: &[T],
+    da: Option<&mut [T]>,
+    db: Option<&mut [T]>,
+    seed: T,
+) {
+    dot_adjoints("dot_pullback", a, b, da, db, seed);
 }
 
 /// [`dot_vjp`] with a zero seed: checks the shapes, adds nothing.
@@ -1024,6 +1402,25 @@ pub fn dot_mat_jvp<T: Real>(
     dot_jvp_with("dot_mat_jvp", a, b, da, db, value)
 }
 
+/// The adjoints of [`dot_mat`] under the name `op`: its shape checks, then [`dot_adjoints`].
+#[inline(always)]
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+fn dot_mat_adjoints<T: Real>(
+    op: &str,
+    a: &[T],
+    b: &[T],
+    rows: usize,
+    cols: usize,
+    da: Option<&mut [T]>,
+    db: Option<&mut [T]>,
+    seed: T,
+) {
+    check_mat(op, "a", a.len(), rows, cols);
+    check_mat(op, "b", b.len(), rows, cols);
+    dot_adjoints(op, a, b, da, db, seed);
+}
+
 /// Reverse mode of [`dot_mat`]: `da += seed b`, `db += seed a`.
 #[inline]
 #[allow(clippy::too_many_arguments)]
@@ -1036,9 +1433,22 @@ pub fn dot_mat_vjp<T: Real>(
     db: &mut [T],
     seed: T,
 ) -> T {
-    let value = dot_mat(a, b, rows, cols);
-    dot_vjp_with("dot_mat_vjp", a, b, da, db, seed);
-    value
+    dot_mat_adjoints("dot_mat_vjp", a, b, rows, cols, Some(da), Some(db), seed);
+    na_dot(a, b, rows, cols)
+}
+
+/// Adjoints of [`dot_mat`] without its value, for generated code: `da += seed b`, `db += seed a`.
+#[inline]
+pub fn dot_mat_pullback<T: Real>(
+    a: &[T],
+    b: &[T],
+    rows: usize,
+    cols: usize,
+    da: Option<&mut [T]>,
+    db: Option<&mut [T]>,
+    seed: T,
+) {
+    dot_mat_adjoints("dot_mat_pullback", a, b, rows, cols, da, db, seed);
 }
 
 /// [`dot_mat_vjp`] with a zero seed: checks the shapes, adds nothing.
@@ -1069,16 +1479,31 @@ pub fn sum_jvp<T: Real>(a: &[T], da: &[T]) -> (T, T) {
     (sum(a), sum(da))
 }
 
+/// `da[i] += seed` under the name `op`, nothing for a zero seed or a `None` buffer.
+#[inline(always)]
+#[track_caller]
+fn sum_adjoints<T: Real>(op: &str, a: &[T], da: Option<&mut [T]>, seed: T) {
+    if let Some(da) = da {
+        check_same(op, "a", a.len(), "da", da.len());
+        if seed != T::zero() {
+            for d in da.iter_mut() {
+                *d = *d + seed;
+            }
+        }
+    }
+}
+
 /// Reverse mode of [`sum`]: `da[i] += seed`.
 #[inline]
 pub fn sum_vjp<T: Real>(a: &[T], da: &mut [T], seed: T) -> T {
-    check_same("sum_vjp", "a", a.len(), "da", da.len());
-    if seed != T::zero() {
-        for d in da.iter_mut() {
-            *d = *d + seed;
-        }
-    }
+    sum_adjoints("sum_vjp", a, Some(da), seed);
     sum(a)
+}
+
+/// Adjoints of [`sum`] without its value, for generated code: `da[i] += seed`.
+#[inline]
+pub fn sum_pullback<T: Real>(a: &[T], da: Option<&mut [T]>, seed: T) {
+    sum_adjoints("sum_pullback", a, da, seed);
 }
 
 /// [`sum_vjp`] with a zero seed: checks the shapes, adds nothing.
@@ -1112,17 +1537,33 @@ pub fn mean_jvp<T: Real>(a: &[T], da: &[T]) -> (T, T) {
     (mean(a), mean(da))
 }
 
+/// `da[i] += seed / n` under the name `op`, nothing for a zero seed, an empty `a` or a `None`
+/// buffer.
+#[inline(always)]
+#[track_caller]
+fn mean_adjoints<T: Real>(op: &str, a: &[T], da: Option<&mut [T]>, seed: T) {
+    if let Some(da) = da {
+        check_same(op, "a", a.len(), "da", da.len());
+        if seed != T::zero() && !a.is_empty() {
+            let g = seed / count(a.len());
+            for d in da.iter_mut() {
+                *d = *d + g;
+            }
+        }
+    }
+}
+
 /// Reverse mode of [`mean`]: `da[i] += seed / n`.
 #[inline]
 pub fn mean_vjp<T: Real>(a: &[T], da: &mut [T], seed: T) -> T {
-    check_same("mean_vjp", "a", a.len(), "da", da.len());
-    if seed != T::zero() && !a.is_empty() {
-        let g = seed / count(a.len());
-        for d in da.iter_mut() {
-            *d = *d + g;
-        }
-    }
+    mean_adjoints("mean_vjp", a, Some(da), seed);
     mean(a)
+}
+
+/// Adjoints of [`mean`] without its value, for generated code: `da[i] += seed / n`.
+#[inline]
+pub fn mean_pullback<T: Real>(a: &[T], da: Option<&mut [T]>, seed: T) {
+    mean_adjoints("mean_pullback", a, da, seed);
 }
 
 /// [`mean_vjp`] with a zero seed: checks the shapes, adds nothing.
@@ -1147,12 +1588,27 @@ pub fn norm_squared_jvp<T: Real>(a: &[T], da: &[T]) -> (T, T) {
     (norm_squared(a), t + t)
 }
 
+/// `da += 2 seed a` under the name `op`, nothing for a zero seed or a `None` buffer.
+#[inline(always)]
+#[track_caller]
+fn norm_squared_adjoints<T: Real>(op: &str, a: &[T], da: Option<&mut [T]>, seed: T) {
+    if let Some(da) = da {
+        check_same(op, "a", a.len(), "da", da.len());
+        add_seed_times(da, seed + seed, a);
+    }
+}
+
 /// Reverse mode of [`norm_squared`]: `da += 2 seed a`.
 #[inline]
 pub fn norm_squared_vjp<T: Real>(a: &[T], da: &mut [T], seed: T) -> T {
-    check_same("norm_squared_vjp", "a", a.len(), "da", da.len());
-    add_seed_times(da, seed + seed, a);
+    norm_squared_adjoints("norm_squared_vjp", a, Some(da), seed);
     norm_squared(a)
+}
+
+/// Adjoints of [`norm_squared`] without its value, for generated code: `da += 2 seed a`.
+#[inline]
+pub fn norm_squared_pullback<T: Real>(a: &[T], da: Option<&mut [T]>, seed: T) {
+    norm_squared_adjoints("norm_squared_pullback", a, da, seed);
 }
 
 /// [`norm_squared_vjp`] with a zero seed: checks the shapes, adds nothing.
@@ -1188,10 +1644,24 @@ pub fn norm_squared_mat_vjp<T: Real>(
     da: &mut [T],
     seed: T,
 ) -> T {
-    let value = norm_squared_mat(a, rows, cols);
-    check_same("norm_squared_mat_vjp", "a", a.len(), "da", da.len());
-    add_seed_times(da, seed + seed, a);
-    value
+    let op = "norm_squared_mat_vjp";
+    check_mat(op, "a", a.len(), rows, cols);
+    norm_squared_adjoints(op, a, Some(da), seed);
+    na_norm_squared(a, rows, cols)
+}
+
+/// Adjoints of [`norm_squared_mat`] without its value, for generated code: `da += 2 seed a`.
+#[inline]
+pub fn norm_squared_mat_pullback<T: Real>(
+    a: &[T],
+    rows: usize,
+    cols: usize,
+    da: Option<&mut [T]>,
+    seed: T,
+) {
+    let op = "norm_squared_mat_pullback";
+    check_mat(op, "a", a.len(), rows, cols);
+    norm_squared_adjoints(op, a, da, seed);
 }
 
 /// [`norm_squared_mat_vjp`] with a zero seed: checks the shapes, adds nothing.
@@ -1214,10 +1684,25 @@ fn norm_tangent<T: Real>(a: &[T], n: T, da: &[T]) -> T {
         .fold(T::zero(), |s, (&x, &dx)| s + term(dx, x / n))
 }
 
-/// `da[i] += term(seed, a[i] / n)`: the adjoint of the norm `n` of `a`, nothing at `n == 0`.
-#[inline]
-fn norm_adjoint<T: Real>(a: &[T], n: T, da: &mut [T], seed: T) {
-    if seed == T::zero() || n == T::zero() {
+/// `da[i] += term(seed, a[i] / n)` under the name `op`: the adjoint of the norm `n` of `a`, which
+/// `norm` gives, nothing at `n == 0`. The norm is computed only for a `Some` buffer and a nonzero
+/// seed.
+#[inline(always)]
+#[track_caller]
+fn norm_adjoints<T: Real>(
+    op: &str,
+    a: &[T],
+    norm: impl FnOnce() -> T,
+    da: Option<&mut [T]>,
+    seed: T,
+) {
+    let Some(da) = da else { return };
+    check_same(op, "a", a.len(), "da", da.len());
+    if seed == T::zero() {
+        return;
+    }
+    let n = norm();
+    if n == T::zero() {
         return;
     }
     for (d, &x) in da.iter_mut().zip(a) {
@@ -1244,10 +1729,15 @@ pub fn norm_jvp<T: Real>(a: &[T], da: &[T]) -> (T, T) {
 /// Reverse mode of [`norm`]: `da += seed a / ‖a‖`, nothing at `a = 0` (see the module docs).
 #[inline]
 pub fn norm_vjp<T: Real>(a: &[T], da: &mut [T], seed: T) -> T {
-    check_same("norm_vjp", "a", a.len(), "da", da.len());
     let n = norm(a);
-    norm_adjoint(a, n, da, seed);
+    norm_adjoints("norm_vjp", a, || n, Some(da), seed);
     n
+}
+
+/// Adjoints of [`norm`] without its value, for generated code: `da += seed a / ‖a‖` (`0` at `0`).
+#[inline]
+pub fn norm_pullback<T: Real>(a: &[T], da: Option<&mut [T]>, seed: T) {
+    norm_adjoints("norm_pullback", a, || norm(a), da, seed);
 }
 
 /// [`norm_vjp`] with a zero seed: checks the shapes, adds nothing.
@@ -1275,10 +1765,25 @@ pub fn norm_mat_jvp<T: Real>(a: &[T], rows: usize, cols: usize, da: &[T]) -> (T,
 /// Reverse mode of [`norm_mat`]: `da += seed a / ‖a‖`, nothing at `a = 0`.
 #[inline]
 pub fn norm_mat_vjp<T: Real>(a: &[T], rows: usize, cols: usize, da: &mut [T], seed: T) -> T {
-    let n = norm_mat(a, rows, cols);
-    check_same("norm_mat_vjp", "a", a.len(), "da", da.len());
-    norm_adjoint(a, n, da, seed);
+    let op = "norm_mat_vjp";
+    check_mat(op, "a", a.len(), rows, cols);
+    let n = na_norm_squared(a, rows, cols).sqrt();
+    norm_adjoints(op, a, || n, Some(da), seed);
     n
+}
+
+/// Adjoints of [`norm_mat`] without its value, for generated code: `da += seed a / ‖a‖`.
+#[inline]
+pub fn norm_mat_pullback<T: Real>(
+    a: &[T],
+    rows: usize,
+    cols: usize,
+    da: Option<&mut [T]>,
+    seed: T,
+) {
+    let op = "norm_mat_pullback";
+    check_mat(op, "a", a.len(), rows, cols);
+    norm_adjoints(op, a, || na_norm_squared(a, rows, cols).sqrt(), da, seed);
 }
 
 /// [`norm_mat_vjp`] with a zero seed: checks the shapes, adds nothing.

@@ -1,10 +1,11 @@
 //! Tests of the nalgebra support: takes every `na::` operation (in f32 and f64, over shapes with
 //! zero, one, odd and 8-17 sized dimensions) and the value-trait impls for nalgebra matrices,
 //! gives checks of the forward mode against central differences, of reverse against forward mode
-//! by the dot-product test, of accumulation, short and empty seeds and dropped calls, of the values
-//! against nalgebra's own (bit for bit where nalgebra's summation is reproduced, within the
-//! rounding bound for the product), and of zeros, accumulation, scaling and flat access of
-//! `DMatrix`, `DVector`, `RowDVector`, `Matrix3`, `Vector3` and views.
+//! by the dot-product test, of accumulation, short and empty seeds and dropped calls, of the
+//! pullbacks against the reverse mode (bit for bit, with every subset of the adjoints) and against
+//! known values, of the values against nalgebra's own (bit for bit where nalgebra's summation is
+//! reproduced, within the rounding bound for the product), and of zeros, accumulation, scaling and
+//! flat access of `DMatrix`, `DVector`, `RowDVector`, `Matrix3`, `Vector3` and views.
 
 mod common;
 
@@ -102,9 +103,11 @@ type Forward<T> = Box<dyn Fn(&[Vec<T>], &[Vec<T>]) -> (Vec<T>, Vec<T>)>;
 type Reverse<T> = Box<dyn Fn(&[Vec<T>], &mut [Vec<T>], &[T]) -> Vec<T>>;
 /// Its dropped reverse mode: inputs and adjoint buffers.
 type Dropped<T> = Box<dyn Fn(&[Vec<T>], &mut [Vec<T>])>;
+/// Its pullback: inputs, adjoint buffers, which of them to pass as `Some`, and a seed.
+type Pullback<T> = Box<dyn Fn(&[Vec<T>], &mut [Vec<T>], &[bool], &[T])>;
 
 /// An operation under test, as a function of its float inputs (each a flat slice; a scalar input
-/// is a slice of one), with its three companions.
+/// is a slice of one), with its four companions.
 struct Op<T> {
     name: String,
     inputs: Vec<Vec<T>>,
@@ -114,6 +117,7 @@ struct Op<T> {
     jvp: Forward<T>,
     vjp: Reverse<T>,
     dropped: Dropped<T>,
+    pullback: Pullback<T>,
 }
 
 /// The seed of a scalar output (`&[]` is zero).
@@ -222,6 +226,51 @@ fn check_op<T: Real + TestFloat>(op: &Op<T>, rng: &mut Rng) {
     );
 }
 
+/// The pullback against the reverse mode, whose adjoints `check_op` checks: with every buffer
+/// `Some`, exactly what `vjp` adds, bit for bit, into zero and nonzero buffers, for a full, a short
+/// and an empty seed (a zero one for a scalar output); with any buffers `None`, the others get the
+/// same and the `None` ones stay as they were.
+fn check_pullback<T: Real + TestFloat>(op: &Op<T>, rng: &mut Rng) {
+    let ctx = format!("{} ({})", op.name, T::NAME);
+    let lens: Vec<usize> = op.inputs.iter().map(Vec::len).collect();
+    let n_in: usize = lens.iter().sum();
+    let n_out = (op.f)(&op.inputs).len();
+    let full: Vec<T> = rng.vec(n_out);
+    let mut seeds = vec![full.clone(), Vec::new()];
+    if op.vec_out {
+        seeds.push(full[..n_out / 2].to_vec());
+        seeds.push(full[..n_out.saturating_sub(1)].to_vec());
+    } else {
+        seeds.push(vec![T::zero()]);
+    }
+    let bases = [
+        split(&vec![T::zero(); n_in], &lens),
+        split(&rng.vec(n_in), &lens),
+    ];
+    for seed in &seeds {
+        for base in &bases {
+            let mut want = base.clone();
+            (op.vjp)(&op.inputs, &mut want, seed);
+            for mask in 0..1u32 << lens.len() {
+                let on: Vec<bool> = (0..lens.len()).map(|i| mask >> i & 1 == 1).collect();
+                let mut got = base.clone();
+                (op.pullback)(&op.inputs, &mut got, &on, seed);
+                for i in 0..lens.len() {
+                    let expected = if on[i] { &want[i] } else { &base[i] };
+                    assert_same_vec(
+                        &format!(
+                            "{ctx}: pullback, seed of {} of {n_out}, Some {on:?}, adjoint {i}",
+                            seed.len()
+                        ),
+                        &got[i],
+                        expected,
+                    );
+                }
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The operations, as `Op`s
 
@@ -240,12 +289,17 @@ fn mat_mul_op<T: Real>(rng: &mut Rng, m: usize, k: usize, n: usize) -> Op<T> {
             let [da, db] = d else { unreachable!() };
             na::mat_mul_vjp_dropped(&x[0], &x[1], m, k, n, da, db)
         }),
+        pullback: Box::new(move |x, d, on, s| {
+            let [da, db] = d else { unreachable!() };
+            let (da, db) = (on[0].then_some(&mut da[..]), on[1].then_some(&mut db[..]));
+            na::mat_mul_pullback(&x[0], &x[1], m, k, n, da, db, s)
+        }),
     }
 }
 
 /// An element-wise binary operation and its companions.
 macro_rules! binary_op {
-    ($rng:expr, $n:expr, $b:expr, $f:ident, $jvp:ident, $vjp:ident, $dropped:ident) => {
+    ($rng:expr, $n:expr, $b:expr, $f:ident, $jvp:ident, $vjp:ident, $dropped:ident, $pb:ident) => {
         Op {
             name: format!("{} of {}", stringify!($f), $n),
             inputs: vec![$rng.vec($n), $b],
@@ -260,16 +314,21 @@ macro_rules! binary_op {
                 let [da, db] = d else { unreachable!() };
                 na::$dropped(&x[0], &x[1], da, db)
             }),
+            pullback: Box::new(|x, d, on, s| {
+                let [da, db] = d else { unreachable!() };
+                let (da, db) = (on[0].then_some(&mut da[..]), on[1].then_some(&mut db[..]));
+                na::$pb(&x[0], &x[1], da, db, s)
+            }),
         }
     };
 }
 
-/// An operation of a vector and a scalar `s` and its companions.
+/// An operation of a vector and a scalar `s` (`$s`, a slice of one) and its companions.
 macro_rules! with_scalar_op {
-    ($rng:expr, $n:expr, $f:ident, $jvp:ident, $vjp:ident, $dropped:ident) => {
+    ($rng:expr, $n:expr, $s:expr, $f:ident, $jvp:ident, $vjp:ident, $dropped:ident, $pb:ident) => {
         Op {
             name: format!("{} of {}", stringify!($f), $n),
-            inputs: vec![$rng.vec($n), $rng.vec(1)],
+            inputs: vec![$rng.vec($n), $s],
             vec_out: true,
             f: Box::new(|x| na::$f(&x[0], x[1][0])),
             jvp: Box::new(|x, t| na::$jvp(&x[0], x[1][0], &t[0], t[1][0])),
@@ -281,13 +340,19 @@ macro_rules! with_scalar_op {
                 let [da, ds] = d else { unreachable!() };
                 na::$dropped(&x[0], x[1][0], da, &mut ds[0])
             }),
+            pullback: Box::new(|x, d, on, s| {
+                let [da, ds] = d else { unreachable!() };
+                let (da, ds) = (on[0].then_some(&mut da[..]), on[1].then_some(&mut ds[0]));
+                na::$pb(&x[0], x[1][0], da, ds, s)
+            }),
         }
     };
 }
 
 /// A unary operation with a `Vec` output and its companions; `$dims` are extra `usize` arguments.
 macro_rules! unary_vec_op {
-    ($name:expr, $a:expr, $f:ident, $jvp:ident, $vjp:ident, $dropped:ident $(, $dims:expr)*) => {
+    ($name:expr, $a:expr, $f:ident, $jvp:ident, $vjp:ident, $dropped:ident, $pb:ident
+     $(, $dims:expr)*) => {
         Op {
             name: $name,
             inputs: vec![$a],
@@ -296,6 +361,9 @@ macro_rules! unary_vec_op {
             jvp: Box::new(move |x, t| na::$jvp(&x[0] $(, $dims)*, &t[0])),
             vjp: Box::new(move |x, d, s| na::$vjp(&x[0] $(, $dims)*, &mut d[0], s)),
             dropped: Box::new(move |x, d| na::$dropped(&x[0] $(, $dims)*, &mut d[0])),
+            pullback: Box::new(move |x, d, on, s| {
+                na::$pb(&x[0] $(, $dims)*, on[0].then_some(&mut d[0][..]), s)
+            }),
         }
     };
 }
@@ -303,7 +371,8 @@ macro_rules! unary_vec_op {
 /// A unary operation with a scalar output and its companions; `$dims` are extra `usize`
 /// arguments.
 macro_rules! unary_scalar_op {
-    ($name:expr, $a:expr, $f:ident, $jvp:ident, $vjp:ident, $dropped:ident $(, $dims:expr)*) => {
+    ($name:expr, $a:expr, $f:ident, $jvp:ident, $vjp:ident, $dropped:ident, $pb:ident
+     $(, $dims:expr)*) => {
         Op {
             name: $name,
             inputs: vec![$a],
@@ -317,6 +386,9 @@ macro_rules! unary_scalar_op {
                 vec![na::$vjp(&x[0] $(, $dims)*, &mut d[0], scalar_seed(s))]
             }),
             dropped: Box::new(move |x, d| na::$dropped(&x[0] $(, $dims)*, &mut d[0])),
+            pullback: Box::new(move |x, d, on, s| {
+                na::$pb(&x[0] $(, $dims)*, on[0].then_some(&mut d[0][..]), scalar_seed(s))
+            }),
         }
     };
 }
@@ -338,6 +410,11 @@ fn dot_op<T: Real>(rng: &mut Rng, n: usize) -> Op<T> {
         dropped: Box::new(|x, d| {
             let [da, db] = d else { unreachable!() };
             na::dot_vjp_dropped(&x[0], &x[1], da, db)
+        }),
+        pullback: Box::new(|x, d, on, s| {
+            let [da, db] = d else { unreachable!() };
+            let (da, db) = (on[0].then_some(&mut da[..]), on[1].then_some(&mut db[..]));
+            na::dot_pullback(&x[0], &x[1], da, db, scalar_seed(s))
         }),
     }
 }
@@ -368,6 +445,11 @@ fn dot_mat_op<T: Real>(rng: &mut Rng, rows: usize, cols: usize) -> Op<T> {
             let [da, db] = d else { unreachable!() };
             na::dot_mat_vjp_dropped(&x[0], &x[1], rows, cols, da, db)
         }),
+        pullback: Box::new(move |x, d, on, s| {
+            let [da, db] = d else { unreachable!() };
+            let (da, db) = (on[0].then_some(&mut da[..]), on[1].then_some(&mut db[..]));
+            na::dot_mat_pullback(&x[0], &x[1], rows, cols, da, db, scalar_seed(s))
+        }),
     }
 }
 
@@ -397,7 +479,8 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             add,
             add_jvp,
             add_vjp,
-            add_vjp_dropped
+            add_vjp_dropped,
+            add_pullback
         ));
         let b = rng.vec(n);
         ops.push(binary_op!(
@@ -407,7 +490,8 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             sub,
             sub_jvp,
             sub_vjp,
-            sub_vjp_dropped
+            sub_vjp_dropped,
+            sub_pullback
         ));
         let b = rng.vec(n);
         ops.push(binary_op!(
@@ -417,7 +501,8 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             component_mul,
             component_mul_jvp,
             component_mul_vjp,
-            component_mul_vjp_dropped
+            component_mul_vjp_dropped,
+            component_mul_pullback
         ));
         let b = rng.away_from_zero(n);
         ops.push(binary_op!(
@@ -427,7 +512,8 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             component_div,
             component_div_jvp,
             component_div_vjp,
-            component_div_vjp_dropped
+            component_div_vjp_dropped,
+            component_div_pullback
         ));
         ops.push(unary_vec_op!(
             format!("neg of {n}"),
@@ -435,23 +521,38 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             neg,
             neg_jvp,
             neg_vjp,
-            neg_vjp_dropped
+            neg_vjp_dropped,
+            neg_pullback
         ));
         ops.push(with_scalar_op!(
             rng,
             n,
+            rng.vec(1),
             scale,
             scale_jvp,
             scale_vjp,
-            scale_vjp_dropped
+            scale_vjp_dropped,
+            scale_pullback
         ));
         ops.push(with_scalar_op!(
             rng,
             n,
+            rng.vec(1),
             add_scalar,
             add_scalar_jvp,
             add_scalar_vjp,
-            add_scalar_vjp_dropped
+            add_scalar_vjp_dropped,
+            add_scalar_pullback
+        ));
+        ops.push(with_scalar_op!(
+            rng,
+            n,
+            rng.away_from_zero(1),
+            div_scalar,
+            div_scalar_jvp,
+            div_scalar_vjp,
+            div_scalar_vjp_dropped,
+            div_scalar_pullback
         ));
     }
     for (rows, cols) in [
@@ -471,6 +572,7 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             transpose_jvp,
             transpose_vjp,
             transpose_vjp_dropped,
+            transpose_pullback,
             rows,
             cols
         ));
@@ -483,6 +585,7 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
                     column_jvp,
                     column_vjp,
                     column_vjp_dropped,
+                    column_pullback,
                     rows,
                     cols,
                     j
@@ -498,6 +601,7 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
                     row_jvp,
                     row_vjp,
                     row_vjp_dropped,
+                    row_pullback,
                     rows,
                     cols,
                     i
@@ -513,7 +617,8 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             sum,
             sum_jvp,
             sum_vjp,
-            sum_vjp_dropped
+            sum_vjp_dropped,
+            sum_pullback
         ));
         ops.push(unary_scalar_op!(
             format!("mean of {n}"),
@@ -521,7 +626,8 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             mean,
             mean_jvp,
             mean_vjp,
-            mean_vjp_dropped
+            mean_vjp_dropped,
+            mean_pullback
         ));
         ops.push(unary_scalar_op!(
             format!("norm_squared of {n}"),
@@ -529,7 +635,8 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             norm_squared,
             norm_squared_jvp,
             norm_squared_vjp,
-            norm_squared_vjp_dropped
+            norm_squared_vjp_dropped,
+            norm_squared_pullback
         ));
         ops.push(unary_scalar_op!(
             format!("norm of {n}"),
@@ -537,7 +644,8 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             norm,
             norm_jvp,
             norm_vjp,
-            norm_vjp_dropped
+            norm_vjp_dropped,
+            norm_pullback
         ));
     }
     for (rows, cols) in [(1, 9), (9, 1), (3, 3), (10, 3), (17, 2), (0, 2), (2, 0)] {
@@ -549,6 +657,7 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             norm_squared_mat_jvp,
             norm_squared_mat_vjp,
             norm_squared_mat_vjp_dropped,
+            norm_squared_mat_pullback,
             rows,
             cols
         ));
@@ -559,6 +668,7 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             norm_mat_jvp,
             norm_mat_vjp,
             norm_mat_vjp_dropped,
+            norm_mat_pullback,
             rows,
             cols
         ));
@@ -572,6 +682,7 @@ fn derivatives<T: Real + TestFloat>() {
     assert!(ops.len() > 100);
     for op in &ops {
         check_op(op, &mut rng);
+        check_pullback(op, &mut rng);
     }
 }
 
@@ -957,6 +1068,189 @@ fn zero_seed_is_a_strong_zero() {
     assert_eq!((da, ds), ([0.0; 2], 0.0));
 }
 
+// ---------------------------------------------------------------------------------------------
+// Pullbacks: known values
+
+#[test]
+fn mat_mul_pullback_values() {
+    // A = [[1, 2, 3], [4, 5, 6]], B = [[1, 0], [0, 1], [1, 1]], C̄ = [[1, 2], [3, 4]], all stored
+    // column-major: Ā = C̄ Bᵀ = [[1, 2, 3], [3, 4, 7]],
+    // B̄ = Aᵀ C̄ = [[13, 18], [17, 24], [21, 30]].
+    let a = [1.0, 4.0, 2.0, 5.0, 3.0, 6.0];
+    let b = [1.0, 0.0, 1.0, 0.0, 1.0, 1.0];
+    let seed = [1.0, 3.0, 2.0, 4.0];
+    let (mut da, mut db) = ([1.0; 6], [-1.0; 6]);
+    na::mat_mul_pullback(&a, &b, 2, 3, 2, Some(&mut da), Some(&mut db), &seed);
+    assert_eq!(da, [2.0, 4.0, 3.0, 5.0, 4.0, 8.0]);
+    assert_eq!(db, [12.0, 16.0, 20.0, 17.0, 23.0, 29.0]);
+
+    // Only B̄ (`w * x` with the data `x` first): the same B̄, no Ā anywhere.
+    let mut db = [0.0; 6];
+    na::mat_mul_pullback(&a, &b, 2, 3, 2, None, Some(&mut db), &seed);
+    assert_eq!(db, [13.0, 17.0, 21.0, 18.0, 24.0, 30.0]);
+    // Only Ā.
+    let mut da = [0.0; 6];
+    na::mat_mul_pullback(&a, &b, 2, 3, 2, Some(&mut da), None, &seed);
+    assert_eq!(da, [1.0, 3.0, 2.0, 4.0, 3.0, 7.0]);
+
+    // A short seed is C̄'s first column, the rest zero: C̄ = [[1, 0], [3, 0]].
+    let (mut da, mut db) = ([0.0; 6], [0.0; 6]);
+    na::mat_mul_pullback(&a, &b, 2, 3, 2, Some(&mut da), Some(&mut db), &seed[..2]);
+    assert_eq!(da, [1.0, 3.0, 0.0, 0.0, 1.0, 3.0]);
+    assert_eq!(db, [13.0, 17.0, 21.0, 0.0, 0.0, 0.0]);
+    // An empty seed adds nothing.
+    na::mat_mul_pullback(&a, &b, 2, 3, 2, Some(&mut da), Some(&mut db), &[]);
+    assert_eq!(da, [1.0, 3.0, 0.0, 0.0, 1.0, 3.0]);
+
+    // The same in f32, and the same as mat_mul_vjp adds.
+    let a32 = a.map(|x| x as f32);
+    let b32 = b.map(|x| x as f32);
+    let seed32 = seed.map(|x| x as f32);
+    let (mut da, mut db) = ([0.0f32; 6], [0.0f32; 6]);
+    na::mat_mul_pullback(&a32, &b32, 2, 3, 2, Some(&mut da), Some(&mut db), &seed32);
+    let (mut va, mut vb) = ([0.0f32; 6], [0.0f32; 6]);
+    let c = na::mat_mul_vjp(&a32, &b32, 2, 3, 2, &mut va, &mut vb, &seed32);
+    assert_eq!(c, [4.0, 10.0, 5.0, 11.0]);
+    assert_eq!((da, db), (va, vb));
+    assert_eq!(da, [1.0, 3.0, 2.0, 4.0, 3.0, 7.0]);
+}
+
+#[test]
+fn scale_pullback_values() {
+    // a * s with a = [1, 2, 3], s = 2 and the short seed [1, 0.5]: da += [2, 1, 0],
+    // ds += 1 * 1 + 0.5 * 2 = 2.
+    let a = [1.0, 2.0, 3.0];
+    let (mut da, mut ds) = ([1.0; 3], 10.0);
+    na::scale_pullback(&a, 2.0, Some(&mut da), Some(&mut ds), &[1.0, 0.5]);
+    assert_eq!((da, ds), ([3.0, 2.0, 1.0], 12.0));
+    let mut ds = 10.0;
+    na::scale_pullback(&a, 2.0, None, Some(&mut ds), &[1.0, 0.5]);
+    assert_eq!(ds, 12.0);
+    let mut da = [1.0f32; 3];
+    na::scale_pullback(&[1.0f32, 2.0, 3.0], 2.0, Some(&mut da), None, &[1.0, 0.5]);
+    assert_eq!(da, [3.0, 2.0, 1.0]);
+    // An empty seed leaves `ds` alone (no `+ 0` turning a `-0` into `0`).
+    let mut ds = -0.0f64;
+    na::scale_pullback(&a, 2.0, None, Some(&mut ds), &[]);
+    assert!(ds == 0.0 && ds.is_sign_negative());
+}
+
+#[test]
+fn dot_mat_pullback_values() {
+    // da += 3 b, db += 3 a; nothing for a zero seed.
+    let (a, b) = ([1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]);
+    let (mut da, mut db) = ([1.0; 4], [0.0; 4]);
+    na::dot_mat_pullback(&a, &b, 2, 2, Some(&mut da), Some(&mut db), 3.0);
+    assert_eq!((da, db), ([16.0, 19.0, 22.0, 25.0], [3.0, 6.0, 9.0, 12.0]));
+    na::dot_mat_pullback(&a, &b, 2, 2, None, Some(&mut db), 3.0);
+    assert_eq!(
+        (da, db),
+        ([16.0, 19.0, 22.0, 25.0], [6.0, 12.0, 18.0, 24.0])
+    );
+    na::dot_mat_pullback(&a, &b, 2, 2, Some(&mut da), Some(&mut db), 0.0);
+    assert_eq!(
+        (da, db),
+        ([16.0, 19.0, 22.0, 25.0], [6.0, 12.0, 18.0, 24.0])
+    );
+    let mut db = [0.0f32; 4];
+    na::dot_mat_pullback(
+        &[1.0f32, 2.0, 3.0, 4.0],
+        &[0.0; 4],
+        4,
+        1,
+        None,
+        Some(&mut db),
+        0.5,
+    );
+    assert_eq!(db, [0.5, 1.0, 1.5, 2.0]);
+}
+
+#[test]
+fn norm_pullback_values() {
+    // ‖[[3, 4], [0, 0]]‖ = 5: da += 10 a / 5; at a = 0 nothing.
+    let a = [3.0, 0.0, 4.0, 0.0];
+    let mut da = [1.0; 4];
+    na::norm_mat_pullback(&a, 2, 2, Some(&mut da), 10.0);
+    assert_eq!(da, [7.0, 1.0, 9.0, 1.0]);
+    na::norm_mat_pullback(&[0.0; 4], 2, 2, Some(&mut da), 10.0);
+    assert_eq!(da, [7.0, 1.0, 9.0, 1.0]);
+    na::norm_mat_pullback(&a, 2, 2, None, 10.0);
+    let mut dv = [0.0f32; 2];
+    na::norm_pullback(&[3.0f32, 4.0], Some(&mut dv), 5.0);
+    assert_eq!(dv, [3.0, 4.0]);
+    let mut dv = [0.0; 2];
+    na::norm_squared_pullback(&[3.0, 4.0], Some(&mut dv), 0.5);
+    assert_eq!(dv, [3.0, 4.0]);
+}
+
+#[test]
+fn other_pullback_values() {
+    // div_scalar: a / 4 with seed [2, 8]: da += seed / 4, ds -= Σ seed (a / 4) / 4 = 1.125.
+    let (mut da, mut ds) = ([0.0; 2], 0.0);
+    na::div_scalar_pullback(&[1.0, 2.0], 4.0, Some(&mut da), Some(&mut ds), &[2.0, 8.0]);
+    assert_eq!((da, ds), ([0.5, 2.0], -1.125));
+    // add_scalar: da += seed (zero-padded), ds += Σ seed.
+    let (mut da, mut ds) = ([0.0; 3], 0.0);
+    na::add_scalar_pullback(&[9.0; 3], 7.0, Some(&mut da), Some(&mut ds), &[1.0, 2.0]);
+    assert_eq!((da, ds), ([1.0, 2.0, 0.0], 3.0));
+    // transpose of a 2 x 3: the 3 x 2 seed [1..6] lands on A as [[1, 2, 3], [4, 5, 6]].
+    let mut da = [0.0; 6];
+    let seed = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+    na::transpose_pullback(&[0.0; 6], 2, 3, Some(&mut da), &seed);
+    assert_eq!(da, [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+    // column 1 and row 1 of a 2 x 3.
+    let mut da = [0.0; 6];
+    na::column_pullback(&[0.0; 6], 2, 3, 1, Some(&mut da), &[1.0, 2.0]);
+    na::row_pullback(&[0.0; 6], 2, 3, 1, Some(&mut da), &[10.0, 20.0, 30.0]);
+    assert_eq!(da, [0.0, 10.0, 1.0, 22.0, 0.0, 30.0]);
+    // component_mul, add, sub, neg.
+    let (mut da, mut db) = ([0.0; 2], [0.0; 2]);
+    na::component_mul_pullback(
+        &[2.0, 3.0],
+        &[5.0, 7.0],
+        Some(&mut da),
+        Some(&mut db),
+        &[1.0],
+    );
+    assert_eq!((da, db), ([5.0, 0.0], [2.0, 0.0]));
+    na::add_pullback(&[0.0; 2], &[0.0; 2], Some(&mut da), None, &[1.0, 1.0]);
+    na::sub_pullback(&[0.0; 2], &[0.0; 2], None, Some(&mut db), &[1.0, 1.0]);
+    na::neg_pullback(&[0.0; 2], Some(&mut da), &[0.5]);
+    assert_eq!((da, db), ([5.5, 1.0], [1.0, -1.0]));
+    // sum, mean, dot.
+    let mut da = [0.0; 3];
+    na::sum_pullback(&[1.0, 2.0, 3.0], Some(&mut da), 2.0);
+    na::mean_pullback(&[1.0, 2.0, 3.0], Some(&mut da), 3.0);
+    assert_eq!(da, [3.0, 3.0, 3.0]);
+    let (mut da, mut db) = ([0.0; 2], [0.0; 2]);
+    na::dot_pullback(&[1.0, 2.0], &[3.0, 4.0], Some(&mut da), Some(&mut db), 2.0);
+    assert_eq!((da, db), ([6.0, 8.0], [2.0, 4.0]));
+}
+
+#[test]
+fn pullback_zero_seed_is_a_strong_zero() {
+    // As `zero_seed_is_a_strong_zero`, through the pullbacks: `a / 0` and `s = inf`.
+    let (a, b) = ([1.0, 2.0], [0.0, 4.0]);
+    let (mut da, mut db) = ([0.0; 2], [0.0; 2]);
+    na::component_div_pullback(&a, &b, Some(&mut da), Some(&mut db), &[0.0, 1.0]);
+    assert_eq!((da, db), ([0.0, 0.25], [0.0, -0.125]));
+    let mut db = [0.0; 2];
+    na::component_div_pullback(&a, &b, None, Some(&mut db), &[0.0, 1.0]);
+    assert_eq!(db, [0.0, -0.125]);
+    let (mut da, mut ds) = ([0.0; 2], 0.0);
+    na::scale_pullback(&a, f64::INFINITY, Some(&mut da), Some(&mut ds), &[0.0, 0.0]);
+    assert_eq!((da, ds), ([0.0; 2], 0.0));
+    let (mut da, mut ds) = ([0.0f32; 2], 0.0f32);
+    na::div_scalar_pullback(
+        &[1.0f32, 2.0],
+        0.0,
+        Some(&mut da),
+        Some(&mut ds),
+        &[0.0, 0.0],
+    );
+    assert_eq!((da, ds), ([0.0; 2], 0.0));
+}
+
 #[test]
 fn private_path_names_the_module() {
     // Generated code calls `::autodiff_runtime::__private::na::...`.
@@ -985,6 +1279,58 @@ fn mat_mul_vjp_checks_adjoint_shapes() {
 fn mat_mul_vjp_checks_seed_length() {
     let (mut da, mut db) = ([0.0; 6], [0.0; 6]);
     let _ = na::mat_mul_vjp(&[0.0; 6], &[0.0; 6], 2, 3, 2, &mut da, &mut db, &[1.0; 5]);
+}
+
+#[test]
+#[should_panic(expected = "na::mat_mul_pullback: da has 5 elements, expected a 2 x 3 matrix")]
+fn mat_mul_pullback_checks_adjoint_shapes() {
+    let (mut da, mut db) = ([0.0; 5], [0.0; 6]);
+    na::mat_mul_pullback(
+        &[0.0; 6],
+        &[0.0; 6],
+        2,
+        3,
+        2,
+        Some(&mut da),
+        Some(&mut db),
+        &[],
+    );
+}
+
+#[test]
+#[should_panic(expected = "na::mat_mul_pullback: a has 5 elements, expected a 2 x 3 matrix")]
+fn mat_mul_pullback_checks_operands_without_adjoints() {
+    na::mat_mul_pullback::<f64>(&[0.0; 5], &[0.0; 6], 2, 3, 2, None, None, &[]);
+}
+
+#[test]
+#[should_panic(expected = "na::mat_mul_pullback: the seed has 5 elements, the output only 4")]
+fn mat_mul_pullback_checks_seed_length() {
+    na::mat_mul_pullback::<f64>(&[0.0; 6], &[0.0; 6], 2, 3, 2, None, None, &[1.0; 5]);
+}
+
+#[test]
+#[should_panic(expected = "na::scale_pullback: the seed has 4 elements, the output only 3")]
+fn scale_pullback_checks_seed_length() {
+    na::scale_pullback(&[0.0; 3], 1.0, None, None, &[1.0; 4]);
+}
+
+#[test]
+#[should_panic(expected = "na::dot_mat_pullback: b has 3 elements, expected a 2 x 2 matrix")]
+fn dot_mat_pullback_checks_shapes() {
+    na::dot_mat_pullback(&[0.0; 4], &[0.0; 3], 2, 2, None, None, 1.0);
+}
+
+#[test]
+#[should_panic(expected = "na::norm_mat_pullback: shapes differ: a has 4 elements, da has 3")]
+fn norm_mat_pullback_checks_adjoint_shape() {
+    na::norm_mat_pullback(&[1.0; 4], 2, 2, Some(&mut [0.0; 3]), 1.0);
+}
+
+#[test]
+#[should_panic(expected = "na::column_pullback: column 3 is out of bounds of a 2 x 3 matrix")]
+fn column_pullback_checks_bounds() {
+    na::column_pullback::<f64>(&[0.0; 6], 2, 3, 3, None, &[]);
 }
 
 #[test]
