@@ -7,7 +7,9 @@
 #![allow(clippy::needless_range_loop)]
 
 use autodiff_runtime::{check, differentiate, nn};
-use nalgebra::{DMatrix, DVector, Matrix2, Matrix2x3, Matrix3, RowDVector, SMatrix, Vector2, Vector3};
+use nalgebra::{
+    DMatrix, DVector, Matrix2, Matrix2x3, Matrix3, RowDVector, SMatrix, Vector2, Vector3,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -43,7 +45,10 @@ fn check_all(n: usize, f: Flat, jvp: FlatJvp, vjp: FlatVjp, points: usize, f32_:
         vjp(&x, &c, &mut g2);
         let acc = if f32_ { 1e-5 } else { 1e-12 };
         for (a, b) in g2.iter().zip(&g) {
-            assert!((a - 2.0 * b).abs() <= acc * (1.0 + b.abs()), "vjp does not accumulate");
+            assert!(
+                (a - 2.0 * b).abs() <= acc * (1.0 + b.abs()),
+                "vjp does not accumulate"
+            );
         }
     }
 }
@@ -91,7 +96,12 @@ fn logistic_regression_over_dvector_and_dmatrix() {
     let want = x.transpose() * (&p - &y) / 5.0;
     assert!((value - logistic(&w, &x, &y)).abs() < 1e-14);
     for k in 0..3 {
-        assert!((g.w[k] - want[k]).abs() < 1e-14, "{} vs {}", g.w[k], want[k]);
+        assert!(
+            (g.w[k] - want[k]).abs() < 1e-14,
+            "{} vs {}",
+            g.w[k],
+            want[k]
+        );
     }
 }
 
@@ -191,7 +201,9 @@ fn two_layer_network_with_nalgebra_in_both_modes() {
     let vjp = |v: &[f64], c: &[f64], g: &mut [f64]| {
         let (w1, b1, w2, b2) = net(v);
         let (mut d1, mut e1, mut d2, mut e2) = net(g);
-        let a = two_layer_vjp(&w1, &b1, &w2, &b2, &x, &t, &mut d1, &mut e1, &mut d2, &mut e2, c[0]);
+        let a = two_layer_vjp(
+            &w1, &b1, &w2, &b2, &x, &t, &mut d1, &mut e1, &mut d2, &mut e2, c[0],
+        );
         let all: Vec<f64> = [d1.as_slice(), e1.as_slice(), d2.as_slice(), e2.as_slice()].concat();
         g.copy_from_slice(&all);
         vec![a]
@@ -214,8 +226,12 @@ fn two_layer_network_nalgebra_equals_the_slice_version() {
     let (xs, ts) = (x.as_slice(), t.as_slice());
     let sizes = [ni, nh, no, batch];
     let (w1r, w2r) = (row_major(&w1), row_major(&w2));
-    let (value2, g2) = two_layer_slices_grad(&w1r, b1.as_slice(), &w2r, b2.as_slice(), xs, ts, &sizes);
-    assert!((value - value2).abs() <= 1e-12 * value2.abs(), "{value} vs {value2}");
+    let (value2, g2) =
+        two_layer_slices_grad(&w1r, b1.as_slice(), &w2r, b2.as_slice(), xs, ts, &sizes);
+    assert!(
+        (value - value2).abs() <= 1e-12 * value2.abs(),
+        "{value} vs {value2}"
+    );
     let value3 = two_layer_slices(&w1r, b1.as_slice(), &w2r, b2.as_slice(), xs, ts, &sizes);
     assert_eq!(value2, value3);
     let close = |a: &[f64], b: &[f64]| {
@@ -285,7 +301,10 @@ fn affine2(a: &Matrix2<f64>, x: &Vector2<f64>) -> Vector2<f64> {
 #[test]
 fn fixed_size_vector_output() {
     let f = |v: &[f64]| {
-        let y = affine2(&Matrix2::from_column_slice(&v[..4]), &Vector2::from_column_slice(&v[4..]));
+        let y = affine2(
+            &Matrix2::from_column_slice(&v[..4]),
+            &Vector2::from_column_slice(&v[4..]),
+        );
         y.as_slice().to_vec()
     };
     let jvp = |v: &[f64], t: &[f64]| {
@@ -323,7 +342,11 @@ fn waves(x: &DVector<f64>, s: f64) -> DVector<f64> {
 
 #[test]
 fn dynamic_vector_output() {
-    let f = |v: &[f64]| waves(&DVector::from_column_slice(&v[..4]), v[4]).as_slice().to_vec();
+    let f = |v: &[f64]| {
+        waves(&DVector::from_column_slice(&v[..4]), v[4])
+            .as_slice()
+            .to_vec()
+    };
     let jvp = |v: &[f64], t: &[f64]| {
         let x = DVector::from_column_slice(&v[..4]);
         let dx = DVector::from_column_slice(&t[..4]);
@@ -434,7 +457,10 @@ fn f32_matrices() {
     let d = |v: &[f64]| v.iter().map(|&t| t as f32).collect::<Vec<f32>>();
     let f = |v: &[f64]| {
         let v = d(v);
-        vec![quad32(&DMatrix::from_column_slice(3, 2, &v[..6]), &DVector::from_column_slice(&v[6..])) as f64]
+        vec![quad32(
+            &DMatrix::from_column_slice(3, 2, &v[..6]),
+            &DVector::from_column_slice(&v[6..]),
+        ) as f64]
     };
     let jvp = |v: &[f64], t: &[f64]| {
         let (v, t) = (d(v), d(t));

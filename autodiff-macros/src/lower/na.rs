@@ -410,7 +410,10 @@ impl Lowerer<'_> {
             syn::Expr::Binary(b) => {
                 matches!(
                     b.op,
-                    syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_) | syn::BinOp::Div(_)
+                    syn::BinOp::Add(_)
+                        | syn::BinOp::Sub(_)
+                        | syn::BinOp::Mul(_)
+                        | syn::BinOp::Div(_)
                 ) && (self.is_na(&b.left) || self.is_na(&b.right))
             }
             syn::Expr::MethodCall(m) => {
@@ -440,10 +443,7 @@ impl Lowerer<'_> {
                     // The storage itself (column-major), e.g. for `nn::mse(y.as_slice(), t)`.
                     let (v, _) = self.na_bound(&m.receiver, out)?;
                     let span = m.span();
-                    return Some(Expr::new(
-                        ExprKind::Ref(Box::new(var_expr(v, span))),
-                        span,
-                    ));
+                    return Some(Expr::new(ExprKind::Ref(Box::new(var_expr(v, span))), span));
                 }
                 if !SCALAR_METHODS.contains(&name.as_str())
                     && (ADAPTORS.contains(&name.as_str()) || CONSUMERS.contains(&name.as_str()))
@@ -500,7 +500,10 @@ impl Lowerer<'_> {
     fn na_operand(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) -> Option<(Expr, NaDims)> {
         let span = e.span();
         let (v, d) = self.na_bound(e, out)?;
-        Some((Expr::new(ExprKind::Ref(Box::new(var_expr(v, span))), span), d))
+        Some((
+            Expr::new(ExprKind::Ref(Box::new(var_expr(v, span))), span),
+            d,
+        ))
     }
 
     /// A nalgebra value as a variable.
@@ -543,7 +546,11 @@ impl Lowerer<'_> {
             syn::BinOp::Add(_) | syn::BinOp::Sub(_) if l && r => {
                 let (x, d) = self.na_operand(&b.left, out)?;
                 let (y, _) = self.na_operand(&b.right, out)?;
-                let name = if matches!(b.op, syn::BinOp::Add(_)) { "add" } else { "sub" };
+                let name = if matches!(b.op, syn::BinOp::Add(_)) {
+                    "add"
+                } else {
+                    "sub"
+                };
                 Some((self.rule(name, vec![x, y], span), d))
             }
             syn::BinOp::Mul(_) if l && r => {
@@ -557,7 +564,11 @@ impl Lowerer<'_> {
                 Some((self.rule("mat_mul", args, span), d))
             }
             syn::BinOp::Mul(_) => {
-                let (m, s) = if l { (&b.left, &b.right) } else { (&b.right, &b.left) };
+                let (m, s) = if l {
+                    (&b.left, &b.right)
+                } else {
+                    (&b.right, &b.left)
+                };
                 let (x, d) = self.na_operand(m, out)?;
                 let s = self.expr(s, out);
                 Some((self.rule("scale", vec![x, s], span), d))
@@ -587,7 +598,11 @@ impl Lowerer<'_> {
     }
 
     /// Methods giving a matrix or vector.
-    fn na_method(&mut self, m: &syn::ExprMethodCall, out: &mut Vec<Stmt>) -> Option<(Expr, NaDims)> {
+    fn na_method(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        out: &mut Vec<Stmt>,
+    ) -> Option<(Expr, NaDims)> {
         let span = m.span();
         let name = m.method.to_string();
         let nargs = |k: usize| m.args.len() == k;
@@ -638,7 +653,10 @@ impl Lowerer<'_> {
             _ => Some((
                 self.poison(
                     &m.method,
-                    &format!("`{name}` with {} arguments on a nalgebra value", m.args.len()),
+                    &format!(
+                        "`{name}` with {} arguments on a nalgebra value",
+                        m.args.len()
+                    ),
                     "nalgebra values support `transpose()`, `map(|x| ..)`, `component_mul(&b)`, \
                      `component_div(&b)`, `add_scalar(s)`, `scale(s)`, `clone()`, `column(j)`, \
                      `row(i)`, `dot(&b)`, `sum()`, `mean()`, `norm()`, `norm_squared()`, \
@@ -831,7 +849,10 @@ impl Lowerer<'_> {
                 return bad(self, "`DVector::from_vec(vec![..])` for dynamic vectors");
             };
             let (Some(rn), Some(cn)) = (lit_usize(r), lit_usize(cl)) else {
-                return bad(self, "`from_row_slice(&[..])` for sizes that are not numbers");
+                return bad(
+                    self,
+                    "`from_row_slice(&[..])` for sizes that are not numbers",
+                );
             };
             if args.len() != rn * cn {
                 return bad(self, &format!("{} elements", rn * cn));
@@ -980,7 +1001,12 @@ impl Lowerer<'_> {
     }
 
     /// `from_fn(.., |i, j| ..)`: a new storage written column by column.
-    fn na_from_fn(&mut self, f: &syn::Expr, d: NaDims, out: &mut Vec<Stmt>) -> Option<(Expr, NaDims)> {
+    fn na_from_fn(
+        &mut self,
+        f: &syn::Expr,
+        d: NaDims,
+        out: &mut Vec<Stmt>,
+    ) -> Option<(Expr, NaDims)> {
         let span = f.span();
         let c = self.closure_of(f)?;
         let res = self.synthetic("nafromfn", Shape::Seq(SeqKind::Vec), span);
@@ -1003,14 +1029,23 @@ impl Lowerer<'_> {
         let items = vec![Item::Val(var_expr(i, span)), Item::Val(var_expr(j, span))];
         let r = self.apply(&c, items, &mut body)?;
         let mut stmts = body.finish();
-        let at = bin(BinOp::Add, var_expr(i, span), bin(BinOp::Mul, var_expr(j, span), d.rows.clone()));
+        let at = bin(
+            BinOp::Add,
+            var_expr(i, span),
+            bin(BinOp::Mul, var_expr(j, span), d.rows.clone()),
+        );
         stmts.push(Stmt::Assign {
             place: Place::Index(res, Box::new(at)),
             op: None,
             value: r,
         });
         let inner = super::inplace::index_loop(i, d.rows.clone(), stmts, span);
-        out.push(super::inplace::index_loop(j, d.cols.clone(), vec![inner], span));
+        out.push(super::inplace::index_loop(
+            j,
+            d.cols.clone(),
+            vec![inner],
+            span,
+        ));
         self.vars[res].mutable = true;
         Some((var_expr(res, span), d))
     }
@@ -1167,7 +1202,11 @@ impl Lowerer<'_> {
                     }
                     (BinOp::Mul | BinOp::Div, false) => {
                         let s = self.expr(right, out);
-                        let name = if o == BinOp::Mul { "scale" } else { "div_scalar" };
+                        let name = if o == BinOp::Mul {
+                            "scale"
+                        } else {
+                            "div_scalar"
+                        };
                         (self.rule(name, vec![me, s], span), d.clone())
                     }
                     _ => {
