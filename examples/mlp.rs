@@ -1,7 +1,9 @@
 //! Train a two-layer network (2 -> 64 tanh -> 2 logits) to separate two interleaved spirals,
 //! with a `#[differentiate]` cross-entropy loss built from the `autodiff_runtime::nn` layers
-//! (whose derivatives run the matrix kernels) and Adam written out below. Shows a progress bar,
-//! then saves the loss curve and the decision boundary as PNGs and prints where.
+//! (whose derivatives run the matrix kernels) and Adam written out below. The same loss written
+//! with nalgebra (`DMatrix` products, `from_fn`) is differentiated too and checked against it
+//! first. Shows a progress bar, then saves the loss curve and the decision boundary as PNGs and
+//! prints where.
 //!
 //! Run with `cargo run --release --example mlp`.
 
@@ -9,6 +11,7 @@ mod common;
 
 use autodiff_runtime::{check, differentiate, nn};
 use indicatif::{ProgressBar, ProgressStyle};
+use nalgebra::{DMatrix, DVector};
 use plotters::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -57,6 +60,26 @@ fn loss(
     let mut logits = vec![0.0; rows * n_out];
     forward(w1, b1, w2, b2, x, &mut logits, rows, hidden);
     nn::cross_entropy(&logits, labels, rows, n_out)
+}
+
+/// The same loss written with nalgebra, one point a column: `x` is `2 x rows`, `w1` `hidden x 2`,
+/// `w2` `2 x hidden`. Their column-major storage is the row-major storage of [`loss`]'s `x`,
+/// `w1` and `w2`, so both read the same numbers.
+#[differentiate(wrt(w1, b1, w2, b2))]
+fn loss_nalgebra(
+    w1: &DMatrix<f64>,
+    b1: &DVector<f64>,
+    w2: &DMatrix<f64>,
+    b2: &DVector<f64>,
+    x: &DMatrix<f64>,
+    labels: &[usize],
+) -> f64 {
+    let z = w1 * x;
+    let a = DMatrix::from_fn(z.nrows(), z.ncols(), |i, j| (z[(i, j)] + b1[i]).tanh());
+    let y = w2 * &a;
+    let logits = DMatrix::from_fn(y.nrows(), y.ncols(), |i, j| y[(i, j)] + b2[i]);
+    // Column-major `2 x rows` is row-major `rows x 2`, what the loss takes.
+    nn::cross_entropy(logits.as_slice(), labels, labels.len(), logits.nrows())
 }
 
 /// The network's weights, one buffer per layer argument.
@@ -273,6 +296,44 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     if !check::close(ad, fd, 1e-6, 1e-9) {
         eprintln!("gradient check failed");
+        std::process::exit(1);
+    }
+    // The nalgebra version: the same value and gradient (to rounding: its tanh is `f64::tanh`,
+    // the layer's is the kernels' polynomial).
+    let h = params.hidden;
+    let (w1, b1) = (
+        DMatrix::from_column_slice(h, N_IN, &params.w1),
+        DVector::from_column_slice(&params.b1),
+    );
+    let (w2, b2) = (
+        DMatrix::from_column_slice(N_OUT, h, &params.w2),
+        DVector::from_column_slice(&params.b2),
+    );
+    let xm = DMatrix::from_column_slice(N_IN, data.rows(), &data.x);
+    let (ln, gn) = loss_nalgebra_grad(&w1, &b1, &w2, &b2, &xm, &data.labels);
+    // nalgebra's own product rounds like the kernels' to within an ulp or so.
+    let primal = loss_nalgebra(&w1, &b1, &w2, &b2, &xm, &data.labels);
+    assert!(check::close(primal, ln, 1e-12, 1e-12));
+    let gn_flat: Vec<f64> = [
+        gn.w1.as_slice(),
+        gn.b1.as_slice(),
+        gn.w2.as_slice(),
+        gn.b2.as_slice(),
+    ]
+    .concat();
+    let g_flat = flat(&grad);
+    let scale = g_flat.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let diff = g_flat
+        .iter()
+        .zip(&gn_flat)
+        .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+    println!(
+        "the same loss written with nalgebra: {ln:.10} (nn layers {l0:.10}); largest gradient \
+         difference {:.1e} of the largest entry",
+        diff / scale
+    );
+    if !check::close(ln, l0, 1e-12, 1e-12) || diff > 1e-10 * scale {
+        eprintln!("the nalgebra version disagrees");
         std::process::exit(1);
     }
 
