@@ -491,3 +491,94 @@ fn f32_matrices() {
     };
     check_all(8, &f, &jvp, &vjp, 4, true);
 }
+
+// ---------------------------------------------------------------------------------------------
+// `&mut` nalgebra arguments: in-out storage (the tangent and adjoint updated in place)
+
+/// One explicit step `u <- u + dt (A u - u³)`, written element by element into `u`.
+#[differentiate]
+fn relax(u: &mut DVector<f64>, a: &DMatrix<f64>, dt: f64) {
+    let au = a * &*u;
+    for i in 0..u.len() {
+        u[i] += dt * (au[i] - u[i] * u[i] * u[i]);
+    }
+}
+
+/// Two steps through the in-out argument, then a scalar read of it.
+#[differentiate]
+fn relax_twice(u: &mut Matrix2x3<f64>, k: f64) -> f64 {
+    for j in 0..3 {
+        for i in 0..2 {
+            u[(i, j)] = (u[(i, j)] * k).sin() + 0.1 * u[(1 - i, j)];
+        }
+    }
+    u[(0, 2)] * k + u.sum()
+}
+
+#[test]
+fn in_out_nalgebra_arguments() {
+    // Inputs: u (3), a (9), dt; outputs: the final u.
+    let f = |v: &[f64]| {
+        let mut u = DVector::from_column_slice(&v[..3]);
+        relax(&mut u, &DMatrix::from_column_slice(3, 3, &v[3..12]), v[12]);
+        u.as_slice().to_vec()
+    };
+    let jvp = |v: &[f64], t: &[f64]| {
+        let mut u = DVector::from_column_slice(&v[..3]);
+        let mut du = DVector::from_column_slice(&t[..3]);
+        let a = DMatrix::from_column_slice(3, 3, &v[3..12]);
+        let da = DMatrix::from_column_slice(3, 3, &t[3..12]);
+        relax_jvp(&mut u, &a, v[12], &mut du, &da, t[12]);
+        (u.as_slice().to_vec(), du.as_slice().to_vec())
+    };
+    let vjp = |v: &[f64], c: &[f64], g: &mut [f64]| {
+        let mut u = DVector::from_column_slice(&v[..3]);
+        // The in-out convention: the buffer holds the output's adjoint on entry and the
+        // input's on exit; the other buffers accumulate.
+        let mut du = DVector::from_column_slice(c);
+        let mut da = DMatrix::from_column_slice(3, 3, &g[3..12]);
+        let mut ddt = g[12];
+        relax_vjp(
+            &mut u,
+            &DMatrix::from_column_slice(3, 3, &v[3..12]),
+            v[12],
+            &mut du,
+            &mut da,
+            &mut ddt,
+        );
+        for k in 0..3 {
+            g[k] += du[k];
+        }
+        g[3..12].copy_from_slice(da.as_slice());
+        g[12] = ddt;
+        u.as_slice().to_vec()
+    };
+    check_all(13, &f, &jvp, &vjp, 6, false);
+
+    let f2 = |v: &[f64]| {
+        let mut u = Matrix2x3::from_column_slice(&v[..6]);
+        let y = relax_twice(&mut u, v[6]);
+        [u.as_slice(), &[y]].concat()
+    };
+    let jvp2 = |v: &[f64], t: &[f64]| {
+        let mut u = Matrix2x3::from_column_slice(&v[..6]);
+        let mut du = Matrix2x3::from_column_slice(&t[..6]);
+        let (y, dy) = relax_twice_jvp(&mut u, v[6], &mut du, t[6]);
+        (
+            [u.as_slice(), &[y]].concat(),
+            [du.as_slice(), &[dy]].concat(),
+        )
+    };
+    let vjp2 = |v: &[f64], c: &[f64], g: &mut [f64]| {
+        let mut u = Matrix2x3::from_column_slice(&v[..6]);
+        let mut du = Matrix2x3::from_column_slice(&c[..6]);
+        let mut dk = g[6];
+        let y = relax_twice_vjp(&mut u, v[6], &mut du, &mut dk, c[6]);
+        for k in 0..6 {
+            g[k] += du[k];
+        }
+        g[6] = dk;
+        [u.as_slice(), &[y]].concat()
+    };
+    check_all(7, &f2, &jvp2, &vjp2, 6, false);
+}

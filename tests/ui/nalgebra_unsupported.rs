@@ -1,10 +1,15 @@
 use autodiff_runtime::differentiate;
 use nalgebra::{DMatrix, DVector, Matrix3};
 
-// An in-out nalgebra argument.
+// A nalgebra value passed to another differentiated function.
 #[differentiate]
-fn in_out(m: &mut DMatrix<f64>, s: f64) -> f64 {
-    m[0] * s
+fn inner(v: &DVector<f64>) -> f64 {
+    v.sum()
+}
+
+#[differentiate]
+fn passes(v: &DVector<f64>) -> f64 {
+    inner(v) * 2.0
 }
 
 // A `DMatrix` output: its dimensions are not known outside the body.

@@ -40,14 +40,18 @@ impl Signatures<'_> {
         let mut binds = Vec::new();
         for p in self.f.params.iter().filter(|p| p.na.is_some()) {
             let (name, elem) = (&p.name, Self::elem(p));
-            binds.push(quote!(let #name: &[#elem] = #name.as_slice();));
+            binds.push(if p.inout {
+                quote!(let #name: &mut [#elem] = #name.as_mut_slice();)
+            } else {
+                quote!(let #name: &[#elem] = #name.as_slice();)
+            });
             if !p.active {
                 continue;
             }
             let d = names::shadow_param(name, &taken);
             binds.push(match mode {
-                Mode::Forward => quote!(let #d: &[#elem] = #d.as_slice();),
-                Mode::Reverse => quote!(let #d: &mut [#elem] = #d.as_mut_slice();),
+                Mode::Forward if !p.inout => quote!(let #d: &[#elem] = #d.as_slice();),
+                _ => quote!(let #d: &mut [#elem] = #d.as_mut_slice();),
             });
         }
         quote!(#(#binds)*)

@@ -201,18 +201,10 @@ impl Lowerer<'_> {
             self.poisoned_names.push(name.to_string());
             return Some(self.dead_param(i, name, ty));
         };
-        if let syn::Type::Reference(r) = ty {
-            if r.mutability.is_some() {
-                self.diag.unsupported_at(
-                    ty,
-                    "nalgebra arguments taken by `&mut` (yet)",
-                    "take the matrix by `&` and return the result, or pass its storage \
-                     (`m.as_mut_slice()`) as a `&mut [T]` argument",
-                );
-                self.poisoned_names.push(name.to_string());
-                return Some(self.dead_param(i, name, ty));
-            }
-        }
+        // `m: &mut DMatrix<T>`: its storage is an in-out `&mut [T]` argument (README
+        // "Functions that write through `&mut`"); its elements may be written, its dimensions
+        // stay.
+        let inout = matches!(ty, syn::Type::Reference(r) if r.mutability.is_some());
         if mutable {
             self.diag.unsupported_at(
                 &pt.pat,
@@ -231,11 +223,15 @@ impl Lowerer<'_> {
             return Some(self.dead_param(i, name, ty));
         }
         let elem = na.elem.clone();
-        let flat: syn::Type = syn::parse_quote!(&[#elem]);
+        let flat: syn::Type = if inout {
+            syn::parse_quote!(&mut [#elem])
+        } else {
+            syn::parse_quote!(&[#elem])
+        };
         let shape = Shape::Seq(SeqKind::Slice);
         let var = self.new_var(
             name.clone(),
-            false,
+            inout,
             shape.clone(),
             VarOrigin::Param(i),
             Some(flat.clone()),
@@ -290,7 +286,7 @@ impl Lowerer<'_> {
             shape,
             elem_ty: Some(elem),
             active: selected,
-            inout: false,
+            inout,
             nest: None,
             strukt: None,
             field: None,
@@ -1136,6 +1132,15 @@ impl Lowerer<'_> {
             let Some(v) = self.na_var(&ix.expr) else {
                 return false;
             };
+            if !self.vars[v].mutable && !matches!(self.vars[v].origin, VarOrigin::Local) {
+                self.diag.unsupported_at(
+                    left,
+                    "writing an element of a nalgebra argument taken by `&` or by value",
+                    "take it by `&mut` (an in-out argument), or write into a copy \
+                     (`let mut m2 = m.clone();`)",
+                );
+                return true;
+            }
             let rows = self.na[&v].rows.clone();
             let index = match &*ix.index {
                 syn::Expr::Tuple(t) if t.elems.len() == 2 => {

@@ -164,6 +164,7 @@ impl Lowerer<'_> {
         let is_param = generics.type_params().any(|p| p.ident == name);
         let upper = name.chars().next().is_some_and(char::is_uppercase);
         let known = NOT_STRUCTS.contains(&name.as_str())
+            || Self::mentions_na(ty)
             || self.is_float_name(&name)
             || INT_TYPES.contains(&name.as_str());
         (name == "Self" || (upper && !known && !is_param)).then_some(mutable == Some(true))
