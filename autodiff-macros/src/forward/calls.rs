@@ -33,12 +33,19 @@ impl Forward<'_> {
         span: Span,
         pre: &mut Vec<Op>,
     ) -> (TokenStream, TokenStream) {
-        let (primals, tangents) = self.call_args(args, pre);
+        // A nalgebra rule of the runtime runs forward through its `_pushforward`: `None` for an
+        // argument without a tangent (no zeros made, no work on them).
+        let push = crate::ir::is_na_rule(func) && self.lanes.is_none();
+        let (primals, tangents) = self.call_args_as(args, pre, push);
         let out = self.fresh("r");
         let tout = self.fresh("dr");
+        let path = match push {
+            true => companion_path(func, "pushforward"),
+            false => self.jvp_path(func),
+        };
         pre.push(Op::CallJvp {
             outs: Some((out.clone(), tout.clone())),
-            path: self.jvp_path(func),
+            path,
             primals,
             tangents,
             span,
@@ -52,12 +59,40 @@ impl Forward<'_> {
         args: &[Expr],
         pre: &mut Vec<Op>,
     ) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        self.call_args_as(args, pre, false)
+    }
+
+    /// The arguments of a `_jvp` call, or with `push` of a `_pushforward` call (each tangent an
+    /// `Option`, `None` where the argument is inactive).
+    fn call_args_as(
+        &mut self,
+        args: &[Expr],
+        pre: &mut Vec<Op>,
+        push: bool,
+    ) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        let rt = names::rt();
         let mut primals = Vec::new();
         let mut tangents = Vec::new();
         for a in args {
             let shape = self.shape(a);
             if !shape.is_float() {
                 primals.push(self.primal(a));
+                continue;
+            }
+            if push && !matches!(a.kind, ExprKind::MutRef(..)) && shape != Shape::Struct {
+                let (p, t) = match self.expr(a, pre) {
+                    Val::Plain(p) => (p, quote!(::core::option::Option::None)),
+                    v => {
+                        let (p, t) = self.pair_of(v, &shape, pre);
+                        let t = match shape {
+                            Shape::Seq(_) => quote!(#rt::na::tangent_slice(#t)),
+                            _ => t,
+                        };
+                        (p, quote!(::core::option::Option::Some(#t)))
+                    }
+                };
+                primals.push(p);
+                tangents.push(t);
                 continue;
             }
             // A struct passed whole (by `&`): its tangent is the caller's `&<S>Tangent`.
