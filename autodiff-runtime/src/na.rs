@@ -7,6 +7,14 @@
 //! - `f(args..) -> Out`;
 //! - `f_jvp(args.., d<arg>..) -> (Out, dOut)`: after all primal arguments, one tangent per float
 //!   argument (`&[T]` for a slice, `T` for a scalar; the `usize` dimensions get none);
+//! - `f_pushforward(args.., d<arg>..) -> (Out, dOut)`: `f_jvp` for generated code, each tangent
+//!   an `Option` (`Option<&[T]>` for a slice, `Option<T>` for a scalar): `None`, a tangent known
+//!   to be zero (a data matrix, a constant), skips its term, which for [`mat_mul_pushforward`] is
+//!   a whole product. `f_jvp` is `f_pushforward` with every tangent `Some`; with a `None`, the
+//!   tangent is bit for bit what `f_jvp` gives with `+0`s in that place, `-0`s included (the
+//!   skipped term is taken after all where the others come to a zero, whose sign it may
+//!   change). The one difference: [`mat_mul_jvp`]'s plain product of zeros with an operand
+//!   holding an `inf` or a NaN is NaN there, a term [`mat_mul_pushforward`] does not have;
 //! - `f_vjp(args.., d<arg>.., seed) -> Out`: **adds** `seedᵀ J` into the adjoint buffers
 //!   (`&mut [T]` for a slice, `&mut T` for a scalar) and returns the value. A `Vec` output takes a
 //!   `&[T]` seed, which may be shorter than the output: the missing entries are zero (`&[]` adds
@@ -219,15 +227,65 @@ pub fn mat_mul_jvp<T: Real>(
     da: &[T],
     db: &[T],
 ) -> (Vec<T>, Vec<T>) {
-    let op = "mat_mul_jvp";
+    mat_mul_forward("mat_mul_jvp", a, b, m, k, n, Some(da), Some(db))
+}
+
+/// Forward mode of [`mat_mul`] for generated code: `None` for a tangent that is zero skips its
+/// product (`dA B` or `A dB`; both `None`, zeros and no product).
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn mat_mul_pushforward<T: Real>(
+    a: &[T],
+    b: &[T],
+    m: usize,
+    k: usize,
+    n: usize,
+    da: Option<&[T]>,
+    db: Option<&[T]>,
+) -> (Vec<T>, Vec<T>) {
+    mat_mul_forward("mat_mul_pushforward", a, b, m, k, n, da, db)
+}
+
+/// `C` and `dC = dA B + A dB` under the name `op`, each product skipped for a `None` tangent.
+///
+/// With both tangents, `dC = dA B` (written) then `+= A dB`. With one, its product is added into
+/// zeros (`beta = 1`), which is what [`mat_mul_jvp`] gives with a zero tangent there: the
+/// kernels' sums start from `+0`, so the product of zeros with a finite operand is `+0`, and
+/// adding a `+0` changes no sum (which, from `+0`, is never `-0`). Where that operand holds an
+/// `inf` or a NaN, [`mat_mul_jvp`]'s plain product of it with the zeros is NaN, and here that
+/// term is absent: the kernels have no strong zero.
+#[inline(always)]
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+fn mat_mul_forward<T: Real>(
+    op: &str,
+    a: &[T],
+    b: &[T],
+    m: usize,
+    k: usize,
+    n: usize,
+    da: Option<&[T]>,
+    db: Option<&[T]>,
+) -> (Vec<T>, Vec<T>) {
     let len = check_mat_mul(op, a.len(), b.len(), m, k, n);
-    check_mat(op, "da", da.len(), m, k);
-    check_mat(op, "db", db.len(), k, n);
+    if let Some(da) = da {
+        check_mat(op, "da", da.len(), m, k);
+    }
+    if let Some(db) = db {
+        check_mat(op, "db", db.len(), k, n);
+    }
     let mut c = vec![T::zero(); len];
     product(a, b, m, k, n, T::zero(), &mut c);
     let mut dc = vec![T::zero(); len];
-    product(da, b, m, k, n, T::zero(), &mut dc);
-    product(a, db, m, k, n, T::one(), &mut dc);
+    match (da, db) {
+        (Some(da), Some(db)) => {
+            product(da, b, m, k, n, T::zero(), &mut dc);
+            product(a, db, m, k, n, T::one(), &mut dc);
+        }
+        (Some(da), None) => product(da, b, m, k, n, T::one(), &mut dc),
+        (None, Some(db)) => product(a, db, m, k, n, T::one(), &mut dc),
+        (None, None) => {}
+    }
     (c, dc)
 }
 
@@ -359,31 +417,83 @@ fn binary<T: Real>(op: &str, a: &[T], b: &[T], f: impl Fn(T, T) -> T) -> Vec<T> 
     a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect()
 }
 
+/// `term2(ta(i), pa(i), tb(i), pb(i))` for `i < n`, a `None` tangent read as `+0` (what `f_jvp`
+/// gives with a zero tangent there) without its term: `x + term(0, p)` is `x` except where `x`
+/// is a zero (`-0 + +0` is `+0`), so the whole `term2`, and the `None` side's partial, is taken
+/// only where the other term is zero. Both `None`, `term2(0, pa, 0, pb)`: `-0` where both
+/// partials are finite and negative, as `f_jvp` gives it.
+#[inline(always)]
+fn tangents2<T: Real, A: Fn(usize) -> T, B: Fn(usize) -> T>(
+    n: usize,
+    ta: Option<A>,
+    pa: impl Fn(usize) -> T,
+    tb: Option<B>,
+    pb: impl Fn(usize) -> T,
+) -> Vec<T> {
+    let zero = T::zero();
+    match (ta, tb) {
+        (Some(ta), Some(tb)) => (0..n).map(|i| term2(ta(i), pa(i), tb(i), pb(i))).collect(),
+        (Some(ta), None) => (0..n)
+            .map(|i| {
+                let (t, p) = (ta(i), pa(i));
+                let y = term(t, p);
+                if y == zero {
+                    term2(t, p, zero, pb(i))
+                } else {
+                    y
+                }
+            })
+            .collect(),
+        (None, Some(tb)) => (0..n)
+            .map(|i| {
+                let (t, p) = (tb(i), pb(i));
+                let y = term(t, p);
+                if y == zero {
+                    term2(zero, pa(i), t, p)
+                } else {
+                    y
+                }
+            })
+            .collect(),
+        (None, None) => (0..n).map(|i| term2(zero, pa(i), zero, pb(i))).collect(),
+    }
+}
+
+/// `i -> t[i]`: a slice tangent for [`tangents2`].
+#[inline(always)]
+fn at<T: Real>(t: &[T]) -> impl Fn(usize) -> T + '_ {
+    move |i| t[i]
+}
+
+/// The value `f(a[i], b[i])` of an element-wise binary operation and its tangent `term2(da[i],
+/// pa, db[i], pb)` under the name `op`, the partials `pa(a[i], b[i], y[i])` and `pb(..)` taken as
+/// [`tangents2`] needs them.
 #[inline(always)]
 #[track_caller]
 #[allow(clippy::too_many_arguments)]
-fn binary_jvp<T: Real>(
+fn binary_forward<T: Real>(
     op: &str,
     a: &[T],
     b: &[T],
-    da: &[T],
-    db: &[T],
+    da: Option<&[T]>,
+    db: Option<&[T]>,
     f: impl Fn(T, T) -> T,
-    d: impl Fn(T, T, T) -> (T, T),
+    pa: impl Fn(T, T, T) -> T,
+    pb: impl Fn(T, T, T) -> T,
 ) -> (Vec<T>, Vec<T>) {
-    check_binary(op, a, b, da, db);
-    let mut y = Vec::with_capacity(a.len());
-    let mut dy = Vec::with_capacity(a.len());
-    for i in 0..a.len() {
-        let v = f(a[i], b[i]);
-        let (pa, pb) = d(a[i], b[i], v);
-        y.push(v);
-        dy.push(term2(da[i], pa, db[i], pb));
-    }
+    check_binary_adjoints(op, a, b, da, db);
+    let y: Vec<T> = a.iter().zip(b).map(|(&x, &z)| f(x, z)).collect();
+    let dy = tangents2(
+        a.len(),
+        da.map(at),
+        |i| pa(a[i], b[i], y[i]),
+        db.map(at),
+        |i| pb(a[i], b[i], y[i]),
+    );
     (y, dy)
 }
 
-/// The shape checks of an element-wise binary operation's adjoints, of those present.
+/// The shape checks of an element-wise binary operation's tangents or adjoints, of those present.
 #[inline(always)]
 #[track_caller]
 fn check_binary_adjoints<T>(op: &str, a: &[T], b: &[T], da: Option<&[T]>, db: Option<&[T]>) {
@@ -435,15 +545,32 @@ pub fn add<T: Real>(a: &[T], b: &[T]) -> Vec<T> {
 /// Forward mode of [`add`]: `da + db`.
 #[inline]
 pub fn add_jvp<T: Real>(a: &[T], b: &[T], da: &[T], db: &[T]) -> (Vec<T>, Vec<T>) {
-    binary_jvp(
-        "add_jvp",
-        a,
-        b,
-        da,
-        db,
-        |x, y| x + y,
-        |_, _, _| (T::one(), T::one()),
-    )
+    add_forward("add_jvp", a, b, Some(da), Some(db))
+}
+
+/// Forward mode of [`add`] for generated code: `None` for a tangent that is zero skips its term.
+#[inline]
+pub fn add_pushforward<T: Real>(
+    a: &[T],
+    b: &[T],
+    da: Option<&[T]>,
+    db: Option<&[T]>,
+) -> (Vec<T>, Vec<T>) {
+    add_forward("add_pushforward", a, b, da, db)
+}
+
+/// [`add_jvp`] and [`add_pushforward`] under the name `op`.
+#[inline(always)]
+#[track_caller]
+fn add_forward<T: Real>(
+    op: &str,
+    a: &[T],
+    b: &[T],
+    da: Option<&[T]>,
+    db: Option<&[T]>,
+) -> (Vec<T>, Vec<T>) {
+    let one = |_, _, _| T::one();
+    binary_forward(op, a, b, da, db, |x, y| x + y, one, one)
 }
 
 /// Reverse mode of [`add`]: `da += seed`, `db += seed`.
@@ -499,14 +626,39 @@ pub fn sub<T: Real>(a: &[T], b: &[T]) -> Vec<T> {
 /// Forward mode of [`sub`]: `da - db`.
 #[inline]
 pub fn sub_jvp<T: Real>(a: &[T], b: &[T], da: &[T], db: &[T]) -> (Vec<T>, Vec<T>) {
-    binary_jvp(
-        "sub_jvp",
+    sub_forward("sub_jvp", a, b, Some(da), Some(db))
+}
+
+/// Forward mode of [`sub`] for generated code: `None` for a tangent that is zero skips its term.
+#[inline]
+pub fn sub_pushforward<T: Real>(
+    a: &[T],
+    b: &[T],
+    da: Option<&[T]>,
+    db: Option<&[T]>,
+) -> (Vec<T>, Vec<T>) {
+    sub_forward("sub_pushforward", a, b, da, db)
+}
+
+/// [`sub_jvp`] and [`sub_pushforward`] under the name `op`.
+#[inline(always)]
+#[track_caller]
+fn sub_forward<T: Real>(
+    op: &str,
+    a: &[T],
+    b: &[T],
+    da: Option<&[T]>,
+    db: Option<&[T]>,
+) -> (Vec<T>, Vec<T>) {
+    binary_forward(
+        op,
         a,
         b,
         da,
         db,
         |x, y| x - y,
-        |_, _, _| (T::one(), -T::one()),
+        |_, _, _| T::one(),
+        |_, _, _| -T::one(),
     )
 }
 
@@ -563,15 +715,32 @@ pub fn component_mul<T: Real>(a: &[T], b: &[T]) -> Vec<T> {
 /// Forward mode of [`component_mul`]: `da * b + a * db`.
 #[inline]
 pub fn component_mul_jvp<T: Real>(a: &[T], b: &[T], da: &[T], db: &[T]) -> (Vec<T>, Vec<T>) {
-    binary_jvp(
-        "component_mul_jvp",
-        a,
-        b,
-        da,
-        db,
-        |x, y| x * y,
-        |x, y, _| (y, x),
-    )
+    component_mul_forward("component_mul_jvp", a, b, Some(da), Some(db))
+}
+
+/// Forward mode of [`component_mul`] for generated code: `None` for a tangent that is zero skips
+/// its term (`da * b` or `a * db`).
+#[inline]
+pub fn component_mul_pushforward<T: Real>(
+    a: &[T],
+    b: &[T],
+    da: Option<&[T]>,
+    db: Option<&[T]>,
+) -> (Vec<T>, Vec<T>) {
+    component_mul_forward("component_mul_pushforward", a, b, da, db)
+}
+
+/// [`component_mul_jvp`] and [`component_mul_pushforward`] under the name `op`.
+#[inline(always)]
+#[track_caller]
+fn component_mul_forward<T: Real>(
+    op: &str,
+    a: &[T],
+    b: &[T],
+    da: Option<&[T]>,
+    db: Option<&[T]>,
+) -> (Vec<T>, Vec<T>) {
+    binary_forward(op, a, b, da, db, |x, y| x * y, |_, y, _| y, |x, _, _| x)
 }
 
 /// Reverse mode of [`component_mul`]: `da += seed * b`, `db += seed * a`.
@@ -624,23 +793,23 @@ pub fn component_mul_vjp_dropped<T: Real>(a: &[T], b: &[T], da: &mut [T], db: &m
     check_binary("component_mul_vjp", a, b, da, db);
 }
 
-/// The partials of `y = a / b`: `1 / b` and `-y / b`.
-#[inline(always)]
-fn div_partials<T: Real>(_a: T, b: T, y: T) -> (T, T) {
-    (b.recip(), -(y / b))
-}
-
-/// `∂(a / b) / ∂a = 1 / b`, as [`div_partials`] gives it.
+/// `∂(a / b) / ∂a = 1 / b`.
 #[inline(always)]
 fn div_da<T: Real>(_a: T, b: T) -> T {
     b.recip()
 }
 
-/// `∂(a / b) / ∂b = -(a / b) / b`, as [`div_partials`] gives it: the one partial of the
-/// element-wise operations that needs the value.
+/// `∂(a / b) / ∂b = -(a / b) / b`, as [`div_db_of`] gives it from the value: the one partial of
+/// the element-wise operations that needs the value.
 #[inline(always)]
 fn div_db<T: Real>(a: T, b: T) -> T {
-    -((a / b) / b)
+    div_db_of(b, a / b)
+}
+
+/// `∂(a / b) / ∂b = -y / b` from the value `y = a / b`.
+#[inline(always)]
+fn div_db_of<T: Real>(b: T, y: T) -> T {
+    -(y / b)
 }
 
 /// Element-wise `a / b` (nalgebra's `a.component_div(&b)`).
@@ -652,14 +821,40 @@ pub fn component_div<T: Real>(a: &[T], b: &[T]) -> Vec<T> {
 /// Forward mode of [`component_div`]: `da / b - (a / b) db / b`.
 #[inline]
 pub fn component_div_jvp<T: Real>(a: &[T], b: &[T], da: &[T], db: &[T]) -> (Vec<T>, Vec<T>) {
-    binary_jvp(
-        "component_div_jvp",
+    component_div_forward("component_div_jvp", a, b, Some(da), Some(db))
+}
+
+/// Forward mode of [`component_div`] for generated code: `None` for a tangent that is zero skips
+/// its term (`da / b` or `-(a / b) db / b`).
+#[inline]
+pub fn component_div_pushforward<T: Real>(
+    a: &[T],
+    b: &[T],
+    da: Option<&[T]>,
+    db: Option<&[T]>,
+) -> (Vec<T>, Vec<T>) {
+    component_div_forward("component_div_pushforward", a, b, da, db)
+}
+
+/// [`component_div_jvp`] and [`component_div_pushforward`] under the name `op`.
+#[inline(always)]
+#[track_caller]
+fn component_div_forward<T: Real>(
+    op: &str,
+    a: &[T],
+    b: &[T],
+    da: Option<&[T]>,
+    db: Option<&[T]>,
+) -> (Vec<T>, Vec<T>) {
+    binary_forward(
+        op,
         a,
         b,
         da,
         db,
         |x, y| x / y,
-        div_partials,
+        |x, y, _| div_da(x, y),
+        |_, y, v| div_db_of(y, v),
     )
 }
 
@@ -716,8 +911,28 @@ pub fn neg<T: Real>(a: &[T]) -> Vec<T> {
 /// Forward mode of [`neg`]: `-da`.
 #[inline]
 pub fn neg_jvp<T: Real>(a: &[T], da: &[T]) -> (Vec<T>, Vec<T>) {
-    check_same("neg_jvp", "a", a.len(), "da", da.len());
-    (neg(a), neg(da))
+    neg_forward("neg_jvp", a, Some(da))
+}
+
+/// Forward mode of [`neg`] for generated code: `None` for a tangent that is zero gives `-0`s, as
+/// [`neg_jvp`] of zeros does.
+#[inline]
+pub fn neg_pushforward<T: Real>(a: &[T], da: Option<&[T]>) -> (Vec<T>, Vec<T>) {
+    neg_forward("neg_pushforward", a, da)
+}
+
+/// [`neg_jvp`] and [`neg_pushforward`] under the name `op`.
+#[inline(always)]
+#[track_caller]
+fn neg_forward<T: Real>(op: &str, a: &[T], da: Option<&[T]>) -> (Vec<T>, Vec<T>) {
+    let dy = match da {
+        Some(da) => {
+            check_same(op, "a", a.len(), "da", da.len());
+            neg(da)
+        }
+        None => vec![-T::zero(); a.len()],
+    };
+    (neg(a), dy)
 }
 
 /// `da -= seed` under the name `op`, nothing for a `None` buffer.
@@ -764,12 +979,41 @@ pub fn scale<T: Real>(a: &[T], s: T) -> Vec<T> {
 /// Forward mode of [`scale`]: `da * s + a * ds`.
 #[inline]
 pub fn scale_jvp<T: Real>(a: &[T], s: T, da: &[T], ds: T) -> (Vec<T>, Vec<T>) {
-    check_same("scale_jvp", "a", a.len(), "da", da.len());
-    let dy = a
-        .iter()
-        .zip(da)
-        .map(|(&x, &dx)| term2(dx, s, ds, x))
-        .collect();
+    scale_forward("scale_jvp", a, s, Some(da), Some(ds))
+}
+
+/// Forward mode of [`scale`] for generated code: `None` for a tangent that is zero skips its term
+/// (`da * s` or `a * ds`).
+#[inline]
+pub fn scale_pushforward<T: Real>(
+    a: &[T],
+    s: T,
+    da: Option<&[T]>,
+    ds: Option<T>,
+) -> (Vec<T>, Vec<T>) {
+    scale_forward("scale_pushforward", a, s, da, ds)
+}
+
+/// [`scale_jvp`] and [`scale_pushforward`] under the name `op`.
+#[inline(always)]
+#[track_caller]
+fn scale_forward<T: Real>(
+    op: &str,
+    a: &[T],
+    s: T,
+    da: Option<&[T]>,
+    ds: Option<T>,
+) -> (Vec<T>, Vec<T>) {
+    if let Some(da) = da {
+        check_same(op, "a", a.len(), "da", da.len());
+    }
+    let dy = tangents2(
+        a.len(),
+        da.map(at),
+        |_| s,
+        ds.map(|ds| move |_| ds),
+        |i| a[i],
+    );
     (scale(a, s), dy)
 }
 
@@ -845,16 +1089,42 @@ pub fn div_scalar<T: Real>(a: &[T], s: T) -> Vec<T> {
 /// Forward mode of [`div_scalar`]: `da / s - (a / s) ds / s`.
 #[inline]
 pub fn div_scalar_jvp<T: Real>(a: &[T], s: T, da: &[T], ds: T) -> (Vec<T>, Vec<T>) {
-    check_same("div_scalar_jvp", "a", a.len(), "da", da.len());
+    div_scalar_forward("div_scalar_jvp", a, s, Some(da), Some(ds))
+}
+
+/// Forward mode of [`div_scalar`] for generated code: `None` for a tangent that is zero skips its
+/// term (`da / s` or `-(a / s) ds / s`).
+#[inline]
+pub fn div_scalar_pushforward<T: Real>(
+    a: &[T],
+    s: T,
+    da: Option<&[T]>,
+    ds: Option<T>,
+) -> (Vec<T>, Vec<T>) {
+    div_scalar_forward("div_scalar_pushforward", a, s, da, ds)
+}
+
+/// [`div_scalar_jvp`] and [`div_scalar_pushforward`] under the name `op`.
+#[inline(always)]
+#[track_caller]
+fn div_scalar_forward<T: Real>(
+    op: &str,
+    a: &[T],
+    s: T,
+    da: Option<&[T]>,
+    ds: Option<T>,
+) -> (Vec<T>, Vec<T>) {
+    if let Some(da) = da {
+        check_same(op, "a", a.len(), "da", da.len());
+    }
     let y = div_scalar(a, s);
-    let dy = y
-        .iter()
-        .zip(da)
-        .map(|(&v, &dx)| {
-            let (pa, ps) = div_partials(T::zero(), s, v);
-            term2(dx, pa, ds, ps)
-        })
-        .collect();
+    let dy = tangents2(
+        a.len(),
+        da.map(at),
+        |_| div_da(T::zero(), s),
+        ds.map(|ds| move |_| ds),
+        |i| div_db_of(s, y[i]),
+    );
     (y, dy)
 }
 
@@ -924,8 +1194,39 @@ pub fn add_scalar<T: Real>(a: &[T], s: T) -> Vec<T> {
 /// Forward mode of [`add_scalar`]: `da + ds`.
 #[inline]
 pub fn add_scalar_jvp<T: Real>(a: &[T], s: T, da: &[T], ds: T) -> (Vec<T>, Vec<T>) {
-    check_same("add_scalar_jvp", "a", a.len(), "da", da.len());
-    (add_scalar(a, s), add_scalar(da, ds))
+    add_scalar_forward("add_scalar_jvp", a, s, Some(da), Some(ds))
+}
+
+/// Forward mode of [`add_scalar`] for generated code: `None` for a tangent that is zero skips its
+/// term (the `+ 0` kept: `da + 0` and `0 + ds`, whose `-0`s become `+0` as in [`add_scalar_jvp`]).
+#[inline]
+pub fn add_scalar_pushforward<T: Real>(
+    a: &[T],
+    s: T,
+    da: Option<&[T]>,
+    ds: Option<T>,
+) -> (Vec<T>, Vec<T>) {
+    add_scalar_forward("add_scalar_pushforward", a, s, da, ds)
+}
+
+/// [`add_scalar_jvp`] and [`add_scalar_pushforward`] under the name `op`.
+#[inline(always)]
+#[track_caller]
+fn add_scalar_forward<T: Real>(
+    op: &str,
+    a: &[T],
+    s: T,
+    da: Option<&[T]>,
+    ds: Option<T>,
+) -> (Vec<T>, Vec<T>) {
+    let dy = match (da, ds) {
+        (Some(da), ds) => {
+            check_same(op, "a", a.len(), "da", da.len());
+            add_scalar(da, ds.unwrap_or_else(T::zero))
+        }
+        (None, ds) => vec![T::zero() + ds.unwrap_or_else(T::zero); a.len()],
+    };
+    (add_scalar(a, s), dy)
 }
 
 /// The adjoints of `a + s` under the name `op`: `da += seed`, `ds += Σ seed[i]` (untouched by an
@@ -1006,9 +1307,39 @@ fn transposed<T: Real>(a: &[T], rows: usize, cols: usize) -> Vec<T> {
 /// Forward mode of [`transpose`]: `daᵀ`.
 #[inline]
 pub fn transpose_jvp<T: Real>(a: &[T], rows: usize, cols: usize, da: &[T]) -> (Vec<T>, Vec<T>) {
-    check_mat("transpose_jvp", "a", a.len(), rows, cols);
-    check_mat("transpose_jvp", "da", da.len(), rows, cols);
-    (transposed(a, rows, cols), transposed(da, rows, cols))
+    transpose_forward("transpose_jvp", a, rows, cols, Some(da))
+}
+
+/// Forward mode of [`transpose`] for generated code: `None` for a tangent that is zero gives zeros.
+#[inline]
+pub fn transpose_pushforward<T: Real>(
+    a: &[T],
+    rows: usize,
+    cols: usize,
+    da: Option<&[T]>,
+) -> (Vec<T>, Vec<T>) {
+    transpose_forward("transpose_pushforward", a, rows, cols, da)
+}
+
+/// [`transpose_jvp`] and [`transpose_pushforward`] under the name `op`.
+#[inline(always)]
+#[track_caller]
+fn transpose_forward<T: Real>(
+    op: &str,
+    a: &[T],
+    rows: usize,
+    cols: usize,
+    da: Option<&[T]>,
+) -> (Vec<T>, Vec<T>) {
+    check_mat(op, "a", a.len(), rows, cols);
+    let dy = match da {
+        Some(da) => {
+            check_mat(op, "da", da.len(), rows, cols);
+            transposed(da, rows, cols)
+        }
+        None => vec![T::zero(); a.len()],
+    };
+    (transposed(a, rows, cols), dy)
 }
 
 /// `da += seedᵀ` under the name `op`, nothing for a `None` buffer.
@@ -1092,8 +1423,42 @@ pub fn column_jvp<T: Real>(
     j: usize,
     da: &[T],
 ) -> (Vec<T>, Vec<T>) {
-    check_mat("column_jvp", "da", da.len(), rows, cols);
-    (column(a, rows, cols, j), column(da, rows, cols, j))
+    column_forward("column_jvp", a, rows, cols, j, Some(da))
+}
+
+/// Forward mode of [`column`] for generated code: `None` for a tangent that is zero gives zeros.
+#[inline]
+pub fn column_pushforward<T: Real>(
+    a: &[T],
+    rows: usize,
+    cols: usize,
+    j: usize,
+    da: Option<&[T]>,
+) -> (Vec<T>, Vec<T>) {
+    column_forward("column_pushforward", a, rows, cols, j, da)
+}
+
+/// Column `j` of `a` and of `da` (zeros for `None`); `da` checked under the name `op`, `a` and
+/// `j` under [`column`]'s.
+#[inline(always)]
+#[track_caller]
+fn column_forward<T: Real>(
+    op: &str,
+    a: &[T],
+    rows: usize,
+    cols: usize,
+    j: usize,
+    da: Option<&[T]>,
+) -> (Vec<T>, Vec<T>) {
+    if let Some(da) = da {
+        check_mat(op, "da", da.len(), rows, cols);
+    }
+    let y = column(a, rows, cols, j);
+    let dy = match da {
+        Some(da) => column(da, rows, cols, j),
+        None => vec![T::zero(); rows],
+    };
+    (y, dy)
 }
 
 /// The seed added into column `j` of `da` under the name `op`, nothing for a `None` buffer.
@@ -1173,8 +1538,42 @@ pub fn row<T: Real>(a: &[T], rows: usize, cols: usize, i: usize) -> Vec<T> {
 /// Forward mode of [`row`]: row `i` of `da`.
 #[inline]
 pub fn row_jvp<T: Real>(a: &[T], rows: usize, cols: usize, i: usize, da: &[T]) -> (Vec<T>, Vec<T>) {
-    check_mat("row_jvp", "da", da.len(), rows, cols);
-    (row(a, rows, cols, i), row(da, rows, cols, i))
+    row_forward("row_jvp", a, rows, cols, i, Some(da))
+}
+
+/// Forward mode of [`row`] for generated code: `None` for a tangent that is zero gives zeros.
+#[inline]
+pub fn row_pushforward<T: Real>(
+    a: &[T],
+    rows: usize,
+    cols: usize,
+    i: usize,
+    da: Option<&[T]>,
+) -> (Vec<T>, Vec<T>) {
+    row_forward("row_pushforward", a, rows, cols, i, da)
+}
+
+/// Row `i` of `a` and of `da` (zeros for `None`); `da` checked under the name `op`, `a` and `i`
+/// under [`row`]'s.
+#[inline(always)]
+#[track_caller]
+fn row_forward<T: Real>(
+    op: &str,
+    a: &[T],
+    rows: usize,
+    cols: usize,
+    i: usize,
+    da: Option<&[T]>,
+) -> (Vec<T>, Vec<T>) {
+    if let Some(da) = da {
+        check_mat(op, "da", da.len(), rows, cols);
+    }
+    let y = row(a, rows, cols, i);
+    let dy = match da {
+        Some(da) => row(da, rows, cols, i),
+        None => vec![T::zero(); cols],
+    };
+    (y, dy)
 }
 
 /// The seed added into row `i` of `da` under the name `op`, nothing for a `None` buffer.
@@ -1310,18 +1709,26 @@ pub fn dot<T: Real>(a: &[T], b: &[T]) -> T {
     na_column_dot(T::zero(), a, b)
 }
 
+/// The tangent `Σ term2(da[i], b[i], db[i], a[i])` of `a · b` under the name `op`, after the
+/// shape checks of the tangents present. With one `None`, `Σ term(da[i], b[i])` (or `Σ term(db[i],
+/// a[i])`), which is the same sum bit for bit: each term is the full one but where either is a
+/// zero, and a sum from `+0` is never `-0`, so `s + -0` and `s + +0` agree. Both `None`, `+0`.
 #[inline(always)]
 #[track_caller]
-fn dot_jvp_with<T: Real>(op: &str, a: &[T], b: &[T], da: &[T], db: &[T], value: T) -> (T, T) {
-    check_binary(op, a, b, da, db);
-    let dy = a
-        .iter()
-        .zip(b)
-        .zip(da.iter().zip(db))
-        .fold(T::zero(), |s, ((&x, &y), (&dx, &dy))| {
-            s + term2(dx, y, dy, x)
-        });
-    (value, dy)
+fn dot_tangent<T: Real>(op: &str, a: &[T], b: &[T], da: Option<&[T]>, db: Option<&[T]>) -> T {
+    check_binary_adjoints(op, a, b, da, db);
+    match (da, db) {
+        (Some(da), Some(db)) => a
+            .iter()
+            .zip(b)
+            .zip(da.iter().zip(db))
+            .fold(T::zero(), |s, ((&x, &y), (&dx, &dy))| {
+                s + term2(dx, y, dy, x)
+            }),
+        (Some(da), None) => tangent_dot(da, b),
+        (None, Some(db)) => tangent_dot(db, a),
+        (None, None) => T::zero(),
+    }
 }
 
 /// `da += seed b`, `db += seed a` under the name `op` (nothing for a zero seed or a `None`
@@ -1348,8 +1755,23 @@ fn dot_adjoints<T: Real>(
 /// Forward mode of [`dot`]: `Σ da[i] b[i] + a[i] db[i]`.
 #[inline]
 pub fn dot_jvp<T: Real>(a: &[T], b: &[T], da: &[T], db: &[T]) -> (T, T) {
-    check_same("dot_jvp", "a", a.len(), "b", b.len());
-    dot_jvp_with("dot_jvp", a, b, da, db, na_column_dot(T::zero(), a, b))
+    dot_forward("dot_jvp", a, b, Some(da), Some(db))
+}
+
+/// Forward mode of [`dot`] for generated code: `None` for a tangent that is zero skips its term
+/// (`Σ da[i] b[i]` or `Σ a[i] db[i]`).
+#[inline]
+pub fn dot_pushforward<T: Real>(a: &[T], b: &[T], da: Option<&[T]>, db: Option<&[T]>) -> (T, T) {
+    dot_forward("dot_pushforward", a, b, da, db)
+}
+
+/// [`dot_jvp`] and [`dot_pushforward`] under the name `op`.
+#[inline(always)]
+#[track_caller]
+fn dot_forward<T: Real>(op: &str, a: &[T], b: &[T], da: Option<&[T]>, db: Option<&[T]>) -> (T, T) {
+    check_same(op, "a", a.len(), "b", b.len());
+    let value = na_column_dot(T::zero(), a, b);
+    (value, dot_tangent(op, a, b, da, db))
 }
 
 /// Reverse mode of [`dot`]: `da += seed b`, `db += seed a`.
@@ -1399,7 +1821,22 @@ pub fn dot_mat_jvp<T: Real>(
     db: &[T],
 ) -> (T, T) {
     let value = dot_mat(a, b, rows, cols);
-    dot_jvp_with("dot_mat_jvp", a, b, da, db, value)
+    (value, dot_tangent("dot_mat_jvp", a, b, Some(da), Some(db)))
+}
+
+/// Forward mode of [`dot_mat`] for generated code: `None` for a tangent that is zero skips its
+/// term (as [`dot_pushforward`]).
+#[inline]
+pub fn dot_mat_pushforward<T: Real>(
+    a: &[T],
+    b: &[T],
+    rows: usize,
+    cols: usize,
+    da: Option<&[T]>,
+    db: Option<&[T]>,
+) -> (T, T) {
+    let value = dot_mat(a, b, rows, cols);
+    (value, dot_tangent("dot_mat_pushforward", a, b, da, db))
 }
 
 /// The adjoints of [`dot_mat`] under the name `op`: its shape checks, then [`dot_adjoints`].
@@ -1475,8 +1912,27 @@ pub fn sum<T: Real>(a: &[T]) -> T {
 /// Forward mode of [`sum`]: `Σ da[i]`.
 #[inline]
 pub fn sum_jvp<T: Real>(a: &[T], da: &[T]) -> (T, T) {
-    check_same("sum_jvp", "a", a.len(), "da", da.len());
-    (sum(a), sum(da))
+    sum_forward("sum_jvp", a, Some(da))
+}
+
+/// Forward mode of [`sum`] for generated code: `None` for a tangent that is zero gives `0`.
+#[inline]
+pub fn sum_pushforward<T: Real>(a: &[T], da: Option<&[T]>) -> (T, T) {
+    sum_forward("sum_pushforward", a, da)
+}
+
+/// [`sum_jvp`] and [`sum_pushforward`] under the name `op`.
+#[inline(always)]
+#[track_caller]
+fn sum_forward<T: Real>(op: &str, a: &[T], da: Option<&[T]>) -> (T, T) {
+    let dy = match da {
+        Some(da) => {
+            check_same(op, "a", a.len(), "da", da.len());
+            sum(da)
+        }
+        None => T::zero(),
+    };
+    (sum(a), dy)
 }
 
 /// `da[i] += seed` under the name `op`, nothing for a zero seed or a `None` buffer.
@@ -1533,8 +1989,27 @@ pub fn mean<T: Real>(a: &[T]) -> T {
 /// Forward mode of [`mean`]: `Σ da[i] / n` (`0` for an empty `a`).
 #[inline]
 pub fn mean_jvp<T: Real>(a: &[T], da: &[T]) -> (T, T) {
-    check_same("mean_jvp", "a", a.len(), "da", da.len());
-    (mean(a), mean(da))
+    mean_forward("mean_jvp", a, Some(da))
+}
+
+/// Forward mode of [`mean`] for generated code: `None` for a tangent that is zero gives `0`.
+#[inline]
+pub fn mean_pushforward<T: Real>(a: &[T], da: Option<&[T]>) -> (T, T) {
+    mean_forward("mean_pushforward", a, da)
+}
+
+/// [`mean_jvp`] and [`mean_pushforward`] under the name `op`.
+#[inline(always)]
+#[track_caller]
+fn mean_forward<T: Real>(op: &str, a: &[T], da: Option<&[T]>) -> (T, T) {
+    let dy = match da {
+        Some(da) => {
+            check_same(op, "a", a.len(), "da", da.len());
+            mean(da)
+        }
+        None => T::zero(),
+    };
+    (mean(a), dy)
 }
 
 /// `da[i] += seed / n` under the name `op`, nothing for a zero seed, an empty `a` or a `None`
@@ -1583,9 +2058,30 @@ pub fn norm_squared<T: Real>(a: &[T]) -> T {
 /// Forward mode of [`norm_squared`]: `2 Σ a[i] da[i]`.
 #[inline]
 pub fn norm_squared_jvp<T: Real>(a: &[T], da: &[T]) -> (T, T) {
-    check_same("norm_squared_jvp", "a", a.len(), "da", da.len());
-    let t = tangent_dot(da, a);
-    (norm_squared(a), t + t)
+    let dy = norm_squared_tangent("norm_squared_jvp", a, Some(da));
+    (norm_squared(a), dy)
+}
+
+/// Forward mode of [`norm_squared`] for generated code: `None` for a tangent that is zero gives
+/// `0`.
+#[inline]
+pub fn norm_squared_pushforward<T: Real>(a: &[T], da: Option<&[T]>) -> (T, T) {
+    let dy = norm_squared_tangent("norm_squared_pushforward", a, da);
+    (norm_squared(a), dy)
+}
+
+/// `2 Σ term(da[i], a[i])` after the check of `da` under the name `op`, `0` for `None`.
+#[inline(always)]
+#[track_caller]
+fn norm_squared_tangent<T: Real>(op: &str, a: &[T], da: Option<&[T]>) -> T {
+    match da {
+        Some(da) => {
+            check_same(op, "a", a.len(), "da", da.len());
+            let t = tangent_dot(da, a);
+            t + t
+        }
+        None => T::zero(),
+    }
 }
 
 /// `da += 2 seed a` under the name `op`, nothing for a zero seed or a `None` buffer.
@@ -1630,9 +2126,26 @@ pub fn norm_squared_mat<T: Real>(a: &[T], rows: usize, cols: usize) -> T {
 #[inline]
 pub fn norm_squared_mat_jvp<T: Real>(a: &[T], rows: usize, cols: usize, da: &[T]) -> (T, T) {
     let value = norm_squared_mat(a, rows, cols);
-    check_same("norm_squared_mat_jvp", "a", a.len(), "da", da.len());
-    let t = tangent_dot(da, a);
-    (value, t + t)
+    (
+        value,
+        norm_squared_tangent("norm_squared_mat_jvp", a, Some(da)),
+    )
+}
+
+/// Forward mode of [`norm_squared_mat`] for generated code: `None` for a tangent that is zero
+/// gives `0`.
+#[inline]
+pub fn norm_squared_mat_pushforward<T: Real>(
+    a: &[T],
+    rows: usize,
+    cols: usize,
+    da: Option<&[T]>,
+) -> (T, T) {
+    let value = norm_squared_mat(a, rows, cols);
+    (
+        value,
+        norm_squared_tangent("norm_squared_mat_pushforward", a, da),
+    )
 }
 
 /// Reverse mode of [`norm_squared_mat`]: `da += 2 seed a`.
@@ -1721,9 +2234,28 @@ pub fn norm<T: Real>(a: &[T]) -> T {
 /// Forward mode of [`norm`]: `Σ (a[i] / ‖a‖) da[i]`, and `0` at `a = 0` (see the module docs).
 #[inline]
 pub fn norm_jvp<T: Real>(a: &[T], da: &[T]) -> (T, T) {
-    check_same("norm_jvp", "a", a.len(), "da", da.len());
     let n = norm(a);
-    (n, norm_tangent(a, n, da))
+    (n, norm_tangent_of("norm_jvp", a, n, Some(da)))
+}
+
+/// Forward mode of [`norm`] for generated code: `None` for a tangent that is zero gives `0`.
+#[inline]
+pub fn norm_pushforward<T: Real>(a: &[T], da: Option<&[T]>) -> (T, T) {
+    let n = norm(a);
+    (n, norm_tangent_of("norm_pushforward", a, n, da))
+}
+
+/// [`norm_tangent`] after the check of `da` under the name `op`, `0` for `None`.
+#[inline(always)]
+#[track_caller]
+fn norm_tangent_of<T: Real>(op: &str, a: &[T], n: T, da: Option<&[T]>) -> T {
+    match da {
+        Some(da) => {
+            check_same(op, "a", a.len(), "da", da.len());
+            norm_tangent(a, n, da)
+        }
+        None => T::zero(),
+    }
 }
 
 /// Reverse mode of [`norm`]: `da += seed a / ‖a‖`, nothing at `a = 0` (see the module docs).
@@ -1758,8 +2290,19 @@ pub fn norm_mat<T: Real>(a: &[T], rows: usize, cols: usize) -> T {
 #[inline]
 pub fn norm_mat_jvp<T: Real>(a: &[T], rows: usize, cols: usize, da: &[T]) -> (T, T) {
     let n = norm_mat(a, rows, cols);
-    check_same("norm_mat_jvp", "a", a.len(), "da", da.len());
-    (n, norm_tangent(a, n, da))
+    (n, norm_tangent_of("norm_mat_jvp", a, n, Some(da)))
+}
+
+/// Forward mode of [`norm_mat`] for generated code: `None` for a tangent that is zero gives `0`.
+#[inline]
+pub fn norm_mat_pushforward<T: Real>(
+    a: &[T],
+    rows: usize,
+    cols: usize,
+    da: Option<&[T]>,
+) -> (T, T) {
+    let n = norm_mat(a, rows, cols);
+    (n, norm_tangent_of("norm_mat_pushforward", a, n, da))
 }
 
 /// Reverse mode of [`norm_mat`]: `da += seed a / ‖a‖`, nothing at `a = 0`.

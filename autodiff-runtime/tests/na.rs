@@ -105,9 +105,12 @@ type Reverse<T> = Box<dyn Fn(&[Vec<T>], &mut [Vec<T>], &[T]) -> Vec<T>>;
 type Dropped<T> = Box<dyn Fn(&[Vec<T>], &mut [Vec<T>])>;
 /// Its pullback: inputs, adjoint buffers, which of them to pass as `Some`, and a seed.
 type Pullback<T> = Box<dyn Fn(&[Vec<T>], &mut [Vec<T>], &[bool], &[T])>;
+/// Its pushforward: inputs, tangents and which of them to pass as `Some`, to the output and its
+/// tangent.
+type Pushforward<T> = Box<dyn Fn(&[Vec<T>], &[Vec<T>], &[bool]) -> (Vec<T>, Vec<T>)>;
 
 /// An operation under test, as a function of its float inputs (each a flat slice; a scalar input
-/// is a slice of one), with its four companions.
+/// is a slice of one), with its five companions.
 struct Op<T> {
     name: String,
     inputs: Vec<Vec<T>>,
@@ -118,6 +121,9 @@ struct Op<T> {
     vjp: Reverse<T>,
     dropped: Dropped<T>,
     pullback: Pullback<T>,
+    pushforward: Pushforward<T>,
+    /// Its tangent is a plain product (`mat_mul`, on the kernels) rather than strong-zero terms.
+    plain_products: bool,
 }
 
 /// The seed of a scalar output (`&[]` is zero).
@@ -271,6 +277,129 @@ fn check_pullback<T: Real + TestFloat>(op: &Op<T>, rng: &mut Rng) {
     }
 }
 
+/// Whether `a` and `b` are the same float bit for bit, or both NaN (of any payload).
+fn same_or_nan<T: Real>(a: T, b: T) -> bool {
+    same(a, b) || (a.is_nan() && b.is_nan())
+}
+
+#[track_caller]
+fn assert_same_or_nan_vec<T: Real>(what: &str, got: &[T], want: &[T]) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths");
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            same_or_nan(g, w),
+            "{what}: index {i}: got {g:?}, want {w:?}"
+        );
+    }
+}
+
+/// `v` with every third entry, from `offset` on, replaced by the next of `pick` (cyclically).
+fn sprinkle<T: Real>(v: &[T], offset: usize, pick: &[T]) -> Vec<T> {
+    v.iter()
+        .enumerate()
+        .map(|(i, &x)| {
+            if (i + offset).is_multiple_of(3) {
+                pick[(i / 3 + offset) % pick.len()]
+            } else {
+                x
+            }
+        })
+        .collect()
+}
+
+/// The pushforward against the forward mode. With every tangent `Some`, `jvp`'s value and tangent
+/// bit for bit; with any `None`, bit for bit what `jvp` gives with `+0` tangents there (NaNs of
+/// any payload counted as one), over the op's inputs and variants of them: specials (`±0`, `±inf`,
+/// `±1`, NaN) in every third place, all negative (where two zero terms are `-0 + -0`), all
+/// special; against random tangents, tangents with `±0` and `±inf` in every third place, and all
+/// `-0`. For a plain product (`mat_mul`), a `None` whose operand partner holds an `inf` or a NaN
+/// is left to `mat_mul_pushforward_drops_the_nan_of_a_zero_product` (`jvp` is NaN there).
+/// Returns the number of comparisons made.
+fn check_pushforward<T: Real + TestFloat>(op: &Op<T>, rng: &mut Rng) -> usize {
+    let ctx = format!("{} ({})", op.name, T::NAME);
+    let (zero, one, inf) = (T::zero(), T::one(), T::infinity());
+    let specials = [zero, -zero, inf, -inf, one, -one, T::nan()];
+    let variants: Vec<(&str, Vec<Vec<T>>)> = vec![
+        ("inputs", op.inputs.clone()),
+        (
+            "specials",
+            op.inputs
+                .iter()
+                .enumerate()
+                .map(|(k, v)| sprinkle(v, k, &specials))
+                .collect(),
+        ),
+        (
+            "specials, shifted",
+            op.inputs
+                .iter()
+                .enumerate()
+                .map(|(k, v)| sprinkle(v, k + 1, &specials[..4]))
+                .collect(),
+        ),
+        (
+            "negative",
+            op.inputs
+                .iter()
+                .map(|v| v.iter().map(|&x| -x.abs()).collect())
+                .collect(),
+        ),
+        (
+            "all special",
+            op.inputs
+                .iter()
+                .enumerate()
+                .map(|(k, v)| (0..v.len()).map(|i| specials[(i + k) % 4]).collect())
+                .collect(),
+        ),
+    ];
+    let lens: Vec<usize> = op.inputs.iter().map(Vec::len).collect();
+    let mut compared = 0;
+    for (what, inputs) in &variants {
+        let value = (op.f)(inputs);
+        let random: Vec<Vec<T>> = lens.iter().map(|&n| rng.vec(n)).collect();
+        let tangent_sets = [
+            ("random", random.clone()),
+            (
+                "zeros and infinities",
+                random
+                    .iter()
+                    .enumerate()
+                    .map(|(k, t)| sprinkle(t, k, &[zero, -zero, inf, -inf]))
+                    .collect(),
+            ),
+            (
+                "-0",
+                lens.iter().map(|&n| vec![-zero; n]).collect::<Vec<_>>(),
+            ),
+        ];
+        for (tw, tangents) in &tangent_sets {
+            for mask in 0..1u32 << lens.len() {
+                let on: Vec<bool> = (0..lens.len()).map(|i| mask >> i & 1 == 1).collect();
+                if op.plain_products
+                    && (0..lens.len())
+                        .any(|i| !on[i] && inputs[1 - i].iter().any(|x| !x.is_finite()))
+                {
+                    continue;
+                }
+                let zeroed: Vec<Vec<T>> = tangents
+                    .iter()
+                    .zip(&on)
+                    .map(|(t, &o)| if o { t.clone() } else { vec![zero; t.len()] })
+                    .collect();
+                let (want_v, want_t) = (op.jvp)(inputs, &zeroed);
+                let (v, t) = (op.pushforward)(inputs, tangents, &on);
+                let at = format!("{ctx}: {what}, {tw} tangents, Some {on:?}");
+                assert_same_or_nan_vec(&format!("{at}: value"), &v, &want_v);
+                assert_same_or_nan_vec(&format!("{at}: value against f"), &v, &value);
+                assert_same_or_nan_vec(&format!("{at}: tangent"), &t, &want_t);
+                compared += 1;
+            }
+        }
+    }
+    compared
+}
+
 // ---------------------------------------------------------------------------------------------
 // The operations, as `Op`s
 
@@ -294,12 +423,18 @@ fn mat_mul_op<T: Real>(rng: &mut Rng, m: usize, k: usize, n: usize) -> Op<T> {
             let (da, db) = (on[0].then_some(&mut da[..]), on[1].then_some(&mut db[..]));
             na::mat_mul_pullback(&x[0], &x[1], m, k, n, da, db, s)
         }),
+        pushforward: Box::new(move |x, t, on| {
+            let (da, db) = (on[0].then_some(&t[0][..]), on[1].then_some(&t[1][..]));
+            na::mat_mul_pushforward(&x[0], &x[1], m, k, n, da, db)
+        }),
+        plain_products: true,
     }
 }
 
 /// An element-wise binary operation and its companions.
 macro_rules! binary_op {
-    ($rng:expr, $n:expr, $b:expr, $f:ident, $jvp:ident, $vjp:ident, $dropped:ident, $pb:ident) => {
+    ($rng:expr, $n:expr, $b:expr, $f:ident, $jvp:ident, $vjp:ident, $dropped:ident, $pb:ident,
+     $pf:ident) => {
         Op {
             name: format!("{} of {}", stringify!($f), $n),
             inputs: vec![$rng.vec($n), $b],
@@ -319,13 +454,19 @@ macro_rules! binary_op {
                 let (da, db) = (on[0].then_some(&mut da[..]), on[1].then_some(&mut db[..]));
                 na::$pb(&x[0], &x[1], da, db, s)
             }),
+            pushforward: Box::new(|x, t, on| {
+                let (da, db) = (on[0].then_some(&t[0][..]), on[1].then_some(&t[1][..]));
+                na::$pf(&x[0], &x[1], da, db)
+            }),
+            plain_products: false,
         }
     };
 }
 
 /// An operation of a vector and a scalar `s` (`$s`, a slice of one) and its companions.
 macro_rules! with_scalar_op {
-    ($rng:expr, $n:expr, $s:expr, $f:ident, $jvp:ident, $vjp:ident, $dropped:ident, $pb:ident) => {
+    ($rng:expr, $n:expr, $s:expr, $f:ident, $jvp:ident, $vjp:ident, $dropped:ident, $pb:ident,
+     $pf:ident) => {
         Op {
             name: format!("{} of {}", stringify!($f), $n),
             inputs: vec![$rng.vec($n), $s],
@@ -345,14 +486,19 @@ macro_rules! with_scalar_op {
                 let (da, ds) = (on[0].then_some(&mut da[..]), on[1].then_some(&mut ds[0]));
                 na::$pb(&x[0], x[1][0], da, ds, s)
             }),
+            pushforward: Box::new(|x, t, on| {
+                let (da, ds) = (on[0].then_some(&t[0][..]), on[1].then_some(t[1][0]));
+                na::$pf(&x[0], x[1][0], da, ds)
+            }),
+            plain_products: false,
         }
     };
 }
 
 /// A unary operation with a `Vec` output and its companions; `$dims` are extra `usize` arguments.
 macro_rules! unary_vec_op {
-    ($name:expr, $a:expr, $f:ident, $jvp:ident, $vjp:ident, $dropped:ident, $pb:ident
-     $(, $dims:expr)*) => {
+    ($name:expr, $a:expr, $f:ident, $jvp:ident, $vjp:ident, $dropped:ident, $pb:ident,
+     $pf:ident $(, $dims:expr)*) => {
         Op {
             name: $name,
             inputs: vec![$a],
@@ -364,6 +510,10 @@ macro_rules! unary_vec_op {
             pullback: Box::new(move |x, d, on, s| {
                 na::$pb(&x[0] $(, $dims)*, on[0].then_some(&mut d[0][..]), s)
             }),
+            pushforward: Box::new(move |x, t, on| {
+                na::$pf(&x[0] $(, $dims)*, on[0].then_some(&t[0][..]))
+            }),
+            plain_products: false,
         }
     };
 }
@@ -371,8 +521,8 @@ macro_rules! unary_vec_op {
 /// A unary operation with a scalar output and its companions; `$dims` are extra `usize`
 /// arguments.
 macro_rules! unary_scalar_op {
-    ($name:expr, $a:expr, $f:ident, $jvp:ident, $vjp:ident, $dropped:ident, $pb:ident
-     $(, $dims:expr)*) => {
+    ($name:expr, $a:expr, $f:ident, $jvp:ident, $vjp:ident, $dropped:ident, $pb:ident,
+     $pf:ident $(, $dims:expr)*) => {
         Op {
             name: $name,
             inputs: vec![$a],
@@ -389,6 +539,11 @@ macro_rules! unary_scalar_op {
             pullback: Box::new(move |x, d, on, s| {
                 na::$pb(&x[0] $(, $dims)*, on[0].then_some(&mut d[0][..]), scalar_seed(s))
             }),
+            pushforward: Box::new(move |x, t, on| {
+                let (v, dv) = na::$pf(&x[0] $(, $dims)*, on[0].then_some(&t[0][..]));
+                (vec![v], vec![dv])
+            }),
+            plain_products: false,
         }
     };
 }
@@ -416,6 +571,12 @@ fn dot_op<T: Real>(rng: &mut Rng, n: usize) -> Op<T> {
             let (da, db) = (on[0].then_some(&mut da[..]), on[1].then_some(&mut db[..]));
             na::dot_pullback(&x[0], &x[1], da, db, scalar_seed(s))
         }),
+        pushforward: Box::new(|x, t, on| {
+            let (da, db) = (on[0].then_some(&t[0][..]), on[1].then_some(&t[1][..]));
+            let (v, dv) = na::dot_pushforward(&x[0], &x[1], da, db);
+            (vec![v], vec![dv])
+        }),
+        plain_products: false,
     }
 }
 
@@ -450,6 +611,12 @@ fn dot_mat_op<T: Real>(rng: &mut Rng, rows: usize, cols: usize) -> Op<T> {
             let (da, db) = (on[0].then_some(&mut da[..]), on[1].then_some(&mut db[..]));
             na::dot_mat_pullback(&x[0], &x[1], rows, cols, da, db, scalar_seed(s))
         }),
+        pushforward: Box::new(move |x, t, on| {
+            let (da, db) = (on[0].then_some(&t[0][..]), on[1].then_some(&t[1][..]));
+            let (v, dv) = na::dot_mat_pushforward(&x[0], &x[1], rows, cols, da, db);
+            (vec![v], vec![dv])
+        }),
+        plain_products: false,
     }
 }
 
@@ -480,7 +647,8 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             add_jvp,
             add_vjp,
             add_vjp_dropped,
-            add_pullback
+            add_pullback,
+            add_pushforward
         ));
         let b = rng.vec(n);
         ops.push(binary_op!(
@@ -491,7 +659,8 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             sub_jvp,
             sub_vjp,
             sub_vjp_dropped,
-            sub_pullback
+            sub_pullback,
+            sub_pushforward
         ));
         let b = rng.vec(n);
         ops.push(binary_op!(
@@ -502,7 +671,8 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             component_mul_jvp,
             component_mul_vjp,
             component_mul_vjp_dropped,
-            component_mul_pullback
+            component_mul_pullback,
+            component_mul_pushforward
         ));
         let b = rng.away_from_zero(n);
         ops.push(binary_op!(
@@ -513,7 +683,8 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             component_div_jvp,
             component_div_vjp,
             component_div_vjp_dropped,
-            component_div_pullback
+            component_div_pullback,
+            component_div_pushforward
         ));
         ops.push(unary_vec_op!(
             format!("neg of {n}"),
@@ -522,7 +693,8 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             neg_jvp,
             neg_vjp,
             neg_vjp_dropped,
-            neg_pullback
+            neg_pullback,
+            neg_pushforward
         ));
         ops.push(with_scalar_op!(
             rng,
@@ -532,7 +704,8 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             scale_jvp,
             scale_vjp,
             scale_vjp_dropped,
-            scale_pullback
+            scale_pullback,
+            scale_pushforward
         ));
         ops.push(with_scalar_op!(
             rng,
@@ -542,7 +715,8 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             add_scalar_jvp,
             add_scalar_vjp,
             add_scalar_vjp_dropped,
-            add_scalar_pullback
+            add_scalar_pullback,
+            add_scalar_pushforward
         ));
         ops.push(with_scalar_op!(
             rng,
@@ -552,7 +726,8 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             div_scalar_jvp,
             div_scalar_vjp,
             div_scalar_vjp_dropped,
-            div_scalar_pullback
+            div_scalar_pullback,
+            div_scalar_pushforward
         ));
     }
     for (rows, cols) in [
@@ -573,6 +748,7 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             transpose_vjp,
             transpose_vjp_dropped,
             transpose_pullback,
+            transpose_pushforward,
             rows,
             cols
         ));
@@ -586,6 +762,7 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
                     column_vjp,
                     column_vjp_dropped,
                     column_pullback,
+                    column_pushforward,
                     rows,
                     cols,
                     j
@@ -602,6 +779,7 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
                     row_vjp,
                     row_vjp_dropped,
                     row_pullback,
+                    row_pushforward,
                     rows,
                     cols,
                     i
@@ -618,7 +796,8 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             sum_jvp,
             sum_vjp,
             sum_vjp_dropped,
-            sum_pullback
+            sum_pullback,
+            sum_pushforward
         ));
         ops.push(unary_scalar_op!(
             format!("mean of {n}"),
@@ -627,7 +806,8 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             mean_jvp,
             mean_vjp,
             mean_vjp_dropped,
-            mean_pullback
+            mean_pullback,
+            mean_pushforward
         ));
         ops.push(unary_scalar_op!(
             format!("norm_squared of {n}"),
@@ -636,7 +816,8 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             norm_squared_jvp,
             norm_squared_vjp,
             norm_squared_vjp_dropped,
-            norm_squared_pullback
+            norm_squared_pullback,
+            norm_squared_pushforward
         ));
         ops.push(unary_scalar_op!(
             format!("norm of {n}"),
@@ -645,7 +826,8 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             norm_jvp,
             norm_vjp,
             norm_vjp_dropped,
-            norm_pullback
+            norm_pullback,
+            norm_pushforward
         ));
     }
     for (rows, cols) in [(1, 9), (9, 1), (3, 3), (10, 3), (17, 2), (0, 2), (2, 0)] {
@@ -658,6 +840,7 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             norm_squared_mat_vjp,
             norm_squared_mat_vjp_dropped,
             norm_squared_mat_pullback,
+            norm_squared_mat_pushforward,
             rows,
             cols
         ));
@@ -669,6 +852,7 @@ fn all_ops<T: Real>(rng: &mut Rng) -> Vec<Op<T>> {
             norm_mat_vjp,
             norm_mat_vjp_dropped,
             norm_mat_pullback,
+            norm_mat_pushforward,
             rows,
             cols
         ));
@@ -684,6 +868,43 @@ fn derivatives<T: Real + TestFloat>() {
         check_op(op, &mut rng);
         check_pullback(op, &mut rng);
     }
+}
+
+fn pushforwards<T: Real + TestFloat>() {
+    let mut rng = Rng::new(12);
+    let mut ops = all_ops::<T>(&mut rng);
+    // More edge shapes of the product: every dimension 0 or 1, a vector times a vector.
+    for (m, k, n) in [
+        (0, 0, 0),
+        (1, 0, 1),
+        (0, 1, 1),
+        (1, 1, 0),
+        (0, 3, 0),
+        (1, 5, 1),
+        (4, 1, 1),
+        (1, 1, 4),
+        (5, 1, 4),
+    ] {
+        ops.push(mat_mul_op(&mut rng, m, k, n));
+    }
+    let mut compared = 0;
+    for op in &ops {
+        let n = check_pushforward(op, &mut rng);
+        assert!(n > 0, "{}: nothing compared", op.name);
+        compared += n;
+    }
+    // 5 input variants x 3 tangent sets x (2 or 4) masks, less the skipped products.
+    assert!(compared > 100 * 15 * 2, "{compared}");
+}
+
+#[test]
+fn pushforwards_f64() {
+    pushforwards::<f64>();
+}
+
+#[test]
+fn pushforwards_f32() {
+    pushforwards::<f32>();
 }
 
 #[test]
@@ -1251,6 +1472,248 @@ fn pullback_zero_seed_is_a_strong_zero() {
     assert_eq!((da, ds), ([0.0; 2], 0.0));
 }
 
+// ---------------------------------------------------------------------------------------------
+// Pushforwards: known values
+
+/// Whether `x` is `-0`.
+fn is_neg_zero<T: Real>(x: T) -> bool {
+    x == T::zero() && x.is_sign_negative()
+}
+
+/// Whether `x` is `+0`.
+fn is_pos_zero<T: Real>(x: T) -> bool {
+    x == T::zero() && x.is_sign_positive()
+}
+
+fn mat_mul_pushforward_values_in<T: Real>() {
+    // A = [[1, 2, 3], [4, 5, 6]], B = [[1, 0], [0, 1], [1, 1]], dA = [[1, 0, 0], [0, 1, 0]],
+    // dB = [[0, 1], [1, 0], [0, 0]], all column-major: C = [[4, 5], [10, 11]],
+    // dA B = [[1, 0], [0, 1]], A dB = [[2, 1], [5, 4]].
+    let v = |xs: &[f64]| -> Vec<T> { xs.iter().map(|&x| c(x)).collect() };
+    let (a, b) = (
+        v(&[1.0, 4.0, 2.0, 5.0, 3.0, 6.0]),
+        v(&[1.0, 0.0, 1.0, 0.0, 1.0, 1.0]),
+    );
+    let (da, db) = (
+        v(&[1.0, 0.0, 0.0, 1.0, 0.0, 0.0]),
+        v(&[0.0, 1.0, 0.0, 1.0, 0.0, 0.0]),
+    );
+    let c_want = v(&[4.0, 10.0, 5.0, 11.0]);
+    let cases = [
+        (Some(&da[..]), Some(&db[..]), v(&[3.0, 5.0, 1.0, 5.0])),
+        (Some(&da[..]), None, v(&[1.0, 0.0, 0.0, 1.0])),
+        (None, Some(&db[..]), v(&[2.0, 5.0, 1.0, 4.0])),
+        (None, None, v(&[0.0; 4])),
+    ];
+    for (ta, tb, want) in cases {
+        let (cv, dc) = na::mat_mul_pushforward(&a, &b, 2, 3, 2, ta, tb);
+        assert_eq!(cv, c_want);
+        assert_eq!(dc, want, "{:?} {:?}", ta.is_some(), tb.is_some());
+        assert!(dc.iter().all(|x| x.is_sign_positive()), "{dc:?}");
+    }
+    // The same as the jvp with zeros in the place of a `None`.
+    let zeros = vec![T::zero(); 6];
+    let jvp = na::mat_mul_jvp(&a, &b, 2, 3, 2, &zeros, &db);
+    assert_eq!(
+        na::mat_mul_pushforward(&a, &b, 2, 3, 2, None, Some(&db)),
+        jvp
+    );
+    // k = 0: zeros of m x n, whatever is `Some`; m = 0: empty.
+    let (cv, dc) = na::mat_mul_pushforward::<T>(&[], &[], 2, 0, 3, Some(&[]), None);
+    assert_eq!((cv, dc), (vec![T::zero(); 6], vec![T::zero(); 6]));
+    let (b, db) = (v(&[1.0, 2.0]), v(&[3.0, 4.0]));
+    let (cv, dc) = na::mat_mul_pushforward::<T>(&[], &b, 0, 2, 1, None, Some(&db));
+    assert_eq!((cv.len(), dc.len()), (0, 0));
+    // 1 x 1 x 1: c = a b, dc = da b + a db.
+    let (cv, dc) = na::mat_mul_pushforward(&v(&[3.0]), &v(&[5.0]), 1, 1, 1, None, Some(&v(&[2.0])));
+    assert_eq!((cv, dc), (v(&[15.0]), v(&[6.0])));
+}
+
+#[test]
+fn mat_mul_pushforward_values() {
+    mat_mul_pushforward_values_in::<f64>();
+    mat_mul_pushforward_values_in::<f32>();
+}
+
+#[test]
+fn mat_mul_pushforward_drops_the_nan_of_a_zero_product() {
+    // The documented difference: B holds an inf, so the jvp's plain product 0 B is NaN in its
+    // first column, where the pushforward has no such product. A = [[1, 2], [3, 4]],
+    // B = [[inf, 1], [0, 1]], dB = ones: A dB = [[3, 3], [7, 7]].
+    let inf = f64::INFINITY;
+    let (a, b) = ([1.0, 3.0, 2.0, 4.0], [inf, 0.0, 1.0, 1.0]);
+    let ones = [1.0; 4];
+    let (cv, dc) = na::mat_mul_pushforward(&a, &b, 2, 2, 2, None, Some(&ones));
+    assert_eq!(cv, [inf, inf, 3.0, 7.0]);
+    assert_eq!(dc, [3.0, 7.0, 3.0, 7.0]);
+    let (jv, jt) = na::mat_mul_jvp(&a, &b, 2, 2, 2, &[0.0; 4], &ones);
+    assert_eq!(jv, cv);
+    assert!(jt[0].is_nan() && jt[1].is_nan());
+    assert_eq!(jt[2..], [3.0, 7.0]);
+    // dA = ones, dB `None`: dA B = [[inf, 2], [inf, 2]], as the jvp gives it (A is finite, so
+    // its A 0 is zeros).
+    let (_, dc) = na::mat_mul_pushforward(&a, &b, 2, 2, 2, Some(&ones), None);
+    assert_eq!(dc, [inf, inf, 2.0, 2.0]);
+    assert_eq!(na::mat_mul_jvp(&a, &b, 2, 2, 2, &ones, &[0.0; 4]).1, dc);
+    // The same in f32, with the inf in A and dA `None` the other way round.
+    let (a, b) = ([f32::INFINITY, 0.0, 1.0, 1.0], [1.0f32, 3.0, 2.0, 4.0]);
+    let (_, dc) = na::mat_mul_pushforward(&a, &b, 2, 2, 2, Some(&[1.0; 4]), None);
+    // dA B = ones * B = [[4, 6], [4, 6]].
+    assert_eq!(dc, [4.0, 4.0, 6.0, 6.0]);
+    let jt = na::mat_mul_jvp(&a, &b, 2, 2, 2, &[1.0; 4], &[0.0; 4]).1;
+    assert!(jt[0].is_nan() && jt[2].is_nan());
+}
+
+#[test]
+fn pushforward_strong_zero_values() {
+    let inf = f64::INFINITY;
+    // scale by s = inf: da * s with a zero da entry is 0, not NaN; ds `None`.
+    let (y, dy) = na::scale_pushforward(&[1.0, -2.0, 0.0], inf, Some(&[1.0, 0.0, 2.0]), None);
+    assert_eq!(y[..2], [inf, -inf]);
+    assert!(y[2].is_nan());
+    assert_eq!(dy, [inf, 0.0, inf]);
+    // a * ds with da `None`: the inf partial s never meets the zero da.
+    let (_, dy) = na::scale_pushforward(&[1.0, -2.0, 0.0], inf, None, Some(0.5));
+    assert_eq!(dy, [0.5, -1.0, 0.0]);
+    // Both `None`: 0 s + 0 a, `-0` where s and a are negative, as the jvp gives it.
+    let (_, dy) = na::scale_pushforward(&[-1.0f32, 2.0], -3.0, None, None);
+    assert!(is_neg_zero(dy[0]) && is_pos_zero(dy[1]));
+    assert_eq!(
+        na::scale_jvp(&[-1.0f32, 2.0], -3.0, &[0.0; 2], 0.0).1[0].to_bits(),
+        dy[0].to_bits()
+    );
+
+    // a / b with b = [0, 4]: y = [inf, 0.5]; da / b is inf or strong 0, -(y / b) db is -inf or 0.
+    let (a, b) = ([1.0, 2.0], [0.0, 4.0]);
+    let (y, dy) = na::component_div_pushforward(&a, &b, Some(&[1.0, 1.0]), None);
+    assert_eq!((y, dy), (vec![inf, 0.5], vec![inf, 0.25]));
+    let (_, dy) = na::component_div_pushforward(&a, &b, Some(&[0.0, 1.0]), None);
+    assert_eq!(dy, [0.0, 0.25]);
+    let (_, dy) = na::component_div_pushforward(&a, &b, None, Some(&[1.0, 1.0]));
+    assert_eq!(dy, [-inf, -0.125]);
+    let (_, dy) = na::component_div_pushforward(&a, &b, None, Some(&[0.0, 1.0]));
+    assert_eq!(dy, [0.0, -0.125]);
+
+    // component_mul with da `None`: a db, but `-0 + +0 = +0` where a db is `-0` and 0 b is `+0`.
+    let (_, dy) = na::component_mul_pushforward(&[2.0, 3.0], &[5.0, 7.0], None, Some(&[-0.0, 1.0]));
+    assert!(is_pos_zero(dy[0]));
+    assert_eq!(dy[1], 3.0);
+    // ... and `-0` where b is negative too, so 0 b is `-0`.
+    let (_, dy) =
+        na::component_mul_pushforward(&[2.0, 3.0], &[-5.0, 7.0], None, Some(&[-0.0, 1.0]));
+    assert!(is_neg_zero(dy[0]));
+    // add: da + 0 turns `-0` into `+0`, as da + db with a zero db does.
+    let (y, dy) = na::add_pushforward(&[1.0, 2.0], &[3.0, 4.0], Some(&[-0.0, 1.5]), None);
+    assert_eq!(y, [4.0, 6.0]);
+    assert!(is_pos_zero(dy[0]) && dy[1] == 1.5);
+    let (y, dy) = na::sub_pushforward(&[1.0, 2.0], &[3.0, 4.0], None, Some(&[1.0, -2.0]));
+    assert_eq!((y, dy), (vec![-2.0, -2.0], vec![-1.0, 2.0]));
+
+    // div_scalar: a / 4; da / 4, or -(a / 4) ds / 4.
+    let (y, dy) = na::div_scalar_pushforward(&[1.0, 2.0], 4.0, Some(&[4.0, 8.0]), None);
+    assert_eq!((y, dy), (vec![0.25, 0.5], vec![1.0, 2.0]));
+    let (_, dy) = na::div_scalar_pushforward(&[1.0, 2.0], 4.0, None, Some(8.0));
+    assert_eq!(dy, [-0.5, -1.0]);
+    // By s = 0: the strong zero of a zero da against 1 / 0.
+    let (_, dy) = na::div_scalar_pushforward(&[1.0f32, 2.0], 0.0, Some(&[0.0, 1.0]), None);
+    assert_eq!(dy, [0.0, f32::INFINITY]);
+}
+
+#[test]
+fn pushforward_zero_tangent_values() {
+    // neg: `None` is `-0`s, as -(zeros) in the jvp.
+    let (y, dy) = na::neg_pushforward(&[1.0, -2.0], None);
+    assert_eq!(y, [-1.0, 2.0]);
+    assert!(dy.iter().all(|&x| is_neg_zero(x)));
+    assert_eq!(
+        na::neg_pushforward(&[1.0f32], Some(&[2.0])),
+        (vec![-1.0], vec![-2.0])
+    );
+    // add_scalar: da + 0 and 0 + ds, `-0` turned into `+0`.
+    let (y, dy) = na::add_scalar_pushforward(&[1.0, 2.0], 3.0, Some(&[-0.0, 1.0]), None);
+    assert_eq!(y, [4.0, 5.0]);
+    assert!(is_pos_zero(dy[0]) && dy[1] == 1.0);
+    let (_, dy) = na::add_scalar_pushforward(&[1.0, 2.0], 3.0, None, Some(-0.0));
+    assert!(dy.iter().all(|&x| is_pos_zero(x)));
+    let (_, dy) = na::add_scalar_pushforward(&[1.0f32, 2.0, 3.0], 3.0, None, Some(2.0));
+    assert_eq!(dy, [2.0; 3]);
+    assert_eq!(
+        na::add_scalar_pushforward(&[1.0f32], 0.5, Some(&[1.0]), Some(2.0)),
+        (vec![1.5], vec![3.0])
+    );
+    // transpose, column and row: zeros of the output's shape.
+    let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]; // 2 x 3, column-major
+    let (t, dt) = na::transpose_pushforward(&a, 2, 3, None);
+    assert_eq!((t, dt), (vec![1.0, 3.0, 5.0, 2.0, 4.0, 6.0], vec![0.0; 6]));
+    let (col, dcol) = na::column_pushforward(&a, 2, 3, 1, None);
+    assert_eq!((col, dcol), (vec![3.0, 4.0], vec![0.0; 2]));
+    let da = [10.0, 20.0, 30.0, 40.0, 50.0, 60.0];
+    let (row, drow) = na::row_pushforward(&a, 2, 3, 1, Some(&da));
+    assert_eq!((row, drow), (vec![2.0, 4.0, 6.0], vec![20.0, 40.0, 60.0]));
+    let (_, drow) = na::row_pushforward(&a, 2, 3, 0, None);
+    assert_eq!(drow, [0.0; 3]);
+
+    // dot_mat of [[1, 3], [2, 4]] and [[5, 7], [6, 8]]: 70; da B = 5 + 8, A db = 10.
+    let (a, b) = ([1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]);
+    let (da, db) = ([1.0, 0.0, 0.0, 1.0], [1.0; 4]);
+    assert_eq!(
+        na::dot_mat_pushforward(&a, &b, 2, 2, Some(&da), Some(&db)),
+        (70.0, 23.0)
+    );
+    assert_eq!(
+        na::dot_mat_pushforward(&a, &b, 2, 2, Some(&da), None),
+        (70.0, 13.0)
+    );
+    assert_eq!(
+        na::dot_mat_pushforward(&a, &b, 2, 2, None, Some(&db)),
+        (70.0, 10.0)
+    );
+    assert_eq!(
+        na::dot_mat_pushforward(&a, &b, 2, 2, None, None),
+        (70.0, 0.0)
+    );
+    assert_eq!(
+        na::dot_pushforward(&[1.0f32, 2.0], &[3.0, 4.0], None, Some(&[1.0, -1.0])),
+        (11.0, -1.0)
+    );
+    // A sum from +0 is never -0: -0 tangents against positive partials give +0, as the jvp.
+    let (_, t) = na::dot_pushforward(&[1.0, 2.0], &[3.0, 4.0], Some(&[-0.0, -0.0]), None);
+    assert!(is_pos_zero(t));
+
+    // sum, mean, the norms: `None` is 0.
+    assert_eq!(na::sum_pushforward(&[1.0, 2.0, 3.0], None), (6.0, 0.0));
+    assert_eq!(
+        na::sum_pushforward(&[1.0, 2.0, 3.0], Some(&[1.0, 1.0, -0.5])),
+        (6.0, 1.5)
+    );
+    assert_eq!(
+        na::mean_pushforward(&[1.0f32, 2.0, 3.0], Some(&[3.0, 0.0, 0.0])),
+        (2.0, 1.0)
+    );
+    assert_eq!(na::mean_pushforward::<f64>(&[], None), (0.0, 0.0));
+    assert_eq!(
+        na::norm_squared_pushforward(&[3.0, 4.0], Some(&[1.0, 0.5])),
+        (25.0, 10.0)
+    );
+    assert_eq!(
+        na::norm_squared_mat_pushforward(&[3.0, 4.0], 1, 2, None),
+        (25.0, 0.0)
+    );
+    assert_eq!(
+        na::norm_pushforward(&[3.0, 4.0], Some(&[1.0, 0.0])),
+        (5.0, 0.6)
+    );
+    assert_eq!(na::norm_pushforward(&[3.0f32, 4.0], None), (5.0, 0.0));
+    assert_eq!(
+        na::norm_mat_pushforward(&[0.0; 4], 2, 2, Some(&[1.0; 4])),
+        (0.0, 0.0)
+    );
+    assert_eq!(
+        na::norm_mat_pushforward(&[3.0, 0.0, 4.0, 0.0], 2, 2, None),
+        (5.0, 0.0)
+    );
+}
+
 #[test]
 fn private_path_names_the_module() {
     // Generated code calls `::autodiff_runtime::__private::na::...`.
@@ -1331,6 +1794,36 @@ fn norm_mat_pullback_checks_adjoint_shape() {
 #[should_panic(expected = "na::column_pullback: column 3 is out of bounds of a 2 x 3 matrix")]
 fn column_pullback_checks_bounds() {
     na::column_pullback::<f64>(&[0.0; 6], 2, 3, 3, None, &[]);
+}
+
+#[test]
+#[should_panic(expected = "na::mat_mul_pushforward: db has 5 elements, expected a 3 x 2 matrix")]
+fn mat_mul_pushforward_checks_tangent_shapes() {
+    let _ = na::mat_mul_pushforward(&[0.0; 6], &[0.0; 6], 2, 3, 2, None, Some(&[0.0; 5]));
+}
+
+#[test]
+#[should_panic(expected = "na::mat_mul_pushforward: a has 5 elements, expected a 2 x 3 matrix")]
+fn mat_mul_pushforward_checks_operands_without_tangents() {
+    let _ = na::mat_mul_pushforward::<f64>(&[0.0; 5], &[0.0; 6], 2, 3, 2, None, None);
+}
+
+#[test]
+#[should_panic(expected = "na::scale_pushforward: shapes differ: a has 3 elements, da has 2")]
+fn scale_pushforward_checks_tangent_length() {
+    let _ = na::scale_pushforward(&[0.0; 3], 1.0, Some(&[0.0; 2]), None);
+}
+
+#[test]
+#[should_panic(expected = "na::dot_mat_pushforward: shapes differ: b has 4 elements, db has 3")]
+fn dot_mat_pushforward_checks_tangent_length() {
+    let _ = na::dot_mat_pushforward(&[0.0; 4], &[0.0; 4], 2, 2, None, Some(&[0.0; 3]));
+}
+
+#[test]
+#[should_panic(expected = "na::column: column 3 is out of bounds of a 2 x 3 matrix")]
+fn column_pushforward_checks_bounds() {
+    let _ = na::column_pushforward::<f64>(&[0.0; 6], 2, 3, 3, None);
 }
 
 #[test]
