@@ -1163,6 +1163,13 @@ pub fn div_scalar_vjp_dropped<T: Real>(a: &[T], _s: T, da: &mut [T], _ds: &mut T
     check_same("div_scalar_vjp", "a", a.len(), "da", da.len());
 }
 
+/// A tangent as the slice a `_pushforward` takes (`&Vec<T>`, `&&[T]`, `&[T; N]` alike): what
+/// generated code wraps in `Some(..)`, where no coercion would happen by itself.
+#[inline(always)]
+pub fn tangent_slice<T, S: AsRef<[T]> + ?Sized>(s: &S) -> &[T] {
+    s.as_ref()
+}
+
 /// The check generated code makes before assigning a new value to a nalgebra variable (the
 /// variable keeps the dimensions it was declared with): panics, as nalgebra's operators do on
 /// mismatched shapes, when `rows x cols` and `new_rows x new_cols` differ.
