@@ -1,6 +1,6 @@
 //! Build script of the root package: takes the random-program settings from the environment
 //! (`AD_RANDOM_SEED`, `AD_RANDOM_COUNT`, `AD_RANDOM_ONLY`, `AD_RANDOM_DISABLE`,
-//! `AD_RANDOM_PRIMAL_ONLY`, `AD_RANDOM_HVP`, `AD_RANDOM_SPLIT`), gives
+//! `AD_RANDOM_PRIMAL_ONLY`, `AD_RANDOM_HVP`, `AD_RANDOM_SPLIT`, `AD_RANDOM_NALGEBRA`), gives
 //! `$OUT_DIR/random_programs.rs`, which `tests/random_programs.rs` includes. The generator itself lives in `tests/gen/`.
 
 #[allow(dead_code)]

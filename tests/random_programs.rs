@@ -4,7 +4,8 @@
 //! central finite differences, adjoints accumulate), one (`random_programs/second.rs`) that checks
 //! the second order of those given `#[differentiate(hvp)]`, one (`random_programs/split.rs`) that
 //! checks the pullbacks of those given `#[differentiate(split)]` against their `_vjp`, and tests of
-//! the generator itself.
+//! the generator itself. The nalgebra programs (`na000`, ..., `gen/nalgebra.rs`) go through the
+//! first test like the others (their `vjp` adapters also check `_grad` against `_vjp`).
 //!
 //! Reproduce or vary a run with environment variables read at build time:
 //! `AD_RANDOM_SEED` (decimal or 0x hex), `AD_RANDOM_COUNT` (number of programs),
@@ -15,7 +16,9 @@
 //! that the generated primal code compiles, stays finite and is smooth enough for finite
 //! differences), `AD_RANDOM_HVP` (share of programs given `#[differentiate(hvp)]`, whose
 //! second order `random_programs/second.rs` checks: 0, 1 or in between), `AD_RANDOM_SPLIT`
-//! (likewise for `#[differentiate(split)]`, checked by `random_programs/split.rs`).
+//! (likewise for `#[differentiate(split)]`, checked by `random_programs/split.rs`),
+//! `AD_RANDOM_NALGEBRA` (number of nalgebra programs `na000`, ...; with `AD_RANDOM_COUNT=0`, the
+//! only programs).
 
 #[allow(dead_code)]
 #[path = "gen/mod.rs"]

@@ -14,7 +14,8 @@
 //! `wrt` subsets, exact zeros under `sqrt`); `second.rs` adds `hvp` to the functions that can
 //! have it and writes the adapters of their second order; `split.rs` adds `split` likewise and
 //! writes the adapters of `<f>_vjp_split`; `checkpoint.rs` writes `#[checkpoint]` loops and
-//! checks each against its twin without the attribute.
+//! checks each against its twin without the attribute; `nalgebra.rs` writes programs of their own
+//! (`na000`, ...) over nalgebra matrices and vectors.
 //!
 //! Values stay bounded by construction, never by luck. Inputs lie in [-1, 1] and every expression
 //! carries an upper bound of its magnitude. A mutable variable has a `base` (a bound on anything
@@ -34,6 +35,7 @@ mod checkpoint;
 mod idioms;
 mod idioms2;
 mod inout;
+mod nalgebra;
 mod nested;
 mod nested_rows;
 pub mod second;
@@ -66,6 +68,7 @@ pub const ENV_VARS: &[&str] = &[
     "AD_RANDOM_PRIMAL_ONLY",
     second::HVP_VAR,
     split::SPLIT_VAR,
+    nalgebra::NA_VAR,
 ];
 
 /// Bound every sub-expression is scaled down to.
@@ -271,6 +274,40 @@ constructs! {
     CheckpointArray => "checkpoint_array",
     CheckpointFloat => "checkpoint_float",
     CheckpointIndexArg => "checkpoint_index_arg",
+    // nalgebra values (emitted by `nalgebra.rs`).
+    NaDynamic => "na_dynamic",
+    NaFixed => "na_fixed",
+    NaByValue => "na_by_value",
+    NaWrt => "na_wrt",
+    NaMatMul => "na_mat_mul",
+    NaScale => "na_scale",
+    NaNeg => "na_neg",
+    NaAddScalar => "na_add_scalar",
+    NaTranspose => "na_transpose",
+    NaComponent => "na_component",
+    NaMap => "na_map",
+    NaFromFn => "na_from_fn",
+    NaCtor => "na_ctor",
+    NaColumnRow => "na_column_row",
+    NaClone => "na_clone",
+    NaElemRead => "na_elem_read",
+    NaElemWrite => "na_elem_write",
+    NaCompound => "na_compound",
+    NaReduce => "na_reduce",
+    NaDot => "na_dot",
+    NaNorm => "na_norm",
+    NaDims => "na_dims",
+    NaLoop => "na_loop",
+    NaBranch => "na_branch",
+    NaVecOut => "na_vec_out",
+    NaFixedOut => "na_fixed_out",
+    NaShadow => "na_shadow",
+    NaTypedLet => "na_typed_let",
+    NaEarlyReturn => "na_early_return",
+    NaReturnVar => "na_return_var",
+    NaIter => "na_iter",
+    NaMutBuilt => "na_mut_built",
+    NaConstValue => "na_const_value",
 }
 
 /// What to generate.
@@ -293,6 +330,8 @@ pub struct Config {
     pub hvp: f64,
     /// Share of the programs given `split` (split mode, `split.rs`), from 0 to 1.
     pub split: f64,
+    /// Number of nalgebra programs `na000`, `na001`, ... (`nalgebra.rs`).
+    pub nalgebra: usize,
 }
 
 /// Constructs switched off unless re-enabled: for a construct the macro does not support yet
@@ -303,7 +342,22 @@ pub struct Config {
 /// `struct_nested_param`, a struct argument next to a nested-array argument: not supported (the
 /// companions of a function with nested arrays, `full_nested` in `codegen/expand.rs`, bind no
 /// field arguments); lowering reports it at the nested argument (ui `struct_unsupported`).
-pub const DEFAULT_DISABLED: &[Construct] = &[Construct::StructNestedParam];
+///
+/// `na_mut_built`, a mutable nalgebra local initialised by `map` or `from_fn` and then assigned
+/// (`let mut h = x.map(|e| e.sin()); h = &h * 2.0;`): the macro rejects the assignment with
+/// "does not support assigning a nalgebra argument" (`na_let` binds the name to the storage it
+/// built, whose origin is not a local, and `na_assign` takes that for an argument).
+///
+/// `na_const_value`, a nalgebra value of literal elements only, its element type given by the
+/// path (`DMatrix::<f64>::zeros(2, 2)`, `SMatrix::<f64, 1, 3>::from_element(0.5)`): the macro's
+/// storage for it has no element type, so a float method on what is computed from it fails
+/// with E0689 "ambiguous numeric type `{float}`" in the generated code
+/// (`(0.1 * h.sum()).sin()`).
+pub const DEFAULT_DISABLED: &[Construct] = &[
+    Construct::StructNestedParam,
+    Construct::NaMutBuilt,
+    Construct::NaConstValue,
+];
 
 impl Default for Config {
     fn default() -> Config {
@@ -316,6 +370,7 @@ impl Default for Config {
             disabled: DEFAULT_DISABLED.to_vec(),
             hvp: second::DEFAULT_HVP,
             split: split::DEFAULT_SPLIT,
+            nalgebra: nalgebra::DEFAULT_NALGEBRA,
         }
     }
 }
@@ -325,8 +380,9 @@ impl Config {
     /// (comma-separated program names), `AD_RANDOM_DISABLE` (comma-separated construct names),
     /// `AD_RANDOM_ENABLE` (construct names to take off [`DEFAULT_DISABLED`]) and
     /// `AD_RANDOM_PRIMAL_ONLY` (`1` to emit primal functions only), `AD_RANDOM_HVP` (share of
-    /// programs given `hvp`, `second.rs`) and `AD_RANDOM_SPLIT` (share given `split`,
-    /// `split.rs`) through `var`.
+    /// programs given `hvp`, `second.rs`), `AD_RANDOM_SPLIT` (share given `split`,
+    /// `split.rs`) and `AD_RANDOM_NALGEBRA` (number of nalgebra programs, `nalgebra.rs`) through
+    /// `var`.
     pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
         let mut cfg = Config::default();
         if let Some(s) = var("AD_RANDOM_SEED") {
@@ -360,6 +416,7 @@ impl Config {
         }
         second::read_env(&mut cfg, &var)?;
         split::read_env(&mut cfg, &var)?;
+        nalgebra::read_env(&mut cfg, &var)?;
         Ok(cfg)
     }
 
@@ -471,12 +528,17 @@ pub fn generate(cfg: &Config) -> Generated {
     }
     split::mark(cfg, &mut helpers, &mut programs);
     second::mark(cfg, &mut helpers, &mut programs);
+    let na = nalgebra::programs(cfg);
     let all: Vec<&FnOut> = helpers.iter().chain(programs.iter()).collect();
     let counts: Vec<(Construct, usize)> = Construct::ALL
         .iter()
-        .map(|&c| (c, all.iter().filter(|f| f.counts[c as usize] > 0).count()))
+        .map(|&c| {
+            let core = all.iter().filter(|f| f.counts[c as usize] > 0).count();
+            let na = na.iter().filter(|f| f.counts[c as usize] > 0).count();
+            (c, core + na)
+        })
         .collect();
-    let source = emit_file(cfg, &helpers, &all, &counts);
+    let source = emit_file(cfg, &helpers, &all, &na, &counts);
     let functions = all
         .iter()
         .map(|f| FnInfo {
@@ -484,6 +546,11 @@ pub fn generate(cfg: &Config) -> Generated {
             source: f.source.clone(),
             constructs: f.constructs(),
         })
+        .chain(na.iter().map(|f| FnInfo {
+            name: f.name.clone(),
+            source: f.source.clone(),
+            constructs: f.constructs(),
+        }))
         .collect();
     Generated {
         source,
@@ -3238,16 +3305,18 @@ fn emit_file(
     cfg: &Config,
     helpers: &[FnOut],
     all: &[&FnOut],
+    na: &[nalgebra::NaOut],
     counts: &[(Construct, usize)],
 ) -> String {
     let mut s = String::new();
     s.push_str("// @generated by build.rs with tests/gen/mod.rs: do not edit.\n");
     let disabled: Vec<&str> = cfg.disabled.iter().map(|c| c.name()).collect();
     s.push_str(&format!(
-        "// seed {:#x}, {} programs, {} helpers, disabled: [{}]\n\n",
+        "// seed {:#x}, {} programs, {} helpers, {} nalgebra programs, disabled: [{}]\n\n",
         cfg.seed,
         cfg.programs,
         cfg.helpers,
+        cfg.nalgebra,
         disabled.join(", ")
     ));
     s.push_str(&format!("pub const SEED: u64 = {:#x};\n", cfg.seed));
@@ -3274,9 +3343,20 @@ fn emit_file(
         s.push_str(&f.source);
         s.push('\n');
     }
+    if !na.is_empty() {
+        s.push_str(nalgebra::PRELUDE);
+        s.push('\n');
+    }
+    for f in na {
+        s.push_str(&f.source);
+        s.push('\n');
+    }
     s.push_str("pub fn cases() -> Vec<Case> {\n    vec![\n");
     for f in all {
         emit_case(&mut s, cfg, helpers, f);
+    }
+    for f in na {
+        s.push_str(&f.case);
     }
     s.push_str("    ]\n}\n");
     s
