@@ -343,21 +343,11 @@ pub struct Config {
 /// companions of a function with nested arrays, `full_nested` in `codegen/expand.rs`, bind no
 /// field arguments); lowering reports it at the nested argument (ui `struct_unsupported`).
 ///
-/// `na_mut_built`, a mutable nalgebra local initialised by `map` or `from_fn` and then assigned
-/// (`let mut h = x.map(|e| e.sin()); h = &h * 2.0;`): the macro rejects the assignment with
-/// "does not support assigning a nalgebra argument" (`na_let` binds the name to the storage it
-/// built, whose origin is not a local, and `na_assign` takes that for an argument).
-///
-/// `na_const_value`, a nalgebra value of literal elements only, its element type given by the
-/// path (`DMatrix::<f64>::zeros(2, 2)`, `SMatrix::<f64, 1, 3>::from_element(0.5)`): the macro's
-/// storage for it has no element type, so a float method on what is computed from it fails
-/// with E0689 "ambiguous numeric type `{float}`" in the generated code
-/// (`(0.1 * h.sum()).sin()`).
-pub const DEFAULT_DISABLED: &[Construct] = &[
-    Construct::StructNestedParam,
-    Construct::NaMutBuilt,
-    Construct::NaConstValue,
-];
+/// `na_mut_built` (a mutable nalgebra local built by `map` or `from_fn`, then assigned: rejected
+/// as "assigning a nalgebra argument") and `na_const_value` (a nalgebra value of literal elements
+/// only, `DMatrix::<f64>::zeros(2, 2)`: the element type the path gives was dropped, E0689 in
+/// generated code), both found by this family, were fixed in the macro.
+pub const DEFAULT_DISABLED: &[Construct] = &[Construct::StructNestedParam];
 
 impl Default for Config {
     fn default() -> Config {

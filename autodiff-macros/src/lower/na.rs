@@ -379,7 +379,8 @@ impl Lowerer<'_> {
 
     /// The nalgebra type a constructor path names (`DMatrix::from_fn`,
     /// `SMatrix::<f64, 2, 3>::zeros`, `na::Vector3::new`) and the constructor.
-    fn na_constructor(&self, p: &syn::Path) -> Option<(Dims, String)> {
+    /// The element type, when the path writes it (`DMatrix::<f64>::zeros`), comes third.
+    fn na_constructor(&self, p: &syn::Path) -> Option<(Dims, String, Option<syn::Type>)> {
         let n = p.segments.len();
         if n < 2 {
             return None;
@@ -388,8 +389,8 @@ impl Lowerer<'_> {
         if !CONSTRUCTORS.contains(&last.as_str()) {
             return None;
         }
-        let (dims, _) = type_dims(&p.segments[n - 2])?;
-        Some((dims, last))
+        let (dims, elem) = type_dims(&p.segments[n - 2])?;
+        Some((dims, last, elem))
     }
 
     /// Whether `e` is, by its syntax, a nalgebra matrix or vector value.
@@ -806,7 +807,23 @@ impl Lowerer<'_> {
         let syn::Expr::Path(p) = &*c.func else {
             return None;
         };
-        let (dims, ctor) = self.na_constructor(&p.path)?;
+        let (dims, ctor, elem) = self.na_constructor(&p.path)?;
+        // The element type the path writes, given to the elements built here (literals alone
+        // have none, and nothing else in the generated code names it).
+        let typed = |e: Expr| match &elem {
+            Some(t) if matches!(t.to_token_stream().to_string().as_str(), "f32" | "f64") => {
+                let span = e.span;
+                Expr::new(
+                    ExprKind::Cast {
+                        expr: Box::new(e),
+                        ty: Box::new(t.clone()),
+                        form: CastForm::As,
+                    },
+                    span,
+                )
+            }
+            _ => e,
+        };
         let args: Vec<&syn::Expr> = c.args.iter().collect();
         // The dimensions the type fixes and those the call passes first.
         let fixed = |t: &TokenStream| {
@@ -853,7 +870,7 @@ impl Lowerer<'_> {
             if args.len() != rn * cn {
                 return bad(self, &format!("{} elements", rn * cn));
             }
-            let items: Vec<Expr> = args.iter().map(|a| self.expr(a, out)).collect();
+            let items: Vec<Expr> = args.iter().map(|a| typed(self.expr(a, out))).collect();
             let mut col_major = Vec::with_capacity(items.len());
             for j in 0..cn {
                 for i in 0..rn {
@@ -908,10 +925,10 @@ impl Lowerer<'_> {
         let len = bin(BinOp::Mul, d.rows.clone(), d.cols.clone());
         match (ctor.as_str(), rest) {
             ("zeros", []) => {
-                let zero = Expr::new(
+                let zero = typed(Expr::new(
                     ExprKind::Lit(syn::Lit::Float(syn::LitFloat::new("0.0", span))),
                     span,
-                );
+                ));
                 let e = Expr::new(
                     ExprKind::VecRepeat {
                         elem: Box::new(zero),
@@ -922,7 +939,7 @@ impl Lowerer<'_> {
                 Some((e, d))
             }
             ("from_element" | "repeat", [x]) => {
-                let x = self.expr(x, out);
+                let x = typed(self.expr(x, out));
                 let e = Expr::new(
                     ExprKind::VecRepeat {
                         elem: Box::new(x),
@@ -932,7 +949,13 @@ impl Lowerer<'_> {
                 );
                 Some((e, d))
             }
-            ("from_fn", [f]) => self.na_from_fn(f, d, out),
+            ("from_fn", [f]) => {
+                let zero = typed(Expr::new(
+                    ExprKind::Lit(syn::Lit::Float(syn::LitFloat::new("0.0", span))),
+                    span,
+                ));
+                self.na_from_fn(f, d, zero, out)
+            }
             ("from_column_slice" | "from_vec", [s]) => {
                 let v = match data {
                     Some(v) => v,
@@ -997,19 +1020,17 @@ impl Lowerer<'_> {
     }
 
     /// `from_fn(.., |i, j| ..)`: a new storage written column by column.
+    /// `zero`: the initial element (typed when the path gives the element type).
     fn na_from_fn(
         &mut self,
         f: &syn::Expr,
         d: NaDims,
+        zero: Expr,
         out: &mut Vec<Stmt>,
     ) -> Option<(Expr, NaDims)> {
         let span = f.span();
         let c = self.closure_of(f)?;
         let res = self.synthetic("nafromfn", Shape::Seq(SeqKind::Vec), span);
-        let zero = Expr::new(
-            ExprKind::Lit(syn::Lit::Float(syn::LitFloat::new("0.0", span))),
-            span,
-        );
         out.push(Stmt::Let {
             pat: Pat::Bind(res),
             init: Some(Expr::new(
@@ -1132,7 +1153,9 @@ impl Lowerer<'_> {
             let Some(v) = self.na_var(&ix.expr) else {
                 return false;
             };
-            if !self.vars[v].mutable && !matches!(self.vars[v].origin, VarOrigin::Local) {
+            if !self.vars[v].mutable
+                && !matches!(self.vars[v].origin, VarOrigin::Local | VarOrigin::Synthetic)
+            {
                 self.diag.unsupported_at(
                     left,
                     "writing an element of a nalgebra argument taken by `&` or by value",
@@ -1162,7 +1185,8 @@ impl Lowerer<'_> {
         let Some(v) = self.na_var(left) else {
             return false;
         };
-        if !matches!(self.vars[v].origin, VarOrigin::Local) {
+        // A local, or the storage `map`/`from_fn` built, which a `let` names as it is.
+        if !matches!(self.vars[v].origin, VarOrigin::Local | VarOrigin::Synthetic) {
             self.diag.unsupported_at(
                 left,
                 "assigning a nalgebra argument",
