@@ -899,7 +899,7 @@ impl Lowerer<'_> {
                 return bad(self, "one slice or `Vec` of elements");
             };
             let e = self.expr(s, out);
-            let v = self.seq_var(e, out)?;
+            let v = self.seq_var(e, elem.as_ref(), out)?;
             let n = self.int_let("nadim", Expr::new(ExprKind::Len(v), span), out);
             given.push(n);
             data = Some(v);
@@ -961,7 +961,7 @@ impl Lowerer<'_> {
                     Some(v) => v,
                     None => {
                         let e = self.expr(s, out);
-                        self.seq_var(e, out)?
+                        self.seq_var(e, elem.as_ref(), out)?
                     }
                 };
                 Some((Expr::new(ExprKind::CopySeq(v, CopyTo::Vec), span), d))
@@ -971,7 +971,7 @@ impl Lowerer<'_> {
                     Some(v) => v,
                     None => {
                         let e = self.expr(s, out);
-                        self.seq_var(e, out)?
+                        self.seq_var(e, elem.as_ref(), out)?
                     }
                 };
                 let x = Expr::new(ExprKind::Ref(Box::new(var_expr(v, span))), span);
@@ -989,12 +989,29 @@ impl Lowerer<'_> {
     }
 
     /// A sequence expression as a variable (a `let` for anything else).
-    fn seq_var(&mut self, e: Expr, out: &mut Vec<Stmt>) -> Option<VarId> {
+    /// `elem`: the element type the constructor's path writes, given to literal elements.
+    fn seq_var(&mut self, e: Expr, elem: Option<&syn::Type>, out: &mut Vec<Stmt>) -> Option<VarId> {
         let span = e.span;
-        let e = match e.kind {
+        let mut e = match e.kind {
             ExprKind::Ref(inner) => *inner,
             _ => e,
         };
+        let float =
+            elem.filter(|t| matches!(t.to_token_stream().to_string().as_str(), "f32" | "f64"));
+        if let (Some(t), ExprKind::Array(items) | ExprKind::VecList(items)) = (float, &mut e.kind) {
+            for item in items.iter_mut() {
+                let sp = item.span;
+                let inner = std::mem::replace(item, Expr::new(ExprKind::Poison, sp));
+                *item = Expr::new(
+                    ExprKind::Cast {
+                        expr: Box::new(inner),
+                        ty: Box::new(t.clone()),
+                        form: CastForm::As,
+                    },
+                    sp,
+                );
+            }
+        }
         match &e.kind {
             ExprKind::Var(v) if matches!(self.vars[*v].shape, Shape::Seq(_)) => Some(*v),
             ExprKind::Poison => None,
