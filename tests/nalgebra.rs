@@ -582,3 +582,25 @@ fn in_out_nalgebra_arguments() {
     };
     check_all(7, &f2, &jvp2, &vjp2, 6, false);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Shapes are checked as nalgebra checks them (the rules on storage alone would only compare
+// lengths, and a 2 x 3 plus a 3 x 2 has equal lengths)
+
+#[differentiate]
+fn mismatched(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
+    (a + b).sum()
+}
+
+#[test]
+#[should_panic(expected = "different shapes: 2 x 3 and 3 x 2")]
+fn shape_mismatch_panics_in_the_gradient_too() {
+    let _ = mismatched_grad(&DMatrix::zeros(2, 3), &DMatrix::zeros(3, 2));
+}
+
+#[test]
+#[should_panic(expected = "different shapes: 2 x 3 and 3 x 2")]
+fn shape_mismatch_panics_in_forward_mode_too() {
+    let (a, b) = (DMatrix::zeros(2, 3), DMatrix::zeros(3, 2));
+    let _ = mismatched_jvp(&a, &b, &a, &b);
+}

@@ -1170,6 +1170,24 @@ pub fn tangent_slice<T, S: AsRef<[T]> + ?Sized>(s: &S) -> &[T] {
     s.as_ref()
 }
 
+/// The check generated code makes before an element-wise operation or a dot product of two
+/// nalgebra values (nalgebra's own operators panic when the shapes differ; the rules on storage
+/// could only compare lengths): panics when `rows x cols` and `rows2 x cols2` differ.
+#[inline]
+#[track_caller]
+pub fn same_shape(rows: usize, cols: usize, rows2: usize, cols2: usize) {
+    if (rows, cols) != (rows2, cols2) {
+        shapes_mismatch(rows, cols, rows2, cols2);
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn shapes_mismatch(rows: usize, cols: usize, rows2: usize, cols2: usize) -> ! {
+    panic!("nalgebra operands of different shapes: {rows} x {cols} and {rows2} x {cols2}")
+}
+
 /// The check generated code makes before assigning a new value to a nalgebra variable (the
 /// variable keeps the dimensions it was declared with): panics, as nalgebra's operators do on
 /// mismatched shapes, when `rows x cols` and `new_rows x new_cols` differ.

@@ -523,6 +523,28 @@ impl Lowerer<'_> {
         Some((t, d))
     }
 
+    /// The run-time check that two operands have the same shape (as nalgebra's operators
+    /// check), before an element-wise operation or a dot product of them.
+    fn check_shapes(&self, a: &NaDims, b: &NaDims, span: Span, out: &mut Vec<Stmt>) {
+        let rt = crate::names::rt();
+        let args = vec![
+            a.rows.clone(),
+            a.cols.clone(),
+            b.rows.clone(),
+            b.cols.clone(),
+        ];
+        out.push(Stmt::Eval(Expr::new(
+            ExprKind::PlainCall {
+                func: quote!(#rt::na::same_shape),
+                args,
+                shape: Shape::Tuple(Vec::new()),
+                suffix: quote!(),
+                path: None,
+            },
+            span,
+        )));
+    }
+
     /// A call of the runtime rule `na::<name>` giving a `Vec<T>`.
     fn rule(&self, name: &str, args: Vec<Expr>, span: Span) -> Expr {
         self.rule_shaped(name, args, Shape::Seq(SeqKind::Vec), span)
@@ -542,7 +564,8 @@ impl Lowerer<'_> {
         match b.op {
             syn::BinOp::Add(_) | syn::BinOp::Sub(_) if l && r => {
                 let (x, d) = self.na_operand(&b.left, out)?;
-                let (y, _) = self.na_operand(&b.right, out)?;
+                let (y, dy) = self.na_operand(&b.right, out)?;
+                self.check_shapes(&d, &dy, span, out);
                 let name = if matches!(b.op, syn::BinOp::Add(_)) {
                     "add"
                 } else {
@@ -615,7 +638,8 @@ impl Lowerer<'_> {
             }
             "component_mul" | "component_div" if nargs(1) && self.is_na(&m.args[0]) => {
                 let (x, d) = self.na_operand(&m.receiver, out)?;
-                let (y, _) = self.na_operand(&m.args[0], out)?;
+                let (y, dy) = self.na_operand(&m.args[0], out)?;
+                self.check_shapes(&d, &dy, span, out);
                 Some((self.rule(&name, vec![x, y], span), d))
             }
             "add_scalar" | "scale" if nargs(1) => {
@@ -686,7 +710,8 @@ impl Lowerer<'_> {
                 // nalgebra sums a dot product column by column in blocks of rows: the rule
                 // takes the shape to add in the same order.
                 match (x, y) {
-                    (Some((x, d)), Some((y, _))) => {
+                    (Some((x, d)), Some((y, dy))) => {
+                        self.check_shapes(&d, &dy, span, out);
                         let args = vec![x, y, d.rows, d.cols];
                         self.rule_shaped("dot_mat", args, Shape::Scalar, span)
                     }
@@ -1232,6 +1257,7 @@ impl Lowerer<'_> {
                         let Some((y, yd)) = self.na_operand(right, out) else {
                             return true;
                         };
+                        self.check_shapes(&d, &yd, span, out);
                         let name = if o == BinOp::Add { "add" } else { "sub" };
                         (self.rule(name, vec![me, y], span), yd)
                     }
