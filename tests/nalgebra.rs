@@ -607,3 +607,34 @@ fn shape_mismatch_panics_in_forward_mode_too() {
     let (a, b) = (DMatrix::zeros(2, 3), DMatrix::zeros(3, 2));
     let _ = mismatched_jvp(&a, &b, &a, &b);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Fixed-size values are `Copy`: a copy written to leaves the original as it was
+
+#[differentiate]
+#[allow(unused_assignments)]
+fn copies(x: &Vector3<f64>) -> f64 {
+    let v = x.map(|t| t.sin());
+    let mut w = v;
+    w[0] = 5.0 * w[1];
+    let mut u = Vector3::zeros();
+    u = v;
+    u[2] += x[0];
+    v.sum() + w.sum() * 2.0 + u.dot(&v)
+}
+
+#[test]
+fn copies_of_fixed_size_values_are_independent() {
+    let f = |v: &[f64]| vec![copies(&Vector3::from_column_slice(v))];
+    let jvp = |v: &[f64], t: &[f64]| {
+        let (a, b) = copies_jvp(&Vector3::from_column_slice(v), &Vector3::from_column_slice(t));
+        (vec![a], vec![b])
+    };
+    let vjp = |v: &[f64], c: &[f64], g: &mut [f64]| {
+        let mut dx = Vector3::from_column_slice(g);
+        let a = copies_vjp(&Vector3::from_column_slice(v), &mut dx, c[0]);
+        g.copy_from_slice(dx.as_slice());
+        vec![a]
+    };
+    check_all(3, &f, &jvp, &vjp, 6, false);
+}

@@ -1145,9 +1145,11 @@ impl Lowerer<'_> {
             VarOrigin::Local,
             None,
         );
-        // A storage this pass just built (`map`, `from_fn`) is named as it is.
+        // A storage this pass just built (`map`, `from_fn`) is named as it is; a variable's
+        // (`let w = v;`, of a `Copy` fixed-size value `v` still used after) is copied.
+        let fresh = self.na_var(init).is_none();
         if let ExprKind::Var(v) = value.kind {
-            if self.vars[v].origin == VarOrigin::Synthetic && self.vars[v].mutable {
+            if fresh && self.vars[v].origin == VarOrigin::Synthetic && self.vars[v].mutable {
                 self.vars[v].mutable = pi.mutability.is_some() || self.vars[v].mutable;
                 self.bind(&pi.ident, v);
                 self.na.insert(v, NaDims { rows, cols });
@@ -1238,7 +1240,16 @@ impl Lowerer<'_> {
         }
         let d = self.na[&v].clone();
         let (value, nd) = match op {
+            // `h = v;`: a copy of `v`'s storage (a fixed-size `v` is `Copy` and may be used after).
             None => match self.na_value(right, out) {
+                Some((
+                    Expr {
+                        kind: ExprKind::Var(w),
+                        span: sp,
+                        ..
+                    },
+                    d,
+                )) => (Expr::new(ExprKind::CopySeq(w, CopyTo::Vec), sp), d),
                 Some(x) => x,
                 None => {
                     self.diag.unsupported_at(
