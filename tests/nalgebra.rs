@@ -627,7 +627,10 @@ fn copies(x: &Vector3<f64>) -> f64 {
 fn copies_of_fixed_size_values_are_independent() {
     let f = |v: &[f64]| vec![copies(&Vector3::from_column_slice(v))];
     let jvp = |v: &[f64], t: &[f64]| {
-        let (a, b) = copies_jvp(&Vector3::from_column_slice(v), &Vector3::from_column_slice(t));
+        let (a, b) = copies_jvp(
+            &Vector3::from_column_slice(v),
+            &Vector3::from_column_slice(t),
+        );
         (vec![a], vec![b])
     };
     let vjp = |v: &[f64], c: &[f64], g: &mut [f64]| {

@@ -38,7 +38,10 @@ impl Lowerer<'_> {
         }
         // Literal arithmetic (`-1.0`, `0.5 * 3.0`) stays IR so that its type can be given
         // where it is a method receiver; other constants are passed through verbatim.
-        if is_const_syntax(e) && !self.refs_locals(e) && !is_literal_arithmetic(e) {
+        // A constant built from nalgebra values (`Matrix2::<f64>::identity().sum()`) is lowered
+        // like any nalgebra expression: as an opaque value it would have no float shape.
+        let na_const = self.any_na_syntax && super::na::names_na_type_in(e);
+        if is_const_syntax(e) && !self.refs_locals(e) && !is_literal_arithmetic(e) && !na_const {
             let shape = self.opaque_shape(e);
             return Expr::new(
                 ExprKind::Opaque {

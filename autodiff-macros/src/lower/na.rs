@@ -545,6 +545,21 @@ impl Lowerer<'_> {
         )));
     }
 
+    /// A number multiplying, dividing or added to a nalgebra value: a float expression (the
+    /// rule takes a tangent or adjoint for it), or an error at it.
+    fn na_factor(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) -> Expr {
+        let x = self.expr(e, out);
+        match self.shape_of(&x) {
+            Shape::Scalar => x,
+            _ if matches!(x.kind, ExprKind::Poison) => x,
+            _ => self.poison(
+                e,
+                "this factor of a nalgebra value (its type is not known to be a float here)",
+                "bind it to a float first (`let k: f64 = ..;`) and use `k`",
+            ),
+        }
+    }
+
     /// A call of the runtime rule `na::<name>` giving a `Vec<T>`.
     fn rule(&self, name: &str, args: Vec<Expr>, span: Span) -> Expr {
         self.rule_shaped(name, args, Shape::Seq(SeqKind::Vec), span)
@@ -590,12 +605,12 @@ impl Lowerer<'_> {
                     (&b.right, &b.left)
                 };
                 let (x, d) = self.na_operand(m, out)?;
-                let s = self.expr(s, out);
+                let s = self.na_factor(s, out);
                 Some((self.rule("scale", vec![x, s], span), d))
             }
             syn::BinOp::Div(_) if l && !r => {
                 let (x, d) = self.na_operand(&b.left, out)?;
-                let s = self.expr(&b.right, out);
+                let s = self.na_factor(&b.right, out);
                 Some((self.rule("div_scalar", vec![x, s], span), d))
             }
             _ => {
@@ -644,7 +659,7 @@ impl Lowerer<'_> {
             }
             "add_scalar" | "scale" if nargs(1) => {
                 let (x, d) = self.na_operand(&m.receiver, out)?;
-                let s = self.expr(&m.args[0], out);
+                let s = self.na_factor(&m.args[0], out);
                 Some((self.rule(&name, vec![x, s], span), d))
             }
             "clone" if nargs(0) => {
@@ -1284,7 +1299,7 @@ impl Lowerer<'_> {
                         (self.rule("mat_mul", args, span), nd)
                     }
                     (BinOp::Mul | BinOp::Div, false) => {
-                        let s = self.expr(right, out);
+                        let s = self.na_factor(right, out);
                         let name = if o == BinOp::Mul {
                             "scale"
                         } else {
@@ -1343,6 +1358,22 @@ fn zero_dims(span: Span) -> NaDims {
 fn lit_usize(t: &TokenStream) -> Option<usize> {
     let s = t.to_string();
     s.trim_end_matches("usize").trim().parse().ok()
+}
+
+/// Whether an expression names a nalgebra matrix or vector type (a constructor's path).
+pub(super) fn names_na_type_in(e: &syn::Expr) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_path_segment(&mut self, s: &'ast syn::PathSegment) {
+            if type_dims(s).is_some() {
+                self.0 = true;
+            }
+            syn::visit::visit_path_segment(self, s);
+        }
+    }
+    let mut f = Finder(false);
+    syn::visit::Visit::visit_expr(&mut f, e);
+    f.0
 }
 
 /// Whether a function body names a nalgebra matrix or vector type anywhere (so constructors such
