@@ -36,7 +36,8 @@ impl Signatures<'_> {
     /// buffer (reverse) to its storage; after the dimensions were bound (the field arguments of
     /// the struct prologue).
     pub(super) fn na_prologue(&self, mode: Mode) -> TokenStream {
-        let taken = self.f.taken_names();
+        // The names the headers give the tangents and adjoints (`shadow_args`).
+        let taken = self.taken();
         let mut binds = Vec::new();
         for p in self.f.params.iter().filter(|p| p.na.is_some()) {
             let (name, elem) = (&p.name, Self::elem(p));
@@ -48,10 +49,13 @@ impl Signatures<'_> {
             if !p.active {
                 continue;
             }
+            // From the header's name to the one the emitted body reads (the same unless a field
+            // argument takes `d<name>`).
             let d = names::shadow_param(name, &taken);
+            let e = names::shadow_param(name, &self.f.taken_names());
             binds.push(match mode {
-                Mode::Forward if !p.inout => quote!(let #d: &[#elem] = #d.as_slice();),
-                _ => quote!(let #d: &mut [#elem] = #d.as_mut_slice();),
+                Mode::Forward if !p.inout => quote!(let #e: &[#elem] = #d.as_slice();),
+                _ => quote!(let #e: &mut [#elem] = #d.as_mut_slice();),
             });
         }
         quote!(#(#binds)*)
