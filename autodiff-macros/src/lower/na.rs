@@ -1360,18 +1360,21 @@ fn lit_usize(t: &TokenStream) -> Option<usize> {
     s.trim_end_matches("usize").trim().parse().ok()
 }
 
+/// Finds a path segment naming a nalgebra matrix or vector type.
+struct NaTypeFinder(bool);
+
+impl<'ast> syn::visit::Visit<'ast> for NaTypeFinder {
+    fn visit_path_segment(&mut self, s: &'ast syn::PathSegment) {
+        if type_dims(s).is_some() {
+            self.0 = true;
+        }
+        syn::visit::visit_path_segment(self, s);
+    }
+}
+
 /// Whether an expression names a nalgebra matrix or vector type (a constructor's path).
 pub(super) fn names_na_type_in(e: &syn::Expr) -> bool {
-    struct Finder(bool);
-    impl<'ast> syn::visit::Visit<'ast> for Finder {
-        fn visit_path_segment(&mut self, s: &'ast syn::PathSegment) {
-            if type_dims(s).is_some() {
-                self.0 = true;
-            }
-            syn::visit::visit_path_segment(self, s);
-        }
-    }
-    let mut f = Finder(false);
+    let mut f = NaTypeFinder(false);
     syn::visit::Visit::visit_expr(&mut f, e);
     f.0
 }
@@ -1379,16 +1382,7 @@ pub(super) fn names_na_type_in(e: &syn::Expr) -> bool {
 /// Whether a function body names a nalgebra matrix or vector type anywhere (so constructors such
 /// as `Vector3::new(..)` may build values even without nalgebra arguments).
 pub(super) fn names_na_type(b: &syn::Block) -> bool {
-    struct Finder(bool);
-    impl<'ast> syn::visit::Visit<'ast> for Finder {
-        fn visit_path_segment(&mut self, s: &'ast syn::PathSegment) {
-            if type_dims(s).is_some() {
-                self.0 = true;
-            }
-            syn::visit::visit_path_segment(self, s);
-        }
-    }
-    let mut f = Finder(false);
+    let mut f = NaTypeFinder(false);
     syn::visit::Visit::visit_block(&mut f, b);
     f.0
 }
