@@ -140,7 +140,7 @@
 //!   panicking with both shapes) and `Scale<S>` (elementwise, strong zero) for `Matrix<T, R, C,
 //!   St: StorageMut>`. `Matrix` is not an array, `Vec`, tuple or reference, so these overlap
 //!   nothing here (no coherence problem). `jacobian::Flat` reads them in storage order,
-//!   column-major. The operations on them that differentiated code calls are in `na.rs`, on
+//!   column-major. The operations on them that differentiated code calls are in `na/`, on
 //!   their flat storage.
 //!
 //! # Cost

@@ -1,5 +1,5 @@
 //! nalgebra arguments and outputs in the companions: takes the IR's nalgebra parameters and
-//! output (`lower/na.rs`: the body works on their flat column-major storage), gives their public
+//! output (`lower/na/`: the body works on their flat column-major storage), gives their public
 //! types (tangents the type as written, adjoint buffers `&mut` the owned type, gradient fields
 //! the owned type), the statements at the top of every companion that rebind each argument, its
 //! tangent or its adjoint buffer to the storage (`as_slice`, `as_mut_slice`) after its dimensions

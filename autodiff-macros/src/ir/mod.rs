@@ -6,10 +6,12 @@
 //! and block-expressions are hoisted into statements by lowering). Iterator loops are lowered to
 //! index loops over ranges, so emitters only see `For` over a range.
 
+mod na;
 pub mod print;
 mod shape;
 mod visit;
 
+pub use na::{is_na_rule, NaType};
 pub use shape::{shape_of, INT_TYPES};
 pub use visit::{
     token_names, visit_exprs_mut, visit_stmt_list, visit_stmts, walk_exprs, walk_stmt_exprs,
@@ -552,14 +554,6 @@ pub enum Stmt {
     Macro(TokenStream, Vec<VarId>),
 }
 
-/// Whether `func` is one of the runtime's nalgebra rules (`__private::na::mat_mul`...), which
-/// lowering writes (`lower/na.rs`) and which have `_pullback` companions: adjoints only, each
-/// buffer an `Option` (`None` for an argument whose adjoint nobody wants).
-pub fn is_na_rule(func: &syn::Path) -> bool {
-    let segs: Vec<String> = func.segments.iter().map(|s| s.ident.to_string()).collect();
-    segs.len() >= 2 && segs[segs.len() - 2] == "na" && segs.iter().any(|s| s == "__private")
-}
-
 /// How a function argument takes part in differentiation.
 #[derive(Clone, Debug)]
 pub struct Param {
@@ -585,24 +579,6 @@ pub struct Param {
     /// A nalgebra matrix or vector (`m: &DMatrix<T>`, `v: Vector3<T>`): the IR sees its flat
     /// column-major storage (`ty` is `&[T]`); the companions take the type as written.
     pub na: Option<NaType>,
-}
-
-/// A nalgebra matrix or vector type as written (`DMatrix<T>`, `Vector3<T>`, `SMatrix<T, R, C>`,
-/// behind `&` or not), seen by the IR as its flat column-major storage plus its dimensions
-/// (`lower/na.rs`); public companions take and give the type as written (`codegen/na.rs`).
-#[derive(Clone, Debug)]
-pub struct NaType {
-    /// The type as written (references included).
-    pub ty: syn::Type,
-    /// The owned type (`DMatrix<T>`): tangents, gradients, outputs.
-    pub owned: syn::Type,
-    /// The element type.
-    pub elem: syn::Type,
-    /// Rows and columns: the tokens of a fixed size, or `None` when dynamic.
-    pub rows: Option<TokenStream>,
-    pub cols: Option<TokenStream>,
-    /// Taken by `&` (otherwise by value).
-    pub by_ref: bool,
 }
 
 /// How a struct argument is passed (`lower/structs.rs`).
@@ -745,27 +721,6 @@ impl Function {
             // Last: a struct passed whole accumulates its adjoint into the caller's buffer after
             // its fields have (their buffers borrow the same struct's fields).
             .chain(self.params.iter().filter(|p| p.shape == Shape::Struct))
-    }
-
-    /// Whether the function takes or gives nalgebra values, or builds them in its body (calls of
-    /// the runtime's `na` rules, `lower/na.rs`).
-    pub fn uses_na(&self) -> bool {
-        if self.params.iter().any(|p| p.na.is_some()) || self.output.na.is_some() {
-            return true;
-        }
-        let mut found = false;
-        let mut look = |e: &Expr| {
-            e.visit(&mut |n| {
-                if let ExprKind::Call { func, .. } = &n.kind {
-                    found |= is_na_rule(func);
-                }
-            })
-        };
-        walk_exprs(&self.body, &mut look);
-        if let Some(t) = &self.tail {
-            look(t);
-        }
-        found
     }
 
     /// The names of every argument and field argument (generated names must avoid them).

@@ -255,7 +255,7 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) structs: structs::StructPlan,
     /// `#[checkpoint]` loops by index variable, checked once the body is lowered.
     pub(crate) checkpoint_attrs: std::collections::BTreeMap<VarId, checkpoint::CheckpointAttr>,
-    /// Variables holding the storage of a nalgebra value, with its dimensions (`lower/na.rs`).
+    /// Variables holding the storage of a nalgebra value, with its dimensions (`lower/na/`).
     pub(crate) na: HashMap<VarId, na::NaDims>,
     /// The dimensions of nalgebra arguments, as field arguments bound from them.
     pub(crate) na_fields: Vec<Param>,
