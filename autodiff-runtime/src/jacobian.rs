@@ -109,35 +109,30 @@ flat_rows! {
     impl<C> for Vec<[T; C]>;
 }
 
-impl<T: Float> Flat<T> for [T] {
-    #[inline]
-    fn flat_len(&self) -> usize {
-        self.len()
-    }
-    #[inline]
-    fn flat_get(&self, k: usize) -> T {
-        self[k]
-    }
-    #[inline]
-    fn flat_set(&mut self, k: usize, v: T) {
-        self[k] = v;
-    }
+/// `Flat` of a type indexed by `usize` in order (slices, `Vec`s, nalgebra matrices): the impl's
+/// header as written, the same three methods.
+macro_rules! flat_by_index {
+    ($($head:tt)*) => {
+        $($head)* {
+            #[inline]
+            fn flat_len(&self) -> usize {
+                self.len()
+            }
+            #[inline]
+            fn flat_get(&self, k: usize) -> T {
+                self[k]
+            }
+            #[inline]
+            fn flat_set(&mut self, k: usize, v: T) {
+                self[k] = v;
+            }
+        }
+    };
 }
 
-impl<T: Float> Flat<T> for Vec<T> {
-    #[inline]
-    fn flat_len(&self) -> usize {
-        self.len()
-    }
-    #[inline]
-    fn flat_get(&self, k: usize) -> T {
-        self[k]
-    }
-    #[inline]
-    fn flat_set(&mut self, k: usize, v: T) {
-        self[k] = v;
-    }
-}
+flat_by_index!(impl<T: Float> Flat<T> for [T]);
+
+flat_by_index!(impl<T: Float> Flat<T> for Vec<T>);
 
 impl<T, F: Flat<T> + ?Sized> Flat<T> for &F {
     #[inline]
@@ -205,28 +200,16 @@ flat_tuple!(A 0, B 1, C 2, D 3);
 flat_tuple!(A 0, B 1, C 2, D 3, E 4);
 flat_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
 
-/// A nalgebra matrix or vector (owned, or a mutable view): its elements in storage order, which
-/// is column-major (scalar `k` is element `(k % nrows, k / nrows)`), as `m.as_slice()` has them.
-impl<T, R, C, St> Flat<T> for nalgebra::Matrix<T, R, C, St>
-where
-    T: Float + nalgebra::Scalar,
-    R: nalgebra::Dim,
-    C: nalgebra::Dim,
-    St: nalgebra::StorageMut<T, R, C>,
-{
-    #[inline]
-    fn flat_len(&self) -> usize {
-        self.len()
-    }
-    #[inline]
-    fn flat_get(&self, k: usize) -> T {
-        self[k]
-    }
-    #[inline]
-    fn flat_set(&mut self, k: usize, v: T) {
-        self[k] = v;
-    }
-}
+// A nalgebra matrix or vector (owned, or a mutable view): its elements in storage order, which
+// is column-major (scalar `k` is element `(k % nrows, k / nrows)`), as `m.as_slice()` has them.
+flat_by_index!(
+    impl<T, R, C, St> Flat<T> for nalgebra::Matrix<T, R, C, St>
+    where
+        T: Float + nalgebra::Scalar,
+        R: nalgebra::Dim,
+        C: nalgebra::Dim,
+        St: nalgebra::StorageMut<T, R, C>,
+);
 
 /// A dense Jacobian, row-major: entry `(i, j)` is the derivative of output scalar `i` with
 /// respect to input scalar `j` (see the module docs for the order).
