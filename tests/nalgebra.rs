@@ -365,6 +365,103 @@ fn dynamic_vector_output() {
     check_all(5, &f, &jvp, &vjp, 6, false);
 }
 
+/// A `DMatrix` output: its dimensions are read from the arguments (`a.ncols()`).
+#[differentiate]
+fn gram(a: &DMatrix<f64>, s: f64) -> DMatrix<f64> {
+    a.transpose() * a * s
+}
+
+/// A `DMatrix` built with an integer argument's dimension, returned early or at the end.
+#[differentiate]
+fn scaled_outer(x: &DVector<f64>, n: usize, s: f64) -> DMatrix<f64> {
+    let m = DMatrix::from_fn(n, x.len(), |i, j| x[j] * (i as f64 + s).sin());
+    if s > 2.0 {
+        return m.map(|t| t * t);
+    }
+    m
+}
+
+#[test]
+fn dynamic_matrix_outputs() {
+    // gram: a is 3 x 2 (6 inputs), s; the output 2 x 2 (column-major).
+    let f = |v: &[f64]| {
+        gram(&DMatrix::from_column_slice(3, 2, &v[..6]), v[6])
+            .as_slice()
+            .to_vec()
+    };
+    let jvp = |v: &[f64], t: &[f64]| {
+        let a = DMatrix::from_column_slice(3, 2, &v[..6]);
+        let da = DMatrix::from_column_slice(3, 2, &t[..6]);
+        let (y, dy) = gram_jvp(&a, v[6], &da, t[6]);
+        assert_eq!((y.nrows(), y.ncols(), dy.nrows(), dy.ncols()), (2, 2, 2, 2));
+        (y.as_slice().to_vec(), dy.as_slice().to_vec())
+    };
+    let vjp = |v: &[f64], c: &[f64], g: &mut [f64]| {
+        let a = DMatrix::from_column_slice(3, 2, &v[..6]);
+        let mut da = DMatrix::from_column_slice(3, 2, &g[..6]);
+        let mut ds = g[6];
+        let y = gram_vjp(&a, v[6], &mut da, &mut ds, DMatrix::from_column_slice(2, 2, c));
+        assert_eq!((y.nrows(), y.ncols()), (2, 2));
+        g[..6].copy_from_slice(da.as_slice());
+        g[6] = ds;
+        y.as_slice().to_vec()
+    };
+    check_all(7, &f, &jvp, &vjp, 6, false);
+    let a = DMatrix::from_fn(3, 2, |i, j| (i + 2 * j) as f64 - 1.5);
+    let want = a.transpose() * &a * 0.7;
+    assert!((gram(&a, 0.7) - want).norm() < 1e-12);
+
+    // scaled_outer, n = 3 rows, x of 2: both returns (s below and above 2).
+    for s in [0.4, 2.6] {
+        let f = move |v: &[f64]| {
+            let m = scaled_outer(&DVector::from_column_slice(&v[..2]), 3, v[2] + s);
+            assert_eq!((m.nrows(), m.ncols()), (3, 2));
+            m.as_slice().to_vec()
+        };
+        let jvp = move |v: &[f64], t: &[f64]| {
+            let x = DVector::from_column_slice(&v[..2]);
+            let dx = DVector::from_column_slice(&t[..2]);
+            let (y, dy) = scaled_outer_jvp(&x, 3, v[2] + s, &dx, t[2]);
+            (y.as_slice().to_vec(), dy.as_slice().to_vec())
+        };
+        let vjp = move |v: &[f64], c: &[f64], g: &mut [f64]| {
+            let x = DVector::from_column_slice(&v[..2]);
+            let mut dx = DVector::from_column_slice(&g[..2]);
+            let mut ds = g[2];
+            let seed = DMatrix::from_column_slice(3, 2, c);
+            let y = scaled_outer_vjp(&x, 3, v[2] + s, &mut dx, &mut ds, seed);
+            g[..2].copy_from_slice(dx.as_slice());
+            g[2] = ds;
+            y.as_slice().to_vec()
+        };
+        // Points within [-1.5, 1.5]: s + v[2] stays on one side of 2 for s = 0.4 only near
+        // the middle, so keep the shift small enough by scaling v[2].
+        let f2 = move |v: &[f64]| f(&[v[0], v[1], v[2] * 0.2]);
+        let jvp2 = move |v: &[f64], t: &[f64]| {
+            let (y, dy) = jvp(&[v[0], v[1], v[2] * 0.2], &[t[0], t[1], t[2] * 0.2]);
+            (y, dy)
+        };
+        let vjp2 = move |v: &[f64], c: &[f64], g: &mut [f64]| {
+            let mut h = [g[0], g[1], 0.0];
+            let y = vjp(&[v[0], v[1], v[2] * 0.2], c, &mut h);
+            g[0] = h[0];
+            g[1] = h[1];
+            g[2] += h[2] * 0.2;
+            y
+        };
+        check_all(3, &f2, &jvp2, &vjp2, 6, false);
+    }
+}
+
+#[test]
+#[should_panic(expected = "the seed of a `DMatrix` output must have the output's dimensions")]
+fn dynamic_matrix_output_seed_of_other_dimensions_panics() {
+    let a = DMatrix::from_element(3, 2, 1.0);
+    let mut da = DMatrix::zeros(3, 2);
+    let mut ds = 0.0;
+    gram_vjp(&a, 1.0, &mut da, &mut ds, DMatrix::zeros(3, 3));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Loops, reassignment, compound assignment and element writes
 

@@ -14,8 +14,23 @@ fn passes(v: &DVector<f64>) -> f64 {
 
 // A `DMatrix` output: its dimensions are not known outside the body.
 #[differentiate]
-fn matrix_out(m: &DMatrix<f64>) -> DMatrix<f64> {
-    m * 2.0
+fn matrix_out(m: &DMatrix<f64>, v: &[f64]) -> DMatrix<f64> {
+    // Dimensions computed in the body.
+    let n = v.len() + 1;
+    DMatrix::from_fn(n, n, |i, j| v[i.min(j) % v.len()] * m[(0, 0)])
+}
+
+#[differentiate]
+fn matrix_out_two_shapes(a: &DMatrix<f64>, b: &DMatrix<f64>, s: f64) -> DMatrix<f64> {
+    if s > 0.0 {
+        return a * s;
+    }
+    b * s
+}
+
+#[differentiate]
+fn matrix_out_not_a_value(a: &DMatrix<f64>, s: f64) -> DMatrix<f64> {
+    if s > 0.0 { a * s } else { a * 2.0 }
 }
 
 // Generic elements.

@@ -61,13 +61,38 @@ impl Signatures<'_> {
         quote!(#(#binds)*)
     }
 
-    /// The output's storage `v` as the nalgebra type.
+    /// The output's storage `v` as the nalgebra type (a `DMatrix` with the dimensions
+    /// `na_out_dims` bound).
     pub(super) fn na_from_storage(na: &NaType, v: TokenStream) -> TokenStream {
         let o = &na.owned;
-        if na.rows.is_some() && na.cols.is_some() {
+        if na.out_dims.is_some() {
+            quote!(<#o>::from_vec(__ad_rows, __ad_cols, #v))
+        } else if na.rows.is_some() && na.cols.is_some() {
             quote!(<#o>::from_column_slice(&#v))
         } else {
             quote!(<#o>::from_vec(#v))
+        }
+    }
+
+    /// For a `DMatrix` output, the statements at the top of a public companion binding its
+    /// dimensions (read from the arguments before the call moves them), and checking the seed's.
+    pub(super) fn na_out_dims(&self, seed: Option<&syn::Ident>) -> TokenStream {
+        let Some((r, c)) = self.f.output.na.as_ref().and_then(|na| na.out_dims.as_ref()) else {
+            return TokenStream::new();
+        };
+        let check = seed.map(|s| {
+            quote! {
+                ::core::assert_eq!(
+                    (#s.nrows(), #s.ncols()),
+                    (__ad_rows, __ad_cols),
+                    "the seed of a `DMatrix` output must have the output's dimensions"
+                );
+            }
+        });
+        quote! {
+            let __ad_rows: usize = #r;
+            let __ad_cols: usize = #c;
+            #check
         }
     }
 }

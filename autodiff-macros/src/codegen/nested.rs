@@ -193,7 +193,9 @@ impl Signatures<'_> {
         } else {
             let (v, t) = (quote!(__ad_v), quote!(__ad_t));
             let (nv, nt) = (self.nest_output(v.clone()), self.nest_output(t.clone()));
+            let dims = self.na_out_dims(None);
             quote! {
+                #dims
                 let (#v, #t) = #jvp(#(#args,)* #(#tans),*);
                 (#nv, #nt)
             }
@@ -204,7 +206,8 @@ impl Signatures<'_> {
         } else {
             let s = self.flat_seed(&seed);
             let v = self.nest_output(quote!(#vjp(#(#args,)* #(#adjs,)* #s)));
-            quote!(#v)
+            let dims = self.na_out_dims(Some(&seed));
+            quote!(#dims #v)
         };
         let zero = match &self.f.output.shape {
             _ if unit => None,

@@ -19,6 +19,10 @@ pub struct NaType {
     pub cols: Option<TokenStream>,
     /// Taken by `&` (otherwise by value).
     pub by_ref: bool,
+    /// A `DMatrix` output: its rows and columns as expressions over the public arguments
+    /// (`a.nrows()`, `n`), which the public companions evaluate before the call; `None` for
+    /// arguments and outputs whose type fixes what it needs.
+    pub out_dims: Option<(TokenStream, TokenStream)>,
 }
 
 /// Whether `func` is one of the runtime's nalgebra rules (`__private::na::mat_mul`...), which

@@ -74,6 +74,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         na: HashMap::new(),
         na_fields: Vec::new(),
         any_na_syntax: na::names_na_type(&item.block),
+        na_out: Default::default(),
     };
     cx.check_signature(&item.sig);
     // Struct arguments: their fields become arguments of their own (`lower/structs.rs`).
@@ -147,7 +148,8 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     for (v, row) in &cx.rows {
         cx.vars[*v].row = Some(row.clone());
     }
-    let output = output?;
+    let mut output = output?;
+    cx.na_output_dims(&mut output);
     let float_generics = item
         .sig
         .generics
@@ -261,6 +263,8 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) na_fields: Vec<Param>,
     /// The function's tokens name a nalgebra type (constructors may build values).
     pub(crate) any_na_syntax: bool,
+    /// What a `DMatrix` output needs: how dimensions read in the public companions.
+    pub(crate) na_out: na::NaOut,
 }
 
 /// The `const` and `static` items declared anywhere in a function body, by name.

@@ -28,7 +28,11 @@ impl Lowerer<'_> {
                         if want_value && i + 1 == n && !is_unit_stmt_expr(e) =>
                     {
                         cx.nested_ok = top && cx.output_row.is_some();
-                        tail = Some(cx.expr(e, out));
+                        tail = Some(if top && cx.na_out.dynamic {
+                            cx.na_returned(e, out)
+                        } else {
+                            cx.expr(e, out)
+                        });
                     }
                     _ => cx.stmt(s, out),
                 }
@@ -544,7 +548,11 @@ impl Lowerer<'_> {
             syn::Expr::Return(r) => {
                 let value = r.expr.as_ref().map(|v| {
                     self.nested_ok = self.output_row.is_some();
-                    self.expr(v, out)
+                    if self.na_out.dynamic {
+                        self.na_returned(v, out)
+                    } else {
+                        self.expr(v, out)
+                    }
                 });
                 out.push(Stmt::Return {
                     value,

@@ -12,7 +12,10 @@ use super::*;
 
 mod assign;
 mod build;
+mod output;
 mod values;
+
+pub(crate) use output::NaOut;
 
 /// The dimensions of a nalgebra value: integer expressions that read only immutable variables
 /// (dimension arguments, or lets bound where the value was built) and literals.
@@ -199,6 +202,7 @@ impl Lowerer<'_> {
             rows,
             cols,
             by_ref,
+            out_dims: None,
         })
     }
 
@@ -306,6 +310,7 @@ impl Lowerer<'_> {
                     Some(ty.clone()),
                 );
                 let m = crate::names::existing(method, span);
+                cx.na_out.dims_of.insert(d, quote!(#name.#m()));
                 cx.na_fields.push(Param {
                     var: d,
                     name: id,
@@ -387,15 +392,8 @@ impl Lowerer<'_> {
                 return Some(None);
             }
         };
-        if na.rows.is_none() && na.cols.is_none() {
-            self.diag.unsupported_at(
-                ty,
-                "a `DMatrix` output (yet: its dimensions are not known outside the body)",
-                "return a scalar, a `DVector` (`DVector::from_column_slice(m.as_slice())`) or \
-                 a fixed-size matrix, or write the result into a `&mut [T]` argument",
-            );
-            return Some(None);
-        }
+        // A `DMatrix`: its dimensions are read from the values returned (`output.rs`).
+        self.na_out.dynamic = na.rows.is_none() && na.cols.is_none();
         if !self.na_elem_ok(&na.elem) {
             self.diag.unsupported_at(
                 &na.elem,

@@ -457,6 +457,9 @@ impl Lowerer<'_> {
         }
         let t = self.synthetic(what, Shape::Int, span);
         self.vars[t].mutable = false;
+        if self.na_out.dynamic {
+            self.na_out.inits.insert(t, e.clone());
+        }
         out.push(Stmt::Let {
             pat: Pat::Bind(t),
             init: Some(e),
