@@ -8,7 +8,8 @@
 
 use autodiff_runtime::{check, differentiate, nn};
 use nalgebra::{
-    DMatrix, DVector, Matrix2, Matrix2x3, Matrix3, RowDVector, SMatrix, Vector2, Vector3,
+    convert, DMatrix, DVector, Matrix2, Matrix2x3, Matrix3, RealField, RowDVector, SMatrix,
+    Vector2, Vector3,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -371,10 +372,12 @@ fn gram(a: &DMatrix<f64>, s: f64) -> DMatrix<f64> {
     a.transpose() * a * s
 }
 
-/// A `DMatrix` built with an integer argument's dimension, returned early or at the end.
+/// A `DMatrix` built with an integer argument and a `let` of an argument's length as its
+/// dimensions, returned early or at the end.
 #[differentiate]
 fn scaled_outer(x: &DVector<f64>, n: usize, s: f64) -> DMatrix<f64> {
-    let m = DMatrix::from_fn(n, x.len(), |i, j| x[j] * (i as f64 + s).sin());
+    let k = x.len();
+    let m = DMatrix::from_fn(n, k, |i, j| x[j] * (i as f64 + s).sin());
     if s > 2.0 {
         return m.map(|t| t * t);
     }
@@ -400,7 +403,13 @@ fn dynamic_matrix_outputs() {
         let a = DMatrix::from_column_slice(3, 2, &v[..6]);
         let mut da = DMatrix::from_column_slice(3, 2, &g[..6]);
         let mut ds = g[6];
-        let y = gram_vjp(&a, v[6], &mut da, &mut ds, DMatrix::from_column_slice(2, 2, c));
+        let y = gram_vjp(
+            &a,
+            v[6],
+            &mut da,
+            &mut ds,
+            DMatrix::from_column_slice(2, 2, c),
+        );
         assert_eq!((y.nrows(), y.ncols()), (2, 2));
         g[..6].copy_from_slice(da.as_slice());
         g[6] = ds;
@@ -587,6 +596,123 @@ fn f32_matrices() {
         vec![y as f64]
     };
     check_all(8, &f, &jvp, &vjp, 4, true);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generic elements: `T: RealField` (the companions add what the rules need; instantiated at
+// `f32` and `f64`)
+
+/// Logistic regression written once for any `RealField`, with `nalgebra::convert` and
+/// `RealField`'s own `exp`/`ln` (which `num_traits::Float` also has: generated code must not
+/// make them ambiguous).
+#[differentiate(wrt(w))]
+fn logistic_generic<T: RealField + Copy>(w: &DVector<T>, x: &DMatrix<T>, y: &DVector<T>) -> T {
+    let z = x * w;
+    let p = z.map(|t| T::one() / (T::one() + (-t).exp()));
+    let mut loss = T::zero();
+    for i in 0..y.len() {
+        loss -= y[i] * p[i].ln() + (T::one() - y[i]) * (T::one() - p[i]).ln();
+    }
+    loss / nalgebra::convert(y.len() as f64)
+}
+
+#[differentiate]
+fn energy_generic<T: RealField + Copy>(a: &DMatrix<T>, v: Vector3<T>) -> T {
+    let w = a * v;
+    w.norm_squared() + w.dot(&w).sqrt() * convert(0.5) + v.norm() * v[0].sin().max(v[1])
+}
+
+#[differentiate]
+fn gram_generic<T: RealField + Copy>(a: &DMatrix<T>, s: T) -> DMatrix<T> {
+    a.transpose() * a * s
+}
+
+#[test]
+fn generic_real_field_elements() {
+    // f64: equal to the f64-only version, gradient against central differences.
+    let (x, y) = logistic_data();
+    let w = DVector::from_vec(vec![0.3, -0.2, 0.5]);
+    let (l, g) = logistic_generic_grad(&w, &x, &y);
+    let (l2, g2) = logistic_grad(&w, &x, &y);
+    assert!((l - l2).abs() < 1e-12 * l2.abs());
+    assert!((&g.w - &g2.w).norm() < 1e-12 * g2.w.norm());
+    let f = |v: &[f64]| vec![logistic_generic(&DVector::from_column_slice(v), &x, &y)];
+    let jvp = |v: &[f64], t: &[f64]| {
+        let (a, b) = logistic_generic_jvp(
+            &DVector::from_column_slice(v),
+            &x,
+            &y,
+            &DVector::from_column_slice(t),
+        );
+        (vec![a], vec![b])
+    };
+    let vjp = |v: &[f64], c: &[f64], gr: &mut [f64]| {
+        let mut dw = DVector::from_column_slice(gr);
+        let r = logistic_generic_vjp(&DVector::from_column_slice(v), &x, &y, &mut dw, c[0]);
+        gr.copy_from_slice(dw.as_slice());
+        vec![r]
+    };
+    check_all(3, &f, &jvp, &vjp, 6, false);
+
+    // f32 instance of the same function.
+    let x32 = x.map(|t| t as f32);
+    let y32 = y.map(|t| t as f32);
+    let w32 = w.map(|t| t as f32);
+    let (l32, g32) = logistic_generic_grad(&w32, &x32, &y32);
+    assert!((l32 as f64 - l).abs() < 1e-5);
+    for k in 0..3 {
+        assert!((g32.w[k] as f64 - g.w[k]).abs() < 1e-5, "{k}");
+    }
+
+    // energy: a and v (6 + 3 inputs), f64 and f32.
+    let f = |u: &[f64]| {
+        let v = Vector3::new(u[6], u[7], u[8]);
+        vec![energy_generic(
+            &DMatrix::from_column_slice(2, 3, &u[..6]),
+            v,
+        )]
+    };
+    let jvp = |u: &[f64], t: &[f64]| {
+        let (a, b) = energy_generic_jvp(
+            &DMatrix::from_column_slice(2, 3, &u[..6]),
+            Vector3::new(u[6], u[7], u[8]),
+            &DMatrix::from_column_slice(2, 3, &t[..6]),
+            Vector3::new(t[6], t[7], t[8]),
+        );
+        (vec![a], vec![b])
+    };
+    let vjp = |u: &[f64], c: &[f64], gr: &mut [f64]| {
+        let mut da = DMatrix::from_column_slice(2, 3, &gr[..6]);
+        let mut dv = Vector3::new(gr[6], gr[7], gr[8]);
+        let r = energy_generic_vjp(
+            &DMatrix::from_column_slice(2, 3, &u[..6]),
+            Vector3::new(u[6], u[7], u[8]),
+            &mut da,
+            &mut dv,
+            c[0],
+        );
+        gr[..6].copy_from_slice(da.as_slice());
+        gr[6..].copy_from_slice(dv.as_slice());
+        vec![r]
+    };
+    check_all(9, &f, &jvp, &vjp, 6, false);
+    let a32 = DMatrix::from_fn(2, 3, |i, j| (i + j) as f32 * 0.3 - 0.4);
+    let v32 = Vector3::new(0.2f32, -0.7, 0.4);
+    let (e32, ge32) = energy_generic_grad(&a32, v32);
+    let (e64, ge64) = energy_generic_grad(&a32.map(|t| t as f64), v32.map(|t| t as f64));
+    assert!((e32 as f64 - e64).abs() < 1e-5 * (1.0 + e64.abs()));
+    for k in 0..3 {
+        assert!((ge32.v[k] as f64 - ge64.v[k]).abs() < 1e-4 * (1.0 + ge64.v[k].abs()));
+    }
+
+    // A generic `DMatrix` output, f32.
+    let a = DMatrix::from_fn(3, 2, |i, j| (i * 2 + j) as f32 * 0.25 - 0.5);
+    let da = DMatrix::from_fn(3, 2, |i, j| if (i + j) % 2 == 0 { 1.0f32 } else { -0.5 });
+    let (m, dm) = gram_generic_jvp(&a, 1.5f32, &da, 0.25);
+    let want = a.transpose() * &a * 1.5;
+    let dwant = (da.transpose() * &a + a.transpose() * &da) * 1.5 + a.transpose() * &a * 0.25;
+    assert!((m - want).norm() < 1e-5);
+    assert!((dm - dwant).norm() < 1e-5);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -301,6 +301,7 @@ constructs! {
     NaBranch => "na_branch",
     NaVecOut => "na_vec_out",
     NaFixedOut => "na_fixed_out",
+    NaMatOut => "na_mat_out",
     NaShadow => "na_shadow",
     NaTypedLet => "na_typed_let",
     NaEarlyReturn => "na_early_return",

@@ -26,7 +26,7 @@
 //! from zero.
 //!
 //! The output is a float (the value's terms: `sum`, `dot`, `norm_squared`, an element...), a
-//! `DVector` or a `Vector2` / `Vector3`. The adapters build the arguments from the test's flat
+//! `DVector`, a `DMatrix` (returned once: no early `return`) or a `Vector2` / `Vector3`. The adapters build the arguments from the test's flat
 //! scalars (column-major) and flatten the outputs, so `tests/random_programs.rs` checks them like
 //! any other program: value of `_jvp` and `_vjp` against the function itself (which runs on
 //! nalgebra: products round differently, hence the relative 1e-12), `_jvp` against central
@@ -360,7 +360,7 @@ enum P {
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Out {
     F64,
-    /// A `DVector` or a fixed-size column vector of this shape.
+    /// A `DVector`, a `DMatrix` or a fixed-size column vector of this shape.
     Vector(Sh),
 }
 
@@ -2094,7 +2094,10 @@ impl<'a> NaGen<'a> {
         };
         self.line(format!("if {cond} {{"));
         self.block();
-        if self.on(Construct::NaEarlyReturn) && self.chance(0.25) {
+        // A `DMatrix` output returns one value (the macro rebuilds it with the dimensions of
+        // the values returned, which must be written alike).
+        let one_return = matches!(self.out, Out::Vector(sh) if !sh.r.fixed && !sh.c.fixed);
+        if self.on(Construct::NaEarlyReturn) && !one_return && self.chance(0.25) {
             self.count(Construct::NaEarlyReturn);
             self.indent += 1;
             let value = self.value(self.out);
@@ -2178,7 +2181,15 @@ impl<'a> NaGen<'a> {
             self.count(Construct::NaVecOut);
             self.count(Construct::NaDynamic);
             Out::Vector(Sh::new(dyn_(self.rng.gen_range(1..=DYN_MAX)), fix(1)))
-        } else if r < 0.4 && self.on(Construct::NaFixedOut) && self.on(Construct::NaFixed) {
+        } else if r < 0.3 && self.on(Construct::NaMatOut) && self.on(Construct::NaDynamic) {
+            self.count(Construct::NaMatOut);
+            self.count(Construct::NaDynamic);
+            let (r, c) = (
+                self.rng.gen_range(1..=DYN_MAX),
+                self.rng.gen_range(1..=DYN_MAX),
+            );
+            Out::Vector(Sh::new(dyn_(r), dyn_(c)))
+        } else if r < 0.45 && self.on(Construct::NaFixedOut) && self.on(Construct::NaFixed) {
             self.count(Construct::NaFixedOut);
             self.count(Construct::NaFixed);
             let n = self.rng.gen_range(2..=3);
@@ -2485,6 +2496,10 @@ fn case(
     };
     let (outputs, seed) = match out {
         Out::F64 => (1, "c[0]".to_string()),
+        Out::Vector(sh) if !sh.r.fixed && !sh.c.fixed => (
+            sh.len(),
+            format!("DMatrix::from_column_slice({}, {}, c)", sh.r.n, sh.c.n),
+        ),
         Out::Vector(sh) => (sh.len(), format!("{}::from_column_slice(c)", sh.path())),
     };
     let constructs: Vec<String> = Construct::ALL

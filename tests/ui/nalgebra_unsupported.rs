@@ -16,8 +16,11 @@ fn passes(v: &DVector<f64>) -> f64 {
 #[differentiate]
 fn matrix_out(m: &DMatrix<f64>, v: &[f64]) -> DMatrix<f64> {
     // Dimensions computed in the body.
-    let n = v.len() + 1;
-    DMatrix::from_fn(n, n, |i, j| v[i.min(j) % v.len()] * m[(0, 0)])
+    let mut n = 1;
+    while n * n < v.len() {
+        n += 1;
+    }
+    DMatrix::from_fn(n, n, |i, j| v[(i + j) % v.len()] * m[(0, 0)])
 }
 
 #[differentiate]
@@ -31,12 +34,6 @@ fn matrix_out_two_shapes(a: &DMatrix<f64>, b: &DMatrix<f64>, s: f64) -> DMatrix<
 #[differentiate]
 fn matrix_out_not_a_value(a: &DMatrix<f64>, s: f64) -> DMatrix<f64> {
     if s > 0.0 { a * s } else { a * 2.0 }
-}
-
-// Generic elements.
-#[differentiate]
-fn generic<T: num_traits::Float>(v: &DVector<T>) -> T {
-    v[0]
 }
 
 // A method without a rule.

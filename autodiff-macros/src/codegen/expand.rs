@@ -231,14 +231,16 @@ impl<'a> Signatures<'a> {
 
     /// The function's where clause, plus `T: Scalar` for every float type parameter `T`: the
     /// runtime's value traits (zeros shaped like a value, accumulation) are implemented for the
-    /// float types one by one, so generic code must say that `T` has them.
+    /// float types one by one, so generic code must say that `T` has them. A function with
+    /// nalgebra values also needs `T: kernels::Real` (`f32` or `f64`), which its rules take.
     pub(super) fn where_clause(&self) -> TokenStream {
         let rt = names::rt();
+        let na = self.f.uses_na().then(|| quote!(+ #rt::Real));
         let extra = self
             .f
             .float_generics
             .iter()
-            .map(|t| quote!(#t: #rt::Scalar,));
+            .map(|t| quote!(#t: #rt::Scalar #na,));
         let preds = match &self.f.item.sig.generics.where_clause {
             Some(w) if !w.predicates.is_empty() => {
                 let p = &w.predicates;

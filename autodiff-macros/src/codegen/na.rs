@@ -77,7 +77,13 @@ impl Signatures<'_> {
     /// For a `DMatrix` output, the statements at the top of a public companion binding its
     /// dimensions (read from the arguments before the call moves them), and checking the seed's.
     pub(super) fn na_out_dims(&self, seed: Option<&syn::Ident>) -> TokenStream {
-        let Some((r, c)) = self.f.output.na.as_ref().and_then(|na| na.out_dims.as_ref()) else {
+        let Some((r, c)) = self
+            .f
+            .output
+            .na
+            .as_ref()
+            .and_then(|na| na.out_dims.as_ref())
+        else {
             return TokenStream::new();
         };
         let check = seed.map(|s| {

@@ -168,10 +168,18 @@ pub fn macro_stmt(m: &TokenStream, visible: &[VarId], vars: &[Var]) -> TokenStre
 /// The conversion `form` applied to the value `x` (the forward sweep applies it to a value and
 /// to its tangent alike).
 pub fn convert(form: &CastForm, ty: &syn::Type, x: &TokenStream, span: Span) -> TokenStream {
-    match form {
-        CastForm::As => quote_spanned!(span=> (#x as #ty)),
-        CastForm::Call { func, suffix } => quote_spanned!(span=> (#func(#x) #suffix)),
-        CastForm::Method(tokens) => quote_spanned!(span=> ((#x) #tokens)),
+    let e = match form {
+        CastForm::As => return quote_spanned!(span=> (#x as #ty)),
+        CastForm::Call { func, suffix } => quote_spanned!(span=> #func(#x) #suffix),
+        CastForm::Method(tokens) => quote_spanned!(span=> (#x) #tokens),
+    };
+    // A target lowering knows is written down: generated code binds converted values to
+    // `let`s of their own, where `x.into()` or `nalgebra::convert(x)` would have nothing left
+    // to infer their type from.
+    if matches!(ty, syn::Type::Infer(_)) {
+        quote_spanned!(span=> (#e))
+    } else {
+        quote_spanned!(span=> ::core::convert::identity::<#ty>(#e))
     }
 }
 
@@ -194,14 +202,14 @@ pub fn compose(e: &Expr, kids: &[TokenStream]) -> TokenStream {
             }
         }
         ExprKind::Cast { ty, form, .. } => convert(form, ty, &k(0), span),
-        ExprKind::Method { recv, method, .. } => {
+        ExprKind::Method { method, .. } => {
+            // `Float::exp(x)`, not `x.exp()`: every float method of the table is one of
+            // `num_traits::Float`'s, and a type parameter bounded by nalgebra's `RealField` too
+            // (the companions add `Float`) has two `exp` methods. A literal receiver takes its
+            // type from the other operands (`Float::min(0.5, x)`).
             let (r, a) = (k(0), &kids[1.min(kids.len())..]);
-            if recv.is_untyped_constant() {
-                // `Float::min(0.5, x)`: the literal takes its type from the other operands.
-                let rt = names::rt();
-                return quote_spanned!(span=> #rt::Float::#method(#r, #(#a),*));
-            }
-            quote_spanned!(span=> #r.#method(#(#a),*))
+            let rt = names::rt();
+            quote_spanned!(span=> #rt::Float::#method(#r, #(#a),*))
         }
         ExprKind::PlainMethod {
             method, turbofish, ..

@@ -221,6 +221,9 @@ impl Lowerer<'_> {
                 return self.float_from_conversion(c, &path, out);
             }
         }
+        if let Some(e) = self.nalgebra_convert(c, &path, out) {
+            return e;
+        }
         let last = match path.segments.last() {
             Some(s) => s.ident.to_string(),
             None => return Expr::new(ExprKind::Poison, span),

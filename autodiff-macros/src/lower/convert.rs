@@ -197,11 +197,88 @@ impl Lowerer<'_> {
         Expr::new(
             ExprKind::Cast {
                 expr: Box::new(recv),
-                ty: Box::new(infer_type(m.method.span())),
+                ty: Box::new(self.inferred_target(m.method.span())),
                 form: CastForm::Method(quote!(#dot #meth ())),
             },
             m.span(),
         )
+    }
+
+    /// The target of a conversion whose target rustc infers (`x.into()`, `convert(x)`): in a
+    /// generic function whose floats are all of one type parameter `T`, `T` (generated code
+    /// keeps converted values in `let`s of their own, where rustc would have nothing to infer
+    /// it from); otherwise `_`.
+    fn inferred_target(&self, span: Span) -> syn::Type {
+        match &self.sole_float {
+            Some(t)
+                if self
+                    .float_generics
+                    .contains(&t.to_token_stream().to_string()) =>
+            {
+                t.clone()
+            }
+            _ => infer_type(span),
+        }
+    }
+
+    /// The tokens of a constant expression, with the target of a conversion rustc infers
+    /// (`2.0f32.into()`, `nalgebra::convert(2.0)`) written down where `inferred_target` knows
+    /// it: generated code keeps constants in `let`s of their own too.
+    pub(super) fn typed_constant(&self, e: &syn::Expr) -> TokenStream {
+        let converts = match e {
+            syn::Expr::MethodCall(m) => m.method == "into" && m.args.is_empty(),
+            syn::Expr::Call(c) => matches!(&*c.func, syn::Expr::Path(p)
+                if p.path.segments.last().is_some_and(|s| s.ident == "convert")),
+            _ => false,
+        };
+        match self.inferred_target(e.span()) {
+            syn::Type::Infer(_) => e.to_token_stream(),
+            t if converts => quote!(::core::convert::identity::<#t>(#e)),
+            _ => e.to_token_stream(),
+        }
+    }
+
+    /// `nalgebra::convert(x)` (also `na::convert`, `simba::scalar::convert`, or `convert`
+    /// imported) of a number: a conversion whose target rustc infers.
+    pub(super) fn nalgebra_convert(
+        &mut self,
+        c: &syn::ExprCall,
+        path: &syn::Path,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Expr> {
+        let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let ok = match names.as_slice() {
+            [one] => one == "convert",
+            [first, .., last] => {
+                last == "convert" && matches!(first.as_str(), "nalgebra" | "na" | "simba")
+            }
+            _ => false,
+        };
+        if !ok || c.args.len() != 1 || path.segments.iter().any(|s| !s.arguments.is_none()) {
+            return None;
+        }
+        let inner = self.expr(&c.args[0], out);
+        if !matches!(self.shape_of(&inner), Shape::Scalar | Shape::Int) {
+            let shape = self.path_shape(path);
+            return Some(super::calls::plain_call(
+                c,
+                vec![inner],
+                shape,
+                None,
+                c.span(),
+            ));
+        }
+        Some(Expr::new(
+            ExprKind::Cast {
+                expr: Box::new(inner),
+                ty: Box::new(self.inferred_target(c.span())),
+                form: CastForm::Call {
+                    func: c.func.to_token_stream(),
+                    suffix: TokenStream::new(),
+                },
+            },
+            c.span(),
+        ))
     }
 
     /// `f64::from(x)`, `f32::from(x)` (as `x as f64`), `T::from(x)` (`From`, written as is); of

@@ -45,7 +45,7 @@ impl Lowerer<'_> {
             let shape = self.opaque_shape(e);
             return Expr::new(
                 ExprKind::Opaque {
-                    tokens: e.to_token_stream(),
+                    tokens: self.typed_constant(e),
                     shape,
                 },
                 span,

@@ -75,6 +75,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         na_fields: Vec::new(),
         any_na_syntax: na::names_na_type(&item.block),
         na_out: Default::default(),
+        sole_float: None,
     };
     cx.check_signature(&item.sig);
     // Struct arguments: their fields become arguments of their own (`lower/structs.rs`).
@@ -118,6 +119,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     }
     cx.structs = plan;
     let output = cx.output(&item.sig, &params);
+    cx.sole_float = sole_float(&params, output.as_ref());
     let nested_out = output.as_ref().is_some_and(|o| o.nest.is_some());
     if !fields.is_empty() && nested_out {
         cx.diag.unsupported_at(
@@ -149,7 +151,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         cx.vars[*v].row = Some(row.clone());
     }
     let mut output = output?;
-    cx.na_output_dims(&mut output);
+    cx.na_output_dims(&mut output, &body);
     let float_generics = item
         .sig
         .generics
@@ -170,6 +172,23 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         float_generics,
         checkpoints,
     })
+}
+
+/// The float type every float of the signature has (`T` in `fn f<T: Float>(x: T, v: &[T]) -> T`),
+/// if there is one.
+fn sole_float(params: &[Param], output: Option<&Output>) -> Option<syn::Type> {
+    let mut types = params
+        .iter()
+        .filter_map(|p| match p.shape {
+            Shape::Scalar => Some(&p.ty),
+            _ => p.elem_ty.as_ref(),
+        })
+        .chain(output.map(|o| &o.elem_ty));
+    let first = types.next()?;
+    let key = first.to_token_stream().to_string();
+    types
+        .all(|t| t.to_token_stream().to_string() == key)
+        .then(|| first.clone())
 }
 
 /// Type parameters that are floats: those bounded by `Float` (or `Real`, `RealField`).
@@ -265,6 +284,8 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) any_na_syntax: bool,
     /// What a `DMatrix` output needs: how dimensions read in the public companions.
     pub(crate) na_out: na::NaOut,
+    /// The one float type of the signature's floats, if they have one (`T`, `f64`).
+    pub(crate) sole_float: Option<syn::Type>,
 }
 
 /// The `const` and `static` items declared anywhere in a function body, by name.

@@ -209,7 +209,7 @@ impl Lowerer<'_> {
     /// `f32` or `f64` (generic elements need rules bounded by what nalgebra's `RealField` has).
     fn na_elem_ok(&self, elem: &syn::Type) -> bool {
         let t = elem.to_token_stream().to_string();
-        t == "f32" || t == "f64"
+        t == "f32" || t == "f64" || self.float_generics.contains(&t)
     }
 
     /// Whether `ty` names a nalgebra type at all (supported or not).

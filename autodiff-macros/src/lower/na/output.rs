@@ -3,6 +3,7 @@
 //! returns: each dimension must be an expression over the public arguments (a nalgebra argument's
 //! `nrows()`/`ncols()`, an integer argument, literals, `+ - * /` of those), the same for every
 //! `return`, which the public companions evaluate before calling the body (`codegen/na.rs`).
+//! Immutable integer `let`s are followed to what they were bound to (`let n = x.len();`).
 //! Anything else is reported at the returned value, never guessed: rebuilding a 2 x 3 matrix as
 //! 3 x 2 would compile and run.
 
@@ -18,8 +19,8 @@ pub(crate) struct NaOut {
     pub dims_of: HashMap<VarId, TokenStream>,
     /// Integer `let`s lowering made for dimensions (`int_let`), with what they were bound to.
     pub inits: HashMap<VarId, Expr>,
-    /// The dimensions of each value returned, over the public arguments, with its tokens.
-    returned: Vec<(TokenStream, TokenStream, TokenStream)>,
+    /// The dimensions of each value returned, with its tokens.
+    returned: Vec<(NaDims, TokenStream)>,
 }
 
 impl Lowerer<'_> {
@@ -36,18 +37,7 @@ impl Lowerer<'_> {
             );
             return self.expr(e, out);
         };
-        match (self.public_dim(&dims.rows, 0), self.public_dim(&dims.cols, 0)) {
-            (Some(r), Some(c)) => self.na_out.returned.push((r, c, e.to_token_stream())),
-            _ => self.diag.unsupported_at(
-                e,
-                "a `DMatrix` output whose dimensions are computed in the body (the public \
-                 functions rebuild the matrix from its storage, with dimensions read from the \
-                 arguments)",
-                "build it with dimensions taken from the arguments (`a.nrows()`, an integer \
-                 argument `n`, products and sums of arguments), or return a `DVector` or a \
-                 fixed-size matrix",
-            ),
-        }
+        self.na_out.returned.push((dims, e.to_token_stream()));
         value
     }
 
@@ -76,6 +66,16 @@ impl Lowerer<'_> {
                 let name = &var.name;
                 int_arg.then(|| quote!(#name))
             }
+            // `x.len()` of a flat sequence argument (not a nested array, whose public length
+            // counts rows).
+            ExprKind::Len(v) => {
+                let var = &self.vars[*v];
+                let flat_arg = matches!(var.origin, VarOrigin::Param(i) if i < 1000)
+                    && matches!(var.shape, Shape::Seq(_))
+                    && !self.rows.contains_key(v);
+                let name = &var.name;
+                flat_arg.then(|| quote!(#name.len()))
+            }
             ExprKind::Binary { op, lhs, rhs } => {
                 let op = match op {
                     BinOp::Add => quote!(+),
@@ -95,28 +95,57 @@ impl Lowerer<'_> {
     }
 
     /// After the body: the dimensions every return agrees on go into the output's type.
-    pub(in crate::lower) fn na_output_dims(&mut self, output: &mut Output) {
+    pub(in crate::lower) fn na_output_dims(&mut self, output: &mut Output, body: &[Stmt]) {
         if !self.na_out.dynamic {
             return;
         }
+        // Immutable integer `let`s of the body, followed by `public_dim`.
+        crate::ir::visit_stmt_list(body, &mut |s| {
+            if let Stmt::Let {
+                pat: Pat::Bind(v),
+                init: Some(init),
+            } = s
+            {
+                if self.vars[*v].shape == Shape::Int && !self.vars[*v].mutable {
+                    self.na_out.inits.entry(*v).or_insert_with(|| init.clone());
+                }
+            }
+        });
         let returned = std::mem::take(&mut self.na_out.returned);
-        let Some((r, c, _)) = returned.first().cloned() else {
-            return;
-        };
-        let key = |r: &TokenStream, c: &TokenStream| (r.to_string(), c.to_string());
-        for (r2, c2, at) in &returned[1..] {
-            if key(r2, c2) != key(&r, &c) {
+        let mut first: Option<(String, String)> = None;
+        for (dims, at) in &returned {
+            let (Some(r), Some(c)) = (
+                self.public_dim(&dims.rows, 0),
+                self.public_dim(&dims.cols, 0),
+            ) else {
                 self.diag.unsupported_at(
+                    at,
+                    "a `DMatrix` output whose dimensions are computed in the body (the public \
+                     functions rebuild the matrix from its storage, with dimensions read from \
+                     the arguments)",
+                    "build it with dimensions taken from the arguments (`a.nrows()`, `x.len()`, \
+                     an integer argument `n`, sums and products of those), or return a \
+                     `DVector` or a fixed-size matrix",
+                );
+                continue;
+            };
+            let key = (r.to_string(), c.to_string());
+            match &first {
+                None => {
+                    first = Some(key);
+                    if let Some(na) = output.na.as_mut() {
+                        na.out_dims = Some((r, c));
+                    }
+                }
+                Some(k) if *k == key => {}
+                Some(_) => self.diag.unsupported_at(
                     at,
                     "returning `DMatrix` values whose dimensions are written differently \
                      (the public functions rebuild the matrix with the dimensions of the first \
                      value returned)",
                     "bind the result to one variable and return it once, at the end",
-                );
+                ),
             }
-        }
-        if let Some(na) = output.na.as_mut() {
-            na.out_dims = Some((r, c));
         }
     }
 }
