@@ -189,6 +189,8 @@ impl Lowerer<'_> {
         m: &syn::ExprMethodCall,
         out: &mut Vec<Stmt>,
     ) -> Expr {
+        // Its receiver's conversions are not the `let`'s (`let c: f64 = (x * convert(2.0)).into()`).
+        self.let_target = None;
         let recv = self.expr(&m.receiver, out);
         if self.shape_of(&recv) != Shape::Scalar {
             return self.method_on(m, recv, out);
@@ -197,44 +199,53 @@ impl Lowerer<'_> {
         Expr::new(
             ExprKind::Cast {
                 expr: Box::new(recv),
-                ty: Box::new(self.inferred_target(m.method.span())),
+                ty: Box::new(infer_type(m.method.span())),
                 form: CastForm::Method(quote!(#dot #meth ())),
             },
             m.span(),
         )
     }
 
-    /// The target of a conversion whose target rustc infers (`x.into()`, `convert(x)`): in a
+    /// The target of a conversion whose target rustc infers (`convert(x)`, `2.0f32.into()`):
+    /// the type of the `let` it initialises, if annotated (`let c: f64 = convert(x);`); in a
     /// generic function whose floats are all of one type parameter `T`, `T` (generated code
     /// keeps converted values in `let`s of their own, where rustc would have nothing to infer
     /// it from); otherwise `_`.
-    fn inferred_target(&self, span: Span) -> syn::Type {
-        match &self.sole_float {
-            Some(t)
-                if self
-                    .float_generics
-                    .contains(&t.to_token_stream().to_string()) =>
-            {
-                t.clone()
-            }
+    fn inferred_target(&mut self, span: Span) -> syn::Type {
+        if let Some(t) = self.let_target.take() {
+            return t;
+        }
+        let key = self
+            .sole_float
+            .as_ref()
+            .map(|t| t.to_token_stream().to_string());
+        match (&self.sole_float, key) {
+            (Some(t), Some(k)) if self.float_generics.contains(&k) => t.clone(),
             _ => infer_type(span),
+        }
+    }
+
+    /// Whether `e` is a conversion whose target rustc infers (`x.into()`, `convert(x)`).
+    pub(super) fn is_inferred_conversion(e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::MethodCall(m) => m.method == "into" && m.args.is_empty(),
+            syn::Expr::Call(c) => matches!(&*c.func, syn::Expr::Path(p)
+                if p.path.segments.last().is_some_and(|s| s.ident == "convert")),
+            syn::Expr::Paren(p) => Self::is_inferred_conversion(&p.expr),
+            _ => false,
         }
     }
 
     /// The tokens of a constant expression, with the target of a conversion rustc infers
     /// (`2.0f32.into()`, `nalgebra::convert(2.0)`) written down where `inferred_target` knows
     /// it: generated code keeps constants in `let`s of their own too.
-    pub(super) fn typed_constant(&self, e: &syn::Expr) -> TokenStream {
-        let converts = match e {
-            syn::Expr::MethodCall(m) => m.method == "into" && m.args.is_empty(),
-            syn::Expr::Call(c) => matches!(&*c.func, syn::Expr::Path(p)
-                if p.path.segments.last().is_some_and(|s| s.ident == "convert")),
-            _ => false,
-        };
+    pub(super) fn typed_constant(&mut self, e: &syn::Expr) -> TokenStream {
+        if !Self::is_inferred_conversion(e) {
+            return e.to_token_stream();
+        }
         match self.inferred_target(e.span()) {
             syn::Type::Infer(_) => e.to_token_stream(),
-            t if converts => quote!(::core::convert::identity::<#t>(#e)),
-            _ => e.to_token_stream(),
+            t => quote!(::core::convert::identity::<#t>(#e)),
         }
     }
 
@@ -257,6 +268,7 @@ impl Lowerer<'_> {
         if !ok || c.args.len() != 1 || path.segments.iter().any(|s| !s.arguments.is_none()) {
             return None;
         }
+        let target = self.inferred_target(c.span());
         let inner = self.expr(&c.args[0], out);
         if !matches!(self.shape_of(&inner), Shape::Scalar | Shape::Int) {
             let shape = self.path_shape(path);
@@ -271,7 +283,7 @@ impl Lowerer<'_> {
         Some(Expr::new(
             ExprKind::Cast {
                 expr: Box::new(inner),
-                ty: Box::new(self.inferred_target(c.span())),
+                ty: Box::new(target),
                 form: CastForm::Call {
                     func: c.func.to_token_stream(),
                     suffix: TokenStream::new(),

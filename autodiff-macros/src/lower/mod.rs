@@ -76,6 +76,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         any_na_syntax: na::names_na_type(&item.block),
         na_out: Default::default(),
         sole_float: None,
+        let_target: None,
     };
     cx.check_signature(&item.sig);
     // Struct arguments: their fields become arguments of their own (`lower/structs.rs`).
@@ -286,6 +287,9 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) na_out: na::NaOut,
     /// The one float type of the signature's floats, if they have one (`T`, `f64`).
     pub(crate) sole_float: Option<syn::Type>,
+    /// The annotation of the `let` whose value is a conversion being lowered
+    /// (`let c: f64 = convert(x);`), taken by the conversion.
+    pub(crate) let_target: Option<syn::Type>,
 }
 
 /// The `const` and `static` items declared anywhere in a function body, by name.

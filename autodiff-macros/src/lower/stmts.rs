@@ -241,10 +241,16 @@ impl Lowerer<'_> {
             None => (None, None, false),
         };
         self.nested_row = None;
+        // `let c: f64 = convert(x);`: the conversion's target is the annotation.
+        self.let_target = match (init, &ty) {
+            (Some(e), Some(t)) if Self::is_inferred_conversion(e) => Some(t.clone()),
+            _ => None,
+        };
         let mut init_ir = init.map(|e| {
             self.nested_ok = true;
             self.expr(e, out)
         });
+        self.let_target = None;
         self.nested_ok = false;
         if let Some(r) = self
             .nested_row
