@@ -41,6 +41,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         .inputs
         .iter()
         .any(|a| matches!(a, syn::FnArg::Receiver(_)));
+    super::primal::set_real_field_generic(&func.sig.generics);
     let mut ir_dump = IrDump::new(&func.sig.ident);
     let lowered = lower::lower(&func, &attr, &mut diag);
     let mut f = match lowered {

@@ -5,6 +5,7 @@ use crate::ir::*;
 use crate::names;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
+use std::cell::Cell;
 
 pub fn binop_tokens(op: BinOp) -> TokenStream {
     match op {
@@ -186,6 +187,32 @@ pub fn convert(form: &CastForm, ty: &syn::Type, x: &TokenStream, span: Span) -> 
 /// An operation applied to its operands, already printed in `Expr::children` order: the part of
 /// printing shared by the primal printer and the reverse sweep's recomputation. Leaves (`Lit`,
 /// `Var`, `Opaque`, `Index`, `Len`, `CopySeq`, `SubSlice`) are printed by the callers.
+thread_local! {
+    /// The function being expanded has a type parameter bounded by nalgebra's `RealField` (or
+    /// `ComplexField`): see `compose`'s `Method` case. Set by `codegen::expand` per function.
+    static REAL_FIELD: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Records whether the function being expanded has a `RealField`-bounded type parameter.
+pub fn set_real_field_generic(generics: &syn::Generics) {
+    let bounded = |b: &syn::TypeParamBound| match b {
+        syn::TypeParamBound::Trait(t) => t
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "RealField" || s.ident == "ComplexField"),
+        _ => false,
+    };
+    let in_params = generics.type_params().any(|p| p.bounds.iter().any(bounded));
+    let in_where = generics.where_clause.as_ref().is_some_and(|w| {
+        w.predicates.iter().any(|p| match p {
+            syn::WherePredicate::Type(t) => t.bounds.iter().any(bounded),
+            _ => false,
+        })
+    });
+    REAL_FIELD.with(|c| c.set(in_params || in_where));
+}
+
 pub fn compose(e: &Expr, kids: &[TokenStream]) -> TokenStream {
     let span = e.span;
     let k = |i: usize| kids.get(i).cloned().unwrap_or_default();
@@ -202,13 +229,23 @@ pub fn compose(e: &Expr, kids: &[TokenStream]) -> TokenStream {
             }
         }
         ExprKind::Cast { ty, form, .. } => convert(form, ty, &k(0), span),
-        ExprKind::Method { method, .. } => {
+        ExprKind::Method { recv, method, .. } => {
             // `Float::exp(x)`, not `x.exp()`: every float method of the table is one of
             // `num_traits::Float`'s, and a type parameter bounded by nalgebra's `RealField` too
             // (the companions add `Float`) has two `exp` methods. A literal receiver takes its
-            // type from the other operands (`Float::min(0.5, x)`).
+            // type from the other operands (`Float::min(0.5, x)`). `min`, `max`, `clamp`,
+            // `abs` and `signum` are integer methods too, and lowering cannot always tell an
+            // integer receiver (`idx[0].min(2)`) from a float one: they stay method calls
+            // unless the function has a `RealField` type parameter.
             let (r, a) = (k(0), &kids[1.min(kids.len())..]);
             let rt = names::rt();
+            let int_too = matches!(
+                method.to_string().as_str(),
+                "min" | "max" | "clamp" | "abs" | "signum"
+            );
+            if int_too && !recv.is_untyped_constant() && !REAL_FIELD.with(Cell::get) {
+                return quote_spanned!(span=> #r.#method(#(#a),*));
+            }
             quote_spanned!(span=> #rt::Float::#method(#r, #(#a),*))
         }
         ExprKind::PlainMethod {
