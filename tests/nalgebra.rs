@@ -806,6 +806,65 @@ fn in_out_nalgebra_arguments() {
     check_all(7, &f2, &jvp2, &vjp2, 6, false);
 }
 
+/// The same kind of step written with whole assignments of the `&mut` argument.
+#[differentiate]
+fn relax_whole(u: &mut DVector<f64>, a: &DMatrix<f64>, dt: f64) {
+    let au = a * &*u;
+    *u += au * dt;
+    *u = u.map(|t| t.tanh()) * 1.5;
+    *u -= a.column(0) * dt;
+    *u *= 0.9;
+}
+
+#[test]
+fn whole_assignments_of_in_out_nalgebra_arguments() {
+    let f = |v: &[f64]| {
+        let mut u = DVector::from_column_slice(&v[..3]);
+        relax_whole(&mut u, &DMatrix::from_column_slice(3, 3, &v[3..12]), v[12]);
+        u.as_slice().to_vec()
+    };
+    let jvp = |v: &[f64], t: &[f64]| {
+        let mut u = DVector::from_column_slice(&v[..3]);
+        let mut du = DVector::from_column_slice(&t[..3]);
+        let a = DMatrix::from_column_slice(3, 3, &v[3..12]);
+        let da = DMatrix::from_column_slice(3, 3, &t[3..12]);
+        relax_whole_jvp(&mut u, &a, v[12], &mut du, &da, t[12]);
+        (u.as_slice().to_vec(), du.as_slice().to_vec())
+    };
+    let vjp = |v: &[f64], c: &[f64], g: &mut [f64]| {
+        let mut u = DVector::from_column_slice(&v[..3]);
+        let mut du = DVector::from_column_slice(c);
+        let mut da = DMatrix::from_column_slice(3, 3, &g[3..12]);
+        let mut ddt = g[12];
+        relax_whole_vjp(
+            &mut u,
+            &DMatrix::from_column_slice(3, 3, &v[3..12]),
+            v[12],
+            &mut du,
+            &mut da,
+            &mut ddt,
+        );
+        for k in 0..3 {
+            g[k] += du[k];
+        }
+        g[3..12].copy_from_slice(da.as_slice());
+        g[12] = ddt;
+        u.as_slice().to_vec()
+    };
+    check_all(13, &f, &jvp, &vjp, 6, false);
+    // The value equals nalgebra's own computation.
+    let a = DMatrix::from_fn(3, 3, |i, j| (i as f64 - j as f64) * 0.3 + 0.1);
+    let mut u = DVector::from_vec(vec![0.2, -0.4, 0.7]);
+    let mut want = u.clone();
+    let au = &a * &want;
+    want += au * 0.1;
+    want = want.map(|t| t.tanh()) * 1.5;
+    want -= a.column(0) * 0.1;
+    want *= 0.9;
+    relax_whole(&mut u, &a, 0.1);
+    assert!((u - want).norm() < 1e-14);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Shapes are checked as nalgebra checks them (the rules on storage alone would only compare
 // lengths, and a 2 x 3 plus a 3 x 2 has equal lengths)

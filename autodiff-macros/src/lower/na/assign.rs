@@ -116,12 +116,16 @@ impl Lowerer<'_> {
         let Some(v) = self.na_var(left) else {
             return false;
         };
-        // A local, or the storage `map`/`from_fn` built, which a `let` names as it is.
-        if !matches!(self.vars[v].origin, VarOrigin::Local | VarOrigin::Synthetic) {
+        // A local, or the storage `map`/`from_fn` built, which a `let` names as it is; or a
+        // `&mut` argument (in-out storage), written element by element below.
+        let local = matches!(self.vars[v].origin, VarOrigin::Local | VarOrigin::Synthetic);
+        let in_out = self.vars[v].in_out_ref();
+        if !local && !in_out {
             self.diag.unsupported_at(
                 left,
-                "assigning a nalgebra argument",
-                "bind a copy first (`let mut m2 = m.clone();`) and assign that",
+                "assigning a nalgebra argument taken by `&` or by value",
+                "take it by `&mut` (`*m = ..` then writes its elements), or bind a copy first \
+                 (`let mut m2 = m.clone();`) and assign that",
             );
             return true;
         }
@@ -204,6 +208,31 @@ impl Lowerer<'_> {
             span,
         );
         out.push(Stmt::Eval(check));
+        if in_out {
+            // `*m = value`: the new storage, then copied into the argument's.
+            let t = self.synthetic("na", Shape::Seq(SeqKind::Vec), span);
+            self.vars[t].mutable = false;
+            out.push(Stmt::Let {
+                pat: Pat::Bind(t),
+                init: Some(value),
+            });
+            let k = self.loop_index(span);
+            let n = Expr::new(ExprKind::Len(v), span);
+            let read = Expr::new(
+                ExprKind::Index {
+                    base: t,
+                    index: Box::new(var_expr(k, span)),
+                },
+                span,
+            );
+            let body = vec![Stmt::Assign {
+                place: Place::Index(v, Box::new(var_expr(k, span))),
+                op: None,
+                value: read,
+            }];
+            out.push(super::super::inplace::index_loop(k, n, body, span));
+            return true;
+        }
         self.vars[v].mutable = true;
         out.push(Stmt::Assign {
             place: Place::Var(v),
