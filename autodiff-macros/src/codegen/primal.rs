@@ -177,7 +177,19 @@ pub fn convert(form: &CastForm, ty: &syn::Type, x: &TokenStream, span: Span) -> 
     // A target lowering knows is written down: generated code binds converted values to
     // `let`s of their own, where `x.into()` or `nalgebra::convert(x)` would have nothing left
     // to infer their type from.
-    if matches!(ty, syn::Type::Infer(_)) {
+    let inferred = match form {
+        CastForm::Call { func, suffix } => {
+            suffix.is_empty()
+                && func
+                    .clone()
+                    .into_iter()
+                    .last()
+                    .is_some_and(|t| t.to_string() == "convert")
+        }
+        CastForm::Method(tokens) => tokens.to_string().replace(' ', "") == ".into()",
+        CastForm::As => false,
+    };
+    if !inferred || matches!(ty, syn::Type::Infer(_)) {
         quote_spanned!(span=> (#e))
     } else {
         quote_spanned!(span=> ::core::convert::identity::<#ty>(#e))
@@ -246,7 +258,8 @@ pub fn compose(e: &Expr, kids: &[TokenStream]) -> TokenStream {
             if int_too && !recv.is_untyped_constant() && !REAL_FIELD.with(Cell::get) {
                 return quote_spanned!(span=> #r.#method(#(#a),*));
             }
-            quote_spanned!(span=> #rt::Float::#method(#r, #(#a),*))
+            let args = std::iter::once(&r).chain(a);
+            quote_spanned!(span=> #rt::Float::#method(#(#args),*))
         }
         ExprKind::PlainMethod {
             method, turbofish, ..

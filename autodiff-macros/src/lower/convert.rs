@@ -348,8 +348,8 @@ mod tests {
         assert_eq!(
             print::function(&f),
             "fn f(p#0 [array 2, active]: &[T; 2], y#1 [scalar, active]: f64) -> T {
-    let x1#2 [scalar, active] = ((p#0[0]).into());
-    let k#3 [int] = ((p#0[1].floor()).to_usize().unwrap());
+    let x1#2 [scalar, active] = ::core::convert::identity::< f64 > ((p#0[0]).into());
+    let k#3 [int] = ((::autodiff_runtime::__private::Float::floor(p#0[1])).to_usize().unwrap());
     let i#4 [int] = (NumCast::from(y#1).unwrap());
     let z#5 [scalar, active] = (((y#1).to_f64().unwrap()) + (y#1 as f64));
     (((T::from_f64((x1#2 * z#5)).unwrap()) + (T::from(y#1).unwrap())) + p#0[(k#3 + i#4)])
