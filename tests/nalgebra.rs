@@ -865,6 +865,64 @@ fn whole_assignments_of_in_out_nalgebra_arguments() {
     assert!((u - want).norm() < 1e-14);
 }
 
+/// Jacobian `j` (rows: outputs, columns: inputs) against central differences of `f` at `x`.
+fn check_jacobian(j: &autodiff_runtime::jacobian::Jacobian<f64>, f: Flat, x: &[f64]) {
+    assert_eq!(j.cols(), x.len());
+    for c in 0..x.len() {
+        let mut t = vec![0.0; x.len()];
+        t[c] = 1.0;
+        let fd = check::central_difference(f, x, &t, 1e-6);
+        assert_eq!(fd.len(), j.rows());
+        for (r, want) in fd.iter().enumerate() {
+            assert!(
+                (j[(r, c)] - want).abs() <= 1e-6 * (1.0 + want.abs()),
+                "J[{r}, {c}] = {} against {want}",
+                j[(r, c)]
+            );
+        }
+    }
+}
+
+#[test]
+fn jacobians_of_nalgebra_functions() {
+    // A `DVector` output: rows its elements, columns x's then s.
+    let x = DVector::from_vec(vec![0.3, -0.5, 0.8, 0.1]);
+    let (v, j) = waves_jacobian(&x, 0.7);
+    assert_eq!(v, waves(&x, 0.7));
+    let f = |p: &[f64]| {
+        waves(&DVector::from_column_slice(&p[..4]), p[4])
+            .as_slice()
+            .to_vec()
+    };
+    check_jacobian(&j, &f, &[0.3, -0.5, 0.8, 0.1, 0.7]);
+
+    // A `DMatrix` output (column-major rows), a matrix argument and a scalar.
+    let a = DMatrix::from_fn(3, 2, |i, k| (i + 2 * k) as f64 * 0.3 - 0.2);
+    let (g, jg) = gram_jacobian(&a, 0.8);
+    assert!((g - gram(&a, 0.8)).norm() == 0.0);
+    let f = |p: &[f64]| {
+        gram(&DMatrix::from_column_slice(3, 2, &p[..6]), p[6])
+            .as_slice()
+            .to_vec()
+    };
+    check_jacobian(&jg, &f, &[a.as_slice(), &[0.8]].concat());
+
+    // A `&mut` argument (rows: its final contents; columns: its initial contents, then a
+    // and dt); the argument ends holding the function's result.
+    let b = DMatrix::from_fn(3, 3, |i, k| (i as f64 - k as f64) * 0.2 + 0.05);
+    let mut u = DVector::from_vec(vec![0.1, 0.2, -0.3]);
+    let mut want = u.clone();
+    relax_whole(&mut want, &b, 0.1);
+    let ju = relax_whole_jacobian(&mut u, &b, 0.1);
+    assert_eq!(u, want);
+    let f = |p: &[f64]| {
+        let mut u = DVector::from_column_slice(&p[..3]);
+        relax_whole(&mut u, &DMatrix::from_column_slice(3, 3, &p[3..12]), p[12]);
+        u.as_slice().to_vec()
+    };
+    check_jacobian(&ju, &f, &[&[0.1, 0.2, -0.3], b.as_slice(), &[0.1]].concat());
+}
+
 // ---------------------------------------------------------------------------------------------
 // Shapes are checked as nalgebra checks them (the rules on storage alone would only compare
 // lengths, and a 2 x 3 plus a 3 x 2 has equal lengths)

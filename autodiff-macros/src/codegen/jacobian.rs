@@ -48,16 +48,19 @@ impl Signatures<'_> {
         let vector = matches!(o.shape, Shape::Seq(_))
             || (matches!(o.shape, Shape::Tuple(_)) && !o.is_unit())
             || self.f.params.iter().any(Param::active_inout);
-        let reusable = |p: &Param| {
-            matches!(p.ty, syn::Type::Reference(_))
-                || matches!(
-                    p.shape,
-                    Shape::Scalar | Shape::Int | Shape::Bool | Shape::Seq(SeqKind::Array(_))
-                )
+        let reusable = |p: &Param| match &p.na {
+            // A nalgebra argument by `&`, or of a fixed size (`Copy`).
+            Some(n) => n.by_ref || (n.rows.is_some() && n.cols.is_some()),
+            None => {
+                matches!(p.ty, syn::Type::Reference(_))
+                    || matches!(
+                        p.shape,
+                        Shape::Scalar | Shape::Int | Shape::Bool | Shape::Seq(SeqKind::Array(_))
+                    )
+            }
         };
         vector
             && !self.has_structs()
-            && !self.f.uses_na()
             && self.f.params.iter().any(|p| p.active)
             && self.f.params.iter().all(reusable)
     }
@@ -327,7 +330,11 @@ impl Signatures<'_> {
             let fixed_rows = p.nest.as_ref().is_some_and(|n| n.fixed_rows().is_some());
             let array_or_float =
                 fixed_rows || matches!(p.shape, Shape::Seq(SeqKind::Array(_)) | Shape::Scalar);
-            tangents.push(match (p.inout, array_or_float, by_ref) {
+            // A nalgebra tangent has the argument's type (`&DMatrix<T>`, `Vector3<T>`).
+            let na_by = p.na.as_ref().map(|n| n.by_ref);
+            tangents.push(match (p.inout, array_or_float || na_by.is_some(), by_ref) {
+                (false, true, _) if na_by == Some(true) => quote!(&#t),
+                (false, true, _) if na_by == Some(false) => quote!(#t),
                 // An in-out argument's tangent is `&mut` like the argument.
                 (true, true, _) => quote!(&mut #t),
                 (true, false, _) => quote!(&mut #t[..]),
@@ -358,6 +365,8 @@ impl Signatures<'_> {
         };
         let seed_arg = match (unit, &self.f.output.shape) {
             (true, _) => quote!(),
+            // A nalgebra output's seed is the owned type, by value.
+            (false, _) if self.f.output.na.is_some() => quote!(__ad_seed),
             (false, Shape::Seq(SeqKind::Vec)) => quote!(&__ad_seed[..]),
             (false, _) => quote!(__ad_seed),
         };

@@ -196,9 +196,6 @@ pub fn convert(form: &CastForm, ty: &syn::Type, x: &TokenStream, span: Span) -> 
     }
 }
 
-/// An operation applied to its operands, already printed in `Expr::children` order: the part of
-/// printing shared by the primal printer and the reverse sweep's recomputation. Leaves (`Lit`,
-/// `Var`, `Opaque`, `Index`, `Len`, `CopySeq`, `SubSlice`) are printed by the callers.
 thread_local! {
     /// The function being expanded has a type parameter bounded by nalgebra's `RealField` (or
     /// `ComplexField`): see `compose`'s `Method` case. Set by `codegen::expand` per function.
@@ -225,6 +222,9 @@ pub fn set_real_field_generic(generics: &syn::Generics) {
     REAL_FIELD.with(|c| c.set(in_params || in_where));
 }
 
+/// An operation applied to its operands, already printed in `Expr::children` order: the part of
+/// printing shared by the primal printer and the reverse sweep's recomputation. Leaves (`Lit`,
+/// `Var`, `Opaque`, `Index`, `Len`, `CopySeq`, `SubSlice`) are printed by the callers.
 pub fn compose(e: &Expr, kids: &[TokenStream]) -> TokenStream {
     let span = e.span;
     let k = |i: usize| kids.get(i).cloned().unwrap_or_default();
