@@ -70,6 +70,13 @@ impl Lowerer<'_> {
             // counts rows).
             ExprKind::Len(v) => {
                 let var = &self.vars[*v];
+                // An array's length is a constant (`from_row_slice(&[a, b, c])`).
+                if let Shape::Seq(SeqKind::Array(n)) = &var.shape {
+                    if var.row.is_none() && !self.rows.contains_key(v) {
+                        let t = n.tokens();
+                        return Some(quote!((#t)));
+                    }
+                }
                 let flat_arg = matches!(var.origin, VarOrigin::Param(i) if i < 1000)
                     && matches!(var.shape, Shape::Seq(_))
                     && !self.rows.contains_key(v);
