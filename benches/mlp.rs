@@ -95,6 +95,30 @@ fn mlp_nn(
     nn::cross_entropy(&logits, labels, batch, n_out)
 }
 
+/// [`mlp_nn`] with its first layer on `nn::Data`: the reverse sweep computes no adjoint of `x`.
+#[allow(clippy::too_many_arguments)]
+#[differentiate(wrt(w1, b1, w2, b2))]
+fn mlp_data(
+    w1: &[f32],
+    b1: &[f32],
+    w2: &[f32],
+    b2: &[f32],
+    x: &[f32],
+    labels: &[usize],
+    n_in: usize,
+    n_hidden: usize,
+    n_out: usize,
+) -> f32 {
+    let batch = labels.len();
+    let mut z = vec![0.0f32; batch * n_hidden];
+    nn::dense_data(nn::Data(x), w1, b1, &mut z, batch, n_in, n_hidden);
+    let mut a = vec![0.0f32; batch * n_hidden];
+    nn::relu(&z, &mut a);
+    let mut logits = vec![0.0f32; batch * n_out];
+    nn::dense(&a, w2, b2, &mut logits, batch, n_hidden, n_out);
+    nn::cross_entropy(&logits, labels, batch, n_out)
+}
+
 /// The same loss written with plain loops, one sample at a time.
 #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
 #[differentiate(wrt(w1, b1, w2, b2))]
@@ -337,6 +361,7 @@ type Variant<'a> = (&'static str, Box<dyn FnMut() -> f32 + 'a>);
 fn variants(p: &Params, s: Shape) -> Vec<Variant<'_>> {
     let (n, h, o) = (s.input, s.hidden, s.classes);
     let mut g_nn = Grads::new(s);
+    let mut g_data = Grads::new(s);
     let mut g_loops = Grads::new(s);
     let mut g_hand = Grads::new(s);
     let mut work = HandWork::new(s);
@@ -390,6 +415,27 @@ fn variants(p: &Params, s: Shape) -> Vec<Variant<'_>> {
             "nn grad",
             Box::new(move || {
                 let (v, g) = mlp_nn_grad(&p.w1, &p.b1, &p.w2, &p.b2, &p.x, &p.labels, n, h, o);
+                black_box(g);
+                v
+            }),
+        ),
+        (
+            "data primal",
+            Box::new(move || mlp_data(&p.w1, &p.b1, &p.w2, &p.b2, &p.x, &p.labels, n, h, o)),
+        ),
+        (
+            "data vjp",
+            Box::new(move || {
+                let [dw1, db1, dw2, db2] = &mut g_data.0;
+                mlp_data_vjp(
+                    &p.w1, &p.b1, &p.w2, &p.b2, &p.x, &p.labels, n, h, o, dw1, db1, dw2, db2, 1.0,
+                )
+            }),
+        ),
+        (
+            "data grad",
+            Box::new(move || {
+                let (v, g) = mlp_data_grad(&p.w1, &p.b1, &p.w2, &p.b2, &p.x, &p.labels, n, h, o);
                 black_box(g);
                 v
             }),
@@ -477,6 +523,15 @@ fn check_agreement(p: &Params, s: Shape) {
         gn.b2.as_slice().to_vec(),
     ]);
     let d_na = max_rel_diff(&a, &d);
+    let mut e = Grads::new(s);
+    let [w1, b1, w2, b2] = &mut e.0;
+    let ve = mlp_data_vjp(
+        &p.w1, &p.b1, &p.w2, &p.b2, &p.x, &p.labels, n, h, o, w1, b1, w2, b2, 1.0,
+    );
+    assert!(
+        ve == va && max_rel_diff(&a, &e) == 0.0,
+        "the nn::Data version differs from the nn one"
+    );
     assert!(
         (va - vn).abs() <= 1e-5 * va.abs() && d_na < 1e-5,
         "nalgebra differs: loss {vn} vs {va}, gradient {d_na:e}"
@@ -583,6 +638,7 @@ fn table() {
     );
     for (label, key) in [
         ("nn layers (kernels)", "nn"),
+        ("nn layers, x as nn::Data", "data"),
         ("nalgebra + nn activations", "na"),
         ("plain loops", "loops"),
     ] {

@@ -485,6 +485,67 @@ fn small_mlp32(w1: &[f32], b1: &[f32], w2: &[f32], b2: &[f32], x: &[f32], labels
     nn::cross_entropy(&logits, labels, 3, 3)
 }
 
+/// `small_mlp` with its first layer on `nn::Data`: the same values and gradients, without the
+/// adjoint of `x` (which `small_mlp` computes and drops).
+#[differentiate(wrt(w1, b1, w2, b2))]
+fn small_mlp_data(
+    w1: &[f64],
+    b1: &[f64],
+    w2: &[f64],
+    b2: &[f64],
+    x: &[f64],
+    labels: &[usize],
+) -> f64 {
+    let mut z = vec![0.0; 15];
+    nn::dense_data(nn::Data(x), w1, b1, &mut z, 3, 4, 5);
+    let mut a = vec![0.0; 15];
+    nn::relu(&z, &mut a);
+    let mut logits = vec![0.0; 9];
+    nn::dense(&a, w2, b2, &mut logits, 3, 5, 3);
+    nn::cross_entropy(&logits, labels, 3, 3)
+}
+
+#[test]
+fn dense_data_layer_in_differentiated_code() {
+    let x = params(12, 0.77);
+    let labels = [2usize, 0, 1];
+    let lens = [20, 5, 15, 3];
+    let parts = |p: &[f64]| {
+        (
+            p[..20].to_vec(),
+            p[20..25].to_vec(),
+            p[25..40].to_vec(),
+            p[40..].to_vec(),
+        )
+    };
+    Harness::new(43)
+        .primal(|p| {
+            let (w1, b1, w2, b2) = parts(p);
+            vec![small_mlp_data(&w1, &b1, &w2, &b2, &x, &labels)]
+        })
+        .jvp(|p, d| {
+            let ((w1, b1, w2, b2), (dw1, db1, dw2, db2)) = (parts(p), parts(d));
+            let (v, t) =
+                small_mlp_data_jvp(&w1, &b1, &w2, &b2, &x, &labels, &dw1, &db1, &dw2, &db2);
+            (vec![v], vec![t])
+        })
+        .vjp(|p, c, g| {
+            let (w1, b1, w2, b2) = parts(p);
+            let [g1, g2, g3, g4] = <[&mut [f64]; 4]>::try_from(split_mut(g, &lens)).unwrap();
+            vec![small_mlp_data_vjp(
+                &w1, &b1, &w2, &b2, &x, &labels, g1, g2, g3, g4, c[0],
+            )]
+        })
+        .at(&[&params(43, 0.29), &params(43, 1.1)]);
+    // Equal to the `nn::dense` version, value and gradient.
+    let p = params(43, 0.41);
+    let (w1, b1, w2, b2) = parts(&p);
+    let (v1, g1) = small_mlp_grad(&w1, &b1, &w2, &b2, &x, &labels);
+    let (v2, g2) = small_mlp_data_grad(&w1, &b1, &w2, &b2, &x, &labels);
+    assert_eq!(v1, v2);
+    assert_eq!((g1.w1, g1.b1, g1.w2, g1.b2), (g2.w1, g2.b1, g2.w2, g2.b2));
+}
+
 #[test]
 fn dense_network_in_differentiated_code() {
     let x = params(12, 0.77);

@@ -255,6 +255,112 @@ pub fn dense_vjp<T: Real>(
     dense_vjp_dropped(x, w, b, y, rows, n_in, n_out, dx, dw, db, dy);
 }
 
+/// Values a layer reads but that are not differentiated: the inputs of a network's first layer
+/// (a batch of samples). Inside a `#[differentiate]` function, `nn::dense_data(nn::Data(x), ..)`
+/// is [`dense`] with no adjoint for `x`: the macro passes `Data` through as a value that is not a
+/// float (no tangent, no adjoint buffer), so the reverse sweep skips the product `ȳ wᵀ` that
+/// `dense` computes for `x`'s adjoint, however inactive `x` is in the caller. Wrapping an active
+/// value is a compile error ("an active value passed to `Data`"), never a lost derivative.
+#[derive(Clone, Copy, Debug)]
+pub struct Data<'a, T>(pub &'a [T]);
+
+/// [`dense`] of data: `y = x w + b` with `x` not differentiated (see [`Data`]).
+#[allow(clippy::too_many_arguments)]
+pub fn dense_data<T: Real>(
+    x: Data<'_, T>,
+    w: &[T],
+    b: &[T],
+    y: &mut [T],
+    rows: usize,
+    n_in: usize,
+    n_out: usize,
+) {
+    dense(x.0, w, b, y, rows, n_in, n_out);
+}
+
+/// Forward mode of [`dense_data`]: `dy = x dw + db` (`db` added to every row).
+#[allow(clippy::too_many_arguments)]
+pub fn dense_data_jvp<T: Real>(
+    x: Data<'_, T>,
+    w: &[T],
+    b: &[T],
+    y: &mut [T],
+    rows: usize,
+    n_in: usize,
+    n_out: usize,
+    dw: &[T],
+    db: &[T],
+    dy: &mut [T],
+) {
+    dense(x.0, w, b, y, rows, n_in, n_out);
+    check_len("dense_data_jvp", "dw", dw.len(), n_in, n_out);
+    check_len("dense_data_jvp", "db", db.len(), 1, n_out);
+    check_len("dense_data_jvp", "dy", dy.len(), rows, n_out);
+    for yr in dy.chunks_exact_mut(n_out.max(1)) {
+        yr.copy_from_slice(db);
+    }
+    kernels::matmul(
+        T::one(),
+        MatRef::new(x.0, rows, n_in),
+        MatRef::new(dw, n_in, n_out),
+        T::one(),
+        MatMut::new(dy, rows, n_out),
+    );
+}
+
+/// The adjoints of [`dense_data_vjp`] without the value (`y` left as given).
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn dense_data_vjp_dropped<T: Real>(
+    x: Data<'_, T>,
+    w: &[T],
+    _b: &[T],
+    _y: &mut [T],
+    rows: usize,
+    n_in: usize,
+    n_out: usize,
+    dw: &mut [T],
+    db: &mut [T],
+    dy: &mut [T],
+) {
+    check_len("dense_data_vjp", "x", x.0.len(), rows, n_in);
+    check_len("dense_data_vjp", "w", w.len(), n_in, n_out);
+    check_len("dense_data_vjp", "dw", dw.len(), n_in, n_out);
+    check_len("dense_data_vjp", "db", db.len(), 1, n_out);
+    check_len("dense_data_vjp", "dy", dy.len(), rows, n_out);
+    let one = T::one();
+    kernels::matmul(
+        one,
+        MatRef::new(x.0, rows, n_in).t(),
+        MatRef::new(&*dy, rows, n_out),
+        one,
+        MatMut::new(dw, n_in, n_out),
+    );
+    for yr in dy.chunks_exact(n_out.max(1)) {
+        kernels::axpy(one, yr, db);
+    }
+    dy.fill(T::zero());
+}
+
+/// Reverse mode of [`dense_data`]: with `ȳ` the adjoint in `dy`, `dw += xᵀ ȳ`,
+/// `db += Σ_rows ȳ`; `dy` ends zero (`y` is overwritten). No `ȳ wᵀ`: `x` has no adjoint.
+#[allow(clippy::too_many_arguments)]
+pub fn dense_data_vjp<T: Real>(
+    x: Data<'_, T>,
+    w: &[T],
+    b: &[T],
+    y: &mut [T],
+    rows: usize,
+    n_in: usize,
+    n_out: usize,
+    dw: &mut [T],
+    db: &mut [T],
+    dy: &mut [T],
+) {
+    dense(x.0, w, b, y, rows, n_in, n_out);
+    dense_data_vjp_dropped(x, w, b, y, rows, n_in, n_out, dw, db, dy);
+}
+
 /// `y = w x + b` with `w` `m x n` row-major, `x` of `n`, `b` and `y` of `m`.
 pub fn linear<T: Real>(w: &[T], x: &[T], b: &[T], y: &mut [T], m: usize, n: usize) {
     y.copy_from_slice(b);
