@@ -507,6 +507,25 @@ fn today() -> String {
     format!("{year:04}-{month:02}-{day:02}")
 }
 
+/// `text` with its spaces turned into line breaks where a line would pass `width` characters.
+fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = 0;
+    for word in text.split(' ') {
+        let len = word.chars().count();
+        if line > 0 && line + 1 + len > width {
+            out.push('\n');
+            line = 0;
+        } else if line > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(word);
+        line += len;
+    }
+    out
+}
+
 /// Cargo's target folder: the bench runs as `<target>/<profile>/deps/adbench-<hash>`.
 fn target_dir() -> PathBuf {
     std::env::current_exe()
@@ -668,14 +687,15 @@ fn table(readme: bool) {
     eprintln!("medians written to {}", tsv.display());
     if readme {
         let load = |l: Option<f64>| l.map_or("-".to_string(), |l| format!("{l:.2}"));
-        let block = format!(
+        let intro = format!(
             "Measured {} by `cargo bench --bench adbench -- --tables --write-readme` on {} \
-             (one thread), 1-minute load average {} before and {} after the measurements:\n\n```\n{text}```\n",
+             (one thread), 1-minute load average {} before and {} after the measurements:",
             today(),
             machine(),
             load(load_before),
             load(load_after),
         );
+        let block = format!("{}\n\n```\n{text}```\n", wrap(&intro, 100));
         let path = write_readme(&block);
         eprintln!("table written into {}", path.display());
     }
