@@ -40,7 +40,7 @@ import warnings
 
 SAMPLE = 0.020
 ROUNDS = 15
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 DATA = os.path.join(ROOT, "tests", "data", "adbench")
 
 # The instances of benches/adbench.rs's table.
