@@ -923,6 +923,85 @@ fn jacobians_of_nalgebra_functions() {
     check_jacobian(&ju, &f, &[&[0.1, 0.2, -0.3], b.as_slice(), &[0.1]].concat());
 }
 
+/// A neo-Hookean-like energy of a deformation gradient `F` (3 x 3): `det` of a fixed-size and of
+/// a dynamic matrix.
+#[differentiate]
+fn neo_hookean(f: &Matrix3<f64>, g: &DMatrix<f64>, mu: f64) -> f64 {
+    let j = f.determinant();
+    let c = f.transpose() * f;
+    let tr = c[(0, 0)] + c[(1, 1)] + c[(2, 2)];
+    0.5 * mu * (tr - 3.0) - mu * j.ln() + (j - 1.0).powi(2) + g.determinant() * 0.1
+}
+
+#[test]
+fn determinants_in_both_modes() {
+    let f = |p: &[f64]| {
+        let fm = Matrix3::from_column_slice(&p[..9]);
+        let g = DMatrix::from_column_slice(4, 4, &p[9..25]);
+        vec![neo_hookean(&fm, &g, p[25])]
+    };
+    let jvp = |p: &[f64], t: &[f64]| {
+        let (v, d) = neo_hookean_jvp(
+            &Matrix3::from_column_slice(&p[..9]),
+            &DMatrix::from_column_slice(4, 4, &p[9..25]),
+            p[25],
+            &Matrix3::from_column_slice(&t[..9]),
+            &DMatrix::from_column_slice(4, 4, &t[9..25]),
+            t[25],
+        );
+        (vec![v], vec![d])
+    };
+    let vjp = |p: &[f64], c: &[f64], g: &mut [f64]| {
+        let mut df = Matrix3::from_column_slice(&g[..9]);
+        let mut dg = DMatrix::from_column_slice(4, 4, &g[9..25]);
+        let mut dmu = g[25];
+        let v = neo_hookean_vjp(
+            &Matrix3::from_column_slice(&p[..9]),
+            &DMatrix::from_column_slice(4, 4, &p[9..25]),
+            p[25],
+            &mut df,
+            &mut dg,
+            &mut dmu,
+            c[0],
+        );
+        g[..9].copy_from_slice(df.as_slice());
+        g[9..25].copy_from_slice(dg.as_slice());
+        g[25] = dmu;
+        vec![v]
+    };
+    // F near the identity (det > 0 for the logarithm): points are 0.2 * [-1.5, 1.5] off it.
+    let near = |p: &[f64]| -> Vec<f64> {
+        let mut q: Vec<f64> = p.iter().map(|x| 0.2 * x).collect();
+        for k in [0, 4, 8] {
+            q[k] += 1.0;
+        }
+        q[25] = 1.0 + 0.2 * p[25];
+        q
+    };
+    let f2 = |p: &[f64]| f(&near(p));
+    let jvp2 = |p: &[f64], t: &[f64]| {
+        let t2: Vec<f64> = t.iter().map(|x| 0.2 * x).collect();
+        jvp(&near(p), &t2)
+    };
+    let vjp2 = |p: &[f64], c: &[f64], g: &mut [f64]| {
+        let mut h = vec![0.0; 26];
+        let v = vjp(&near(p), c, &mut h);
+        for (gk, hk) in g.iter_mut().zip(&h) {
+            *gk += 0.2 * hk;
+        }
+        v
+    };
+    check_all(26, &f2, &jvp2, &vjp2, 6, false);
+    // The value is nalgebra's.
+    let fm = Matrix3::<f64>::new(1.1, 0.1, 0.0, 0.2, 0.9, 0.1, 0.0, 0.3, 1.2);
+    let g = DMatrix::from_fn(4, 4, |i, j| ((i * 4 + j) as f64 * 0.37).sin());
+    let c = fm.transpose() * fm;
+    let want = 0.5 * 1.3 * (c.trace() - 3.0) - 1.3 * fm.determinant().ln()
+        + (fm.determinant() - 1.0).powi(2)
+        + g.determinant() * 0.1;
+    assert!((neo_hookean(&fm, &g, 1.3) - want).abs() < 1e-12);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Shapes are checked as nalgebra checks them (the rules on storage alone would only compare
 // lengths, and a 2 x 3 plus a 3 x 2 has equal lengths)

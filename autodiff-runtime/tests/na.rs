@@ -1983,3 +1983,98 @@ fn add_scaled_checks_shapes() {
     let mut a = RowDVector::<f64>::zeros(2);
     add_scaled(&mut a, &RowDVector::zeros(3), 2.0);
 }
+
+// ---------------------------------------------------------------------------------------------
+// determinant
+
+/// `na::determinant` against nalgebra's, and its derivative (cofactors) against central
+/// differences and the reverse mode, for sizes 0 to 6; then at singular matrices of rank
+/// `n - 1` (the derivative is the adjugate's transpose, not zero, not NaN), and errors.
+#[test]
+fn determinant_values_and_derivatives() {
+    let mut rng = Rng::new(91);
+    for n in 0..=6usize {
+        for trial in 0..4 {
+            let a: Vec<f64> = (0..n * n).map(|_| rng.uniform(-1.0, 1.0)).collect();
+            let m = DMatrix::from_column_slice(n, n, &a);
+            let d = na::determinant(&a, n, n);
+            let want = m.determinant();
+            assert!(
+                (d - want).abs() <= 1e-12 * (1.0 + want.abs()),
+                "n {n} trial {trial}: {d} against nalgebra's {want}"
+            );
+            check_determinant_derivative(&a, n, 1e-6);
+        }
+    }
+    // Rank n - 1: the last column a combination of the others.
+    for n in 2..=6usize {
+        let mut a: Vec<f64> = (0..n * n).map(|_| rng.uniform(-1.0, 1.0)).collect();
+        for i in 0..n {
+            let second = if n > 2 { a[i + n] } else { 0.0 };
+            a[i + (n - 1) * n] = 0.5 * a[i] - 0.25 * second;
+        }
+        assert!(na::determinant(&a, n, n).abs() < 1e-12);
+        let (_, dy) = na::determinant_jvp(&a, n, n, &vec![1.0; n * n]);
+        assert!(dy.is_finite());
+        check_determinant_derivative(&a, n, 1e-6);
+        // Exactly singular for the LU path (n > 3): a zero column.
+        let mut z = a.clone();
+        for i in 0..n {
+            z[i] = 0.0;
+        }
+        let mut g = vec![0.0; n * n];
+        na::determinant_pullback(&z, n, n, Some(&mut g), 1.0);
+        assert!(g.iter().all(|v| v.is_finite()));
+        // With one zero column, only that column's cofactors can be nonzero.
+        for j in 1..n {
+            for i in 0..n {
+                assert_eq!(
+                    g[i + j * n],
+                    0.0,
+                    "n {n}: cofactor ({i}, {j}) of a zero column"
+                );
+            }
+        }
+        check_determinant_derivative(&z, n, 1e-6);
+    }
+}
+
+/// Central differences of the determinant along random directions and along each element,
+/// against `determinant_jvp`; `determinant_vjp` against the forward mode by the dot-product test;
+/// the pullback accumulates.
+fn check_determinant_derivative(a: &[f64], n: usize, h: f64) {
+    let mut rng = Rng::new(7 + n as u64);
+    let t: Vec<f64> = (0..n * n).map(|_| rng.uniform(-1.0, 1.0)).collect();
+    let (_, dy) = na::determinant_jvp(a, n, n, &t);
+    let at = |s: f64| -> f64 {
+        let p: Vec<f64> = a.iter().zip(&t).map(|(x, d)| x + s * d).collect();
+        na::determinant(&p, n, n)
+    };
+    let fd = (at(h) - at(-h)) / (2.0 * h);
+    assert!(
+        (dy - fd).abs() <= 1e-6 * (1.0 + fd.abs()),
+        "n {n}: jvp {dy} against central differences {fd}"
+    );
+    let mut g = vec![0.0; n * n];
+    let v = na::determinant_vjp(a, n, n, &mut g, 2.0);
+    assert_eq!(v, na::determinant(a, n, n));
+    let dot: f64 = g.iter().zip(&t).map(|(x, y)| x * y).sum();
+    assert!(
+        (dot - 2.0 * dy).abs() <= 1e-12 * (1.0 + dy.abs()),
+        "n {n}: dot-product test {dot} against {}",
+        2.0 * dy
+    );
+    na::determinant_pullback(a, n, n, Some(&mut g), 2.0);
+    let dot2: f64 = g.iter().zip(&t).map(|(x, y)| x * y).sum();
+    assert!(
+        (dot2 - 4.0 * dy).abs() <= 1e-12 * (1.0 + dy.abs()),
+        "accumulates"
+    );
+    na::determinant_pullback(a, n, n, None, 2.0);
+}
+
+#[test]
+#[should_panic(expected = "the determinant of a non-square 2 x 3 matrix")]
+fn determinant_of_a_non_square_matrix_panics() {
+    na::determinant(&[0.0; 6], 2, 3);
+}

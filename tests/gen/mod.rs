@@ -302,6 +302,7 @@ constructs! {
     NaVecOut => "na_vec_out",
     NaFixedOut => "na_fixed_out",
     NaMatOut => "na_mat_out",
+    NaDet => "na_det",
     NaShadow => "na_shadow",
     NaTypedLet => "na_typed_let",
     NaEarlyReturn => "na_early_return",

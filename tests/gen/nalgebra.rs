@@ -1455,6 +1455,11 @@ impl<'a> NaGen<'a> {
         if self.on(Construct::NaIter) && !self.closure && matches!(x.form, Form::Var(_)) {
             opts.push((6, 0.8));
         }
+        // `determinant` needs a square type: fixed sizes alike, or a `DMatrix` square when run.
+        let square_type = x.sh.r.n == x.sh.c.n && x.sh.r.fixed == x.sh.c.fixed;
+        if self.on(Construct::NaDet) && !self.closure && square_type {
+            opts.push((7, 0.6));
+        }
         match self.weighted(&opts) {
             1 => {
                 self.count(Construct::NaReduce);
@@ -1547,6 +1552,17 @@ impl<'a> NaGen<'a> {
                             konst: false,
                         }
                     }
+                }
+            }
+            7 => {
+                // Hadamard's bound: |det| <= (sqrt(n) max |a_ij|)^n.
+                self.count(Construct::NaDet);
+                let k = x.sh.r.n as i32;
+                SX {
+                    s: format!("{}.determinant()", self.recv(&x)),
+                    p: ATOM,
+                    b: ((k as f64).sqrt() * x.b).powi(k).max(1.0),
+                    konst: false,
                 }
             }
             _ => SX {

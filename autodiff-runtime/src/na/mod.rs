@@ -96,11 +96,13 @@ use crate::dual::{term, term2};
 use crate::kernels::{self, MatMut, MatRef, Real};
 
 mod elementwise;
+mod linalg;
 mod product;
 mod rearrange;
 mod reduce;
 
 pub use elementwise::*;
+pub use linalg::*;
 pub use product::*;
 pub use rearrange::*;
 pub use reduce::*;

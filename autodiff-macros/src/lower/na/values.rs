@@ -400,6 +400,13 @@ impl Lowerer<'_> {
                 Some((x, _)) => self.rule_shaped(&name, vec![x], Shape::Scalar, span),
                 None => Expr::new(ExprKind::Poison, span),
             },
+            // Square matrices (checked at run time, as nalgebra does).
+            "determinant" if nargs == 0 => match self.na_operand(&m.receiver, out) {
+                Some((x, d)) => {
+                    self.rule_shaped("determinant", vec![x, d.rows, d.cols], Shape::Scalar, span)
+                }
+                None => Expr::new(ExprKind::Poison, span),
+            },
             "norm" | "norm_squared" if nargs == 0 => match self.na_operand(&m.receiver, out) {
                 Some((x, d)) => {
                     let rule = format!("{name}_mat");
@@ -412,8 +419,9 @@ impl Lowerer<'_> {
                 &format!("`{name}` with {nargs} arguments on a nalgebra value"),
                 "nalgebra values support `transpose()`, `map(|x| ..)`, `component_mul(&b)`, \
                  `component_div(&b)`, `add_scalar(s)`, `scale(s)`, `clone()`, `column(j)`, \
-                 `row(i)`, `dot(&b)`, `sum()`, `mean()`, `norm()`, `norm_squared()`, `nrows()`, \
-                 `ncols()`, `len()`; index elements with `m[(i, j)]` or `v[i]`",
+                 `row(i)`, `dot(&b)`, `sum()`, `mean()`, `norm()`, `norm_squared()`, \
+                 `determinant()`, `nrows()`, `ncols()`, `len()`; index elements with `m[(i, j)]` \
+                 or `v[i]`",
             ),
         }
     }
