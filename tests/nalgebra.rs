@@ -929,7 +929,7 @@ fn jacobians_of_nalgebra_functions() {
 fn neo_hookean(f: &Matrix3<f64>, g: &DMatrix<f64>, mu: f64) -> f64 {
     let j = f.determinant();
     let c = f.transpose() * f;
-    let tr = c[(0, 0)] + c[(1, 1)] + c[(2, 2)];
+    let tr = c.trace();
     0.5 * mu * (tr - 3.0) - mu * j.ln() + (j - 1.0).powi(2) + g.determinant() * 0.1
 }
 

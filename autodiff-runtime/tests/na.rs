@@ -2078,3 +2078,25 @@ fn check_determinant_derivative(a: &[f64], n: usize, h: f64) {
 fn determinant_of_a_non_square_matrix_panics() {
     na::determinant(&[0.0; 6], 2, 3);
 }
+
+#[test]
+fn trace_values_and_derivatives() {
+    let mut rng = Rng::new(5);
+    for n in 0..=5usize {
+        let a: Vec<f64> = (0..n * n).map(|_| rng.uniform(-1.0, 1.0)).collect();
+        let t: Vec<f64> = (0..n * n).map(|_| rng.uniform(-1.0, 1.0)).collect();
+        let m = DMatrix::from_column_slice(n, n, &a);
+        assert_eq!(na::trace(&a, n, n), m.trace());
+        let (v, dv) = na::trace_jvp(&a, n, n, &t);
+        assert_eq!(v, m.trace());
+        assert_eq!(dv, DMatrix::from_column_slice(n, n, &t).trace());
+        let mut g = vec![0.5; n * n];
+        assert_eq!(na::trace_vjp(&a, n, n, &mut g, 2.0), v);
+        for j in 0..n {
+            for i in 0..n {
+                assert_eq!(g[i + j * n], if i == j { 2.5 } else { 0.5 });
+            }
+        }
+        na::trace_pullback(&a, n, n, None, 1.0);
+    }
+}

@@ -228,3 +228,75 @@ pub fn determinant_vjp_dropped<T: Real>(a: &[T], rows: usize, cols: usize, da: &
     check_square("determinant_vjp", a.len(), rows, cols);
     check_same("determinant_vjp", "a", a.len(), "da", da.len());
 }
+
+/// `Σ a_ii` of the column-major square `rows x cols` storage `a` (nalgebra's `trace`, which
+/// also asks for a square matrix).
+#[inline]
+#[track_caller]
+pub fn trace<T: Real>(a: &[T], rows: usize, cols: usize) -> T {
+    let n = check_square_trace("trace", a.len(), rows, cols);
+    (0..n).fold(T::zero(), |s, i| s + a[i + i * n])
+}
+
+/// Panics unless `a` is the storage of a square matrix (for `trace`).
+#[track_caller]
+fn check_square_trace(op: &str, len: usize, rows: usize, cols: usize) -> usize {
+    assert!(
+        rows == cols,
+        "na::{op}: the trace of a non-square {rows} x {cols} matrix"
+    );
+    check_mat(op, "a", len, rows, cols);
+    rows
+}
+
+/// Forward mode of [`trace`]: the trace of the tangent.
+#[inline]
+#[track_caller]
+pub fn trace_jvp<T: Real>(a: &[T], rows: usize, cols: usize, da: &[T]) -> (T, T) {
+    trace_pushforward(a, rows, cols, Some(da))
+}
+
+/// Forward mode of [`trace`] for generated code: `None` for a zero tangent.
+#[inline]
+#[track_caller]
+pub fn trace_pushforward<T: Real>(a: &[T], rows: usize, cols: usize, da: Option<&[T]>) -> (T, T) {
+    let y = trace(a, rows, cols);
+    let dy = match da {
+        Some(da) => {
+            check_same("trace_jvp", "a", a.len(), "da", da.len());
+            trace(da, rows, cols)
+        }
+        None => T::zero(),
+    };
+    (y, dy)
+}
+
+/// Reverse mode of [`trace`]: `da_ii += seed`.
+#[inline]
+#[track_caller]
+pub fn trace_vjp<T: Real>(a: &[T], rows: usize, cols: usize, da: &mut [T], seed: T) -> T {
+    trace_pullback(a, rows, cols, Some(da), seed);
+    trace(a, rows, cols)
+}
+
+/// Adjoints of [`trace`] without its value, for generated code.
+#[inline]
+#[track_caller]
+pub fn trace_pullback<T: Real>(a: &[T], rows: usize, cols: usize, da: Option<&mut [T]>, seed: T) {
+    let n = check_square_trace("trace_vjp", a.len(), rows, cols);
+    if let Some(da) = da {
+        check_same("trace_vjp", "a", a.len(), "da", da.len());
+        for i in 0..n {
+            da[i + i * n] = da[i + i * n] + seed;
+        }
+    }
+}
+
+/// [`trace_vjp`] with a zero seed: checks the shapes, adds nothing.
+#[doc(hidden)]
+#[inline]
+#[track_caller]
+pub fn trace_vjp_dropped<T: Real>(a: &[T], rows: usize, cols: usize, da: &mut [T]) {
+    check_square_trace("trace_vjp", a.len(), rows, cols);
+    check_same("trace_vjp", "a", a.len(), "da", da.len());
+}

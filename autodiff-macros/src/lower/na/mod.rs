@@ -125,6 +125,7 @@ const MATRIX_METHODS: &[&str] = &[
 /// Methods of nalgebra values that give a number.
 const SCALAR_METHODS: &[&str] = &[
     "determinant",
+    "trace",
     "dot",
     "sum",
     "mean",

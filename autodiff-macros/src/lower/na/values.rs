@@ -401,9 +401,9 @@ impl Lowerer<'_> {
                 None => Expr::new(ExprKind::Poison, span),
             },
             // Square matrices (checked at run time, as nalgebra does).
-            "determinant" if nargs == 0 => match self.na_operand(&m.receiver, out) {
+            "determinant" | "trace" if nargs == 0 => match self.na_operand(&m.receiver, out) {
                 Some((x, d)) => {
-                    self.rule_shaped("determinant", vec![x, d.rows, d.cols], Shape::Scalar, span)
+                    self.rule_shaped(&name, vec![x, d.rows, d.cols], Shape::Scalar, span)
                 }
                 None => Expr::new(ExprKind::Poison, span),
             },
@@ -420,8 +420,8 @@ impl Lowerer<'_> {
                 "nalgebra values support `transpose()`, `map(|x| ..)`, `component_mul(&b)`, \
                  `component_div(&b)`, `add_scalar(s)`, `scale(s)`, `clone()`, `column(j)`, \
                  `row(i)`, `dot(&b)`, `sum()`, `mean()`, `norm()`, `norm_squared()`, \
-                 `determinant()`, `nrows()`, `ncols()`, `len()`; index elements with `m[(i, j)]` \
-                 or `v[i]`",
+                 `determinant()`, `trace()`, `nrows()`, `ncols()`, `len()`; index elements with \
+                 `m[(i, j)]` or `v[i]`",
             ),
         }
     }
