@@ -7,6 +7,7 @@ pub use crate::dual::Dual;
 pub use crate::dualn::DualN;
 pub use crate::lanes::{zero_lanes, LaneScalar};
 pub use crate::na;
+pub use crate::ragged;
 pub use crate::rules;
 pub use crate::second_order::{constant, constant_array, lift, lift_const, real_f64, unlift};
 pub use crate::stop::stop_gradient;

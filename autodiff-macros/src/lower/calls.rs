@@ -33,6 +33,9 @@ impl Lowerer<'_> {
         if of_range && matches!(name.as_str(), "to_vec" | "to_owned") && m.args.is_empty() {
             return self.view_to_vec(m, out);
         }
+        if let Some(e) = self.ragged_method(m, out) {
+            return e;
+        }
         if let Some(e) = self.nested_method(m) {
             return e;
         }

@@ -29,6 +29,7 @@ mod inplace;
 mod na;
 mod nested;
 mod patterns;
+mod ragged;
 mod shapes;
 mod stmts;
 mod structs;
@@ -74,6 +75,8 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         na: HashMap::new(),
         na_fields: Vec::new(),
         any_na_syntax: na::names_na_type(&item.block),
+        ragged: HashMap::new(),
+        ragged_fields: Vec::new(),
     };
     cx.check_signature(&item.sig);
     // Struct arguments: their fields become arguments of their own (`lower/structs.rs`).
@@ -125,6 +128,8 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
             "return a flat array, or compute the nested one in a function of its own",
         );
     }
+    // After the checks above: the row offsets of ragged arguments are field arguments too.
+    fields.append(&mut cx.ragged_fields);
     cx.output_row = output
         .as_ref()
         .and_then(|o| o.nest.as_ref())
@@ -141,6 +146,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     cx.check_mut_borrows(&body, tail.as_ref());
     cx.lend_rows(&mut body, tail.as_mut());
     cx.check_nested_uses(&body, tail.as_ref());
+    cx.check_ragged_uses(&body, tail.as_ref());
     checkpoint::misplaced(&item.block, cx.diag);
     let attrs = std::mem::take(&mut cx.checkpoint_attrs);
     let checkpoints = cx.check_checkpoints(&body, attrs);
@@ -261,6 +267,11 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) na_fields: Vec<Param>,
     /// The function's tokens name a nalgebra type (constructors may build values).
     pub(crate) any_na_syntax: bool,
+    /// Ragged variables (`m: &[Vec<T>]`, flattened): the variable holding their row offsets
+    /// (`lower/ragged.rs`).
+    pub(crate) ragged: HashMap<VarId, VarId>,
+    /// The row offsets of ragged arguments, as field arguments the public companions bind.
+    pub(crate) ragged_fields: Vec<Param>,
 }
 
 /// The `const` and `static` items declared anywhere in a function body, by name.

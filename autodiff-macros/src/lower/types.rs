@@ -169,6 +169,11 @@ impl Lowerer<'_> {
                 params.push(p);
                 continue;
             }
+            // Rows of any length: a flat sequence and its row offsets (`lower/ragged.rs`).
+            if let Some(p) = self.ragged_param(i, pt, &name, mutable, selected) {
+                params.push(p);
+                continue;
+            }
             // A nested array is seen in its flat form (`lower/nested.rs`).
             let (ty, nest) = match self.flat_type(&pt.ty) {
                 Some((flat, row)) => (
@@ -176,6 +181,7 @@ impl Lowerer<'_> {
                     Some(Nest {
                         ty: (*pt.ty).clone(),
                         row,
+                        ragged: None,
                     }),
                 ),
                 None => ((*pt.ty).clone(), None),
@@ -444,7 +450,11 @@ impl Lowerer<'_> {
             if let Some((flat, row)) = self.flat_type(&ty) {
                 let out = self.output_of(&flat);
                 return out.map(|o| Output {
-                    nest: Some(Nest { ty, row }),
+                    nest: Some(Nest {
+                        ty,
+                        row,
+                        ragged: None,
+                    }),
                     ..o
                 });
             }
