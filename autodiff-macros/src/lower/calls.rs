@@ -23,6 +23,10 @@ impl Lowerer<'_> {
                 if name == "len" && m.args.is_empty() {
                     return view.len.clone();
                 }
+                if name == "is_empty" && m.args.is_empty() {
+                    let zero = super::build::int_lit(0, span);
+                    return super::build::bin(BinOp::Eq, view.len.clone(), zero);
+                }
                 if matches!(name.as_str(), "to_vec" | "to_owned") && m.args.is_empty() {
                     return self.view_to_vec(m, out);
                 }

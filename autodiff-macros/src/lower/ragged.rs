@@ -204,10 +204,13 @@ impl Lowerer<'_> {
                 return None;
             }
             return match name.as_str() {
-                "len" if m.args.is_empty() => {
+                "len" | "is_empty" if m.args.is_empty() => {
                     let i = self.expr(&ix.index, out);
                     let view = self.ragged_view(v, i, out)?;
-                    Some(view.len)
+                    Some(match name.as_str() {
+                        "len" => view.len,
+                        _ => bin(BinOp::Eq, view.len, int_lit(0, span)),
+                    })
                 }
                 "to_vec" | "to_owned" if m.args.is_empty() => Some(self.view_to_vec(m, out)),
                 _ => None,
@@ -217,12 +220,17 @@ impl Lowerer<'_> {
         let off = *self.ragged.get(&v)?;
         Some(match name.as_str() {
             "len" if m.args.is_empty() => Self::ragged_len(off, span),
+            "is_empty" if m.args.is_empty() => bin(
+                BinOp::Eq,
+                Expr::new(ExprKind::Len(off), span),
+                int_lit(1, span),
+            ),
             // Chain sources (`iter`, `iter_mut`...) are lowered by the chain they start.
             _ if super::chains::ADAPTORS.contains(&name.as_str()) => return None,
             _ => self.poison(
                 &m.method,
                 &format!("the method `{name}` of a sequence of `Vec`s (yet)"),
-                "index rows and elements (`m[i]`, `m[i][j]`, `m[i].len()`), iterate over the \
+                "index rows and elements (`m[i]`, `m[i][j]`, `m[i].len()`, `m.len()`), iterate over the \
                  rows (`for r in m.iter()`), or write a loop",
             ),
         })
