@@ -460,3 +460,30 @@ fn an_adjoint_with_other_rows_panics() {
     let mut bw = 0.0;
     let _ = weighted_vjp(&m, 0.5, &mut bm, &mut bw, 1.0);
 }
+
+/// A method taking rows (its receiver's fields unused).
+struct Scaler;
+
+impl Scaler {
+    #[differentiate]
+    fn apply(&self, m: &[Vec<f64>], x: f64) -> f64 {
+        let mut s = 0.0;
+        for r in m {
+            for v in r.iter() {
+                s += v * v * x;
+            }
+        }
+        s
+    }
+}
+
+#[test]
+fn a_method_taking_rows() {
+    let m = vec![vec![2.0], vec![], vec![1.0, 3.0]];
+    let dm = vec![vec![1.0], vec![], vec![0.0, 1.0]];
+    let (v, d) = Scaler.apply_jvp(&m, 0.5, &dm, 0.0);
+    assert_eq!((v, d), (7.0, 2.0 * 2.0 * 0.5 + 2.0 * 3.0 * 0.5));
+    let (v, (gm, gx)) = Scaler.apply_grad(&m, 0.5);
+    assert_eq!((v, gx), (7.0, 14.0));
+    assert_eq!(gm, vec![vec![2.0], vec![], vec![1.0, 3.0]]);
+}

@@ -568,7 +568,7 @@ impl<'a> Signatures<'a> {
         }
         let (pf, pr) = self.prologues();
         let grad = g.map(|g| {
-            let s = self.struct_def();
+            let s = (!self.is_method()).then(|| self.struct_def());
             let body = self.grad_body();
             quote!(#s #g { #body })
         });

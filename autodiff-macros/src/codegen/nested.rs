@@ -199,8 +199,8 @@ impl Signatures<'_> {
             })
             .collect();
         let unit = self.f.output.is_unit();
-        let jvp = names::flat_companion(name, "jvp");
-        let vjp = names::flat_companion(name, "vjp");
+        let jvp = self.call_path(&names::flat_companion(name, "jvp"));
+        let vjp = self.call_path(&names::flat_companion(name, "vjp"));
         let jvp_body = if unit {
             quote!(#jvp(#(#args,)* #(#tans),*))
         } else {
@@ -313,8 +313,8 @@ impl Signatures<'_> {
             out
         };
         let unit = self.f.output.is_unit();
-        let jvp = names::flat_companion(name, "jvp");
-        let vjp = names::flat_companion(name, "vjp");
+        let jvp = self.call_path(&names::flat_companion(name, "jvp"));
+        let vjp = self.call_path(&names::flat_companion(name, "vjp"));
         let (mut jpre, mut jback) = (pre.clone(), back.clone());
         let tans = buffers(false, &mut jpre, &mut jback);
         let (v, t) = (names::local("rgv", 0), names::local("rgt", 0));

@@ -202,6 +202,10 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn place(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) -> Option<Place> {
+        // A write to a variable already reported is not reported again.
+        if self.mentions_poisoned(e) {
+            return None;
+        }
         match e {
             // Reported when the struct arguments were planned (`lower/structs.rs`).
             syn::Expr::Field(_) if self.int_field(e) => None,

@@ -88,9 +88,14 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     fields.append(&mut cx.na_fields);
     if !fields.is_empty() {
         if let Some(p) = params.iter().find(|p| p.nest.is_some()) {
+            let ragged = p.nest.as_ref().is_some_and(|n| n.ragged.is_some());
             cx.diag.unsupported_at(
                 &p.name,
-                "arrays of arrays next to struct arguments whose fields are read (yet)",
+                if ragged {
+                    "sequences of `Vec`s next to struct arguments whose fields are read (yet)"
+                } else {
+                    "arrays of arrays next to struct arguments whose fields are read (yet)"
+                },
                 "pass the nested array in a function of its own, or flatten it",
             );
         }

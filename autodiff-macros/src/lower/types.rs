@@ -445,6 +445,15 @@ impl Lowerer<'_> {
         if let Some(o) = self.na_output(&ty) {
             return o;
         }
+        if self.ragged_type(&ty).is_some() {
+            self.diag.unsupported_at(
+                &ty,
+                "outputs holding rows of `Vec`s (`Vec<Vec<T>>`) (yet)",
+                "write the rows into a `&mut [Vec<T>]` argument (`fn f(.., out: &mut [Vec<f64>])`, \
+                 returning `()`), or return the data flat (`Vec<T>`)",
+            );
+            return None;
+        }
         // `-> [[T; C]; R]`, `-> Vec<[T; C]>`: the flat form, converted by the public companions.
         if !matches!(ty, syn::Type::Reference(_)) {
             if let Some((flat, row)) = self.flat_type(&ty) {
