@@ -487,3 +487,100 @@ fn a_method_taking_rows() {
     assert_eq!((v, gx), (7.0, 14.0));
     assert_eq!(gm, vec![vec![2.0], vec![], vec![1.0, 3.0]]);
 }
+
+/// Rows zipped with rows, mapped, reversed and skipped; `is_empty` of the whole and of a row;
+/// rows written through `iter_mut` zipped with rows read.
+#[differentiate]
+fn pairs(m: &mut [Vec<f64>], a: &[Vec<f64>]) -> f64 {
+    let mut s = 0.0;
+    if m.is_empty() || !a[1].is_empty() {
+        return s;
+    }
+    for (r, q) in m.iter().zip(a.iter()) {
+        for j in 0..r.len() {
+            s += r[j] * q[j].cos();
+        }
+    }
+    let firsts: f64 = a
+        .iter()
+        .map(|q| if q.is_empty() { 0.0 } else { q[0] * q[0] })
+        .sum();
+    for r in m.iter().rev().skip(1) {
+        if !r.is_empty() {
+            s += r[0].sinh();
+        }
+    }
+    for (r, q) in m.iter_mut().zip(a.iter()) {
+        for j in 0..r.len() {
+            r[j] = r[j] * q[j] + s * 0.1;
+        }
+    }
+    s + firsts
+}
+
+#[test]
+fn rows_zipped_mapped_and_reversed() {
+    let n = total();
+    Harness::new(2 * n)
+        .primal(move |x| {
+            let mut m = rows_of(&x[..n], &LENS);
+            let v = pairs(&mut m, &rows_of(&x[n..], &LENS));
+            [vec![v], flat_of(&m)].concat()
+        })
+        .jvp(move |x, t| {
+            let (mut m, a) = (rows_of(&x[..n], &LENS), rows_of(&x[n..], &LENS));
+            let (mut dm, da) = (rows_of(&t[..n], &LENS), rows_of(&t[n..], &LENS));
+            let (v, d) = pairs_jvp(&mut m, &a, &mut dm, &da);
+            (
+                [vec![v], flat_of(&m)].concat(),
+                [vec![d], flat_of(&dm)].concat(),
+            )
+        })
+        .vjp(move |x, c, g| {
+            let (mut m, a) = (rows_of(&x[..n], &LENS), rows_of(&x[n..], &LENS));
+            let (mut bm, mut ba) = (rows_of(&c[1..], &LENS), zeros());
+            let v = pairs_vjp(&mut m, &a, &mut bm, &mut ba, c[0]);
+            add_into(&mut g[..n], &flat_of(&bm));
+            add_into(&mut g[n..], &flat_of(&ba));
+            [vec![v], flat_of(&m)].concat()
+        })
+        .random(3, -1.0, 1.0);
+}
+
+/// A `&mut Vec<Vec<T>>` left out of `wrt(...)`: a workspace written and read back.
+#[differentiate(wrt(x))]
+fn with_workspace(x: &[f64], ws: &mut Vec<Vec<f64>>) -> f64 {
+    let mut s = 0.0;
+    for i in 0..ws.len() {
+        for j in 0..ws[i].len() {
+            ws[i][j] = x[(i + j) % x.len()] * (j as f64 + 1.0);
+        }
+    }
+    for r in ws.iter() {
+        for v in r.iter() {
+            s += v.sin() * v;
+        }
+    }
+    s
+}
+
+#[test]
+fn a_workspace_of_rows() {
+    Harness::new(3)
+        .primal(|x| {
+            let mut ws: Vec<Vec<f64>> = LENS.iter().map(|&n| vec![9.0; n]).collect();
+            vec![with_workspace(x, &mut ws)]
+        })
+        .jvp(|x, t| {
+            let mut ws: Vec<Vec<f64>> = LENS.iter().map(|&n| vec![9.0; n]).collect();
+            let (v, d) = with_workspace_jvp(x, &mut ws, t);
+            (vec![v], vec![d])
+        })
+        .vjp(|x, c, g| {
+            let mut ws: Vec<Vec<f64>> = LENS.iter().map(|&n| vec![9.0; n]).collect();
+            let v = with_workspace_vjp(x, &mut ws, g, c[0]);
+            assert_eq!(ws[3][1], x[1] * 2.0);
+            vec![v]
+        })
+        .random(3, -1.0, 1.0);
+}
