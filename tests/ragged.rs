@@ -584,3 +584,75 @@ fn a_workspace_of_rows() {
         })
         .random(3, -1.0, 1.0);
 }
+
+/// A `Vec` output from rows (one item per row, an empty row giving 0), with its Jacobian.
+#[differentiate]
+fn row_sums(m: &[Vec<f64>], w: f64) -> Vec<f64> {
+    let mut out = Vec::with_capacity(m.len());
+    for r in m.iter() {
+        let s: f64 = r.iter().map(|x| (x * w).exp()).sum();
+        out.push(s);
+    }
+    out
+}
+
+/// Rows by value, declared `mut` and written before they are read.
+#[differentiate]
+fn owned_mut(mut m: Vec<Vec<f64>>, k: f64) -> f64 {
+    for i in 0..m.len() {
+        for j in 0..m[i].len() {
+            m[i][j] = m[i][j] * k + (j as f64);
+        }
+    }
+    let mut s = 0.0;
+    for r in m.iter() {
+        for x in r.iter() {
+            s += x.tanh();
+        }
+    }
+    s
+}
+
+#[test]
+fn vec_output_and_rows_by_value_written() {
+    let n = total();
+    Harness::new(n + 1)
+        .primal(move |x| row_sums(&rows_of(&x[1..], &LENS), x[0]))
+        .jvp(move |x, t| {
+            let m = rows_of(&x[1..], &LENS);
+            row_sums_jvp(&m, x[0], &rows_of(&t[1..], &LENS), t[0])
+        })
+        .vjp(move |x, c, g| {
+            let m = rows_of(&x[1..], &LENS);
+            let (mut bm, mut bw) = (zeros(), 0.0);
+            let v = row_sums_vjp(&m, x[0], &mut bm, &mut bw, c);
+            g[0] += bw;
+            add_into(&mut g[1..], &flat_of(&bm));
+            v
+        })
+        .random(3, -1.0, 1.0);
+    // The Jacobian: a row per output, columns `m`'s elements then `w`.
+    let m = rows_of(&[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], &LENS);
+    let (v, j) = row_sums_jacobian(&m, 0.5);
+    assert_eq!(v[1], 0.0);
+    assert_eq!((j.rows(), j.cols()), (LENS.len(), n + 1));
+    assert!((j[(2, 3)] - 0.5 * (0.4f64 * 0.5).exp()).abs() < 1e-12);
+    assert!((j[(2, 4)] - 0.5 * (0.5f64 * 0.5).exp()).abs() < 1e-12);
+    assert_eq!(j[(1, 4)], 0.0);
+    Harness::new(n + 1)
+        .primal(move |x| vec![owned_mut(rows_of(&x[1..], &LENS), x[0])])
+        .jvp(move |x, t| {
+            let m = rows_of(&x[1..], &LENS);
+            let (v, d) = owned_mut_jvp(m, x[0], &rows_of(&t[1..], &LENS), t[0]);
+            (vec![v], vec![d])
+        })
+        .vjp(move |x, c, g| {
+            let m = rows_of(&x[1..], &LENS);
+            let (mut bm, mut bk) = (zeros(), 0.0);
+            let v = owned_mut_vjp(m, x[0], &mut bm, &mut bk, c[0]);
+            g[0] += bk;
+            add_into(&mut g[1..], &flat_of(&bm));
+            vec![v]
+        })
+        .random(3, -1.0, 1.0);
+}
