@@ -656,3 +656,33 @@ fn vec_output_and_rows_by_value_written() {
         })
         .random(3, -1.0, 1.0);
 }
+
+/// Rows of a fixed length by value, declared `mut` and written (the owned tangent of a `Vec`
+/// written in the body, as for `Vec<Vec<T>>`).
+#[differentiate]
+fn fixed_rows_written(mut p: Vec<[f64; 2]>, k: f64) -> f64 {
+    p[0][0] = p[0][0] * k;
+    p[1][1] += p[0][0].sin();
+    p[0][0] + p[1][1] * p[1][0]
+}
+
+#[test]
+fn fixed_rows_by_value_written() {
+    Harness::new(5)
+        .primal(|x| vec![fixed_rows_written(vec![[x[1], x[2]], [x[3], x[4]]], x[0])])
+        .jvp(|x, t| {
+            let p = vec![[x[1], x[2]], [x[3], x[4]]];
+            let dp = [[t[1], t[2]], [t[3], t[4]]];
+            let (v, d) = fixed_rows_written_jvp(p, x[0], &dp, t[0]);
+            (vec![v], vec![d])
+        })
+        .vjp(|x, c, g| {
+            let p = vec![[x[1], x[2]], [x[3], x[4]]];
+            let (mut bp, mut bk) = ([[0.0; 2]; 2], 0.0);
+            let v = fixed_rows_written_vjp(p, x[0], &mut bp, &mut bk, c[0]);
+            g[0] += bk;
+            add_into(&mut g[1..], bp.as_flattened());
+            vec![v]
+        })
+        .random(3, -1.0, 1.0);
+}
