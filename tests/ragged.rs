@@ -686,3 +686,46 @@ fn fixed_rows_by_value_written() {
         })
         .random(3, -1.0, 1.0);
 }
+
+/// In-place methods on rows: `swap`, `fill`, `copy_from_slice`, `iter_mut` of one row.
+#[differentiate]
+fn row_methods(m: &mut [Vec<f64>], v: &[f64], x: f64) -> f64 {
+    m[0].swap(0, 2);
+    m[2].fill(x * x);
+    m[3].copy_from_slice(&v[..4]);
+    for y in m[0].iter_mut() {
+        *y *= x;
+    }
+    m[0][0] * m[0][1] + m[2][1].sin() + m[3][2]
+}
+
+#[test]
+fn in_place_methods_of_rows() {
+    let n = total();
+    Harness::new(n + 5)
+        .primal(move |x| {
+            let mut m = rows_of(&x[5..], &LENS);
+            let y = row_methods(&mut m, &x[1..5], x[0]);
+            [vec![y], flat_of(&m)].concat()
+        })
+        .jvp(move |x, t| {
+            let mut m = rows_of(&x[5..], &LENS);
+            let mut dm = rows_of(&t[5..], &LENS);
+            let (y, d) = row_methods_jvp(&mut m, &x[1..5], x[0], &mut dm, &t[1..5], t[0]);
+            (
+                [vec![y], flat_of(&m)].concat(),
+                [vec![d], flat_of(&dm)].concat(),
+            )
+        })
+        .vjp(move |x, c, g| {
+            let mut m = rows_of(&x[5..], &LENS);
+            let mut bm = rows_of(&c[1..], &LENS);
+            let (mut bv, mut bx) = (vec![0.0; 4], 0.0);
+            let y = row_methods_vjp(&mut m, &x[1..5], x[0], &mut bm, &mut bv, &mut bx, c[0]);
+            g[0] += bx;
+            add_into(&mut g[1..5], &bv);
+            add_into(&mut g[5..], &flat_of(&bm));
+            [vec![y], flat_of(&m)].concat()
+        })
+        .random(3, -1.0, 1.0);
+}
