@@ -218,10 +218,16 @@ impl Lowerer<'_> {
                     return Some(Place::Index(base, Box::new(index)));
                 }
                 let base = self.var_of_path(&ix.expr);
-                if base.is_some_and(|v| {
-                    (self.rows.contains_key(&v) || self.is_ragged(v))
-                        && !self.views.contains_key(&v)
-                }) {
+                if base.is_some_and(|v| self.is_ragged(v)) {
+                    self.diag.unsupported_at(
+                        e,
+                        "this write to a row of a sequence of `Vec`s",
+                        "write its elements (`m[i][j] = ..`, `m[i][j] += ..`)",
+                    );
+                    return None;
+                }
+                if base.is_some_and(|v| self.rows.contains_key(&v) && !self.views.contains_key(&v))
+                {
                     self.diag.unsupported_at(
                         e,
                         "this write to a row of an array of arrays",
