@@ -8,6 +8,7 @@ pub use crate::dualn::DualN;
 pub use crate::kernels::Real;
 pub use crate::lanes::{zero_lanes, LaneScalar};
 pub use crate::na;
+pub use crate::ragged;
 pub use crate::rules;
 pub use crate::second_order::{constant, constant_array, lift, lift_const, real_f64, unlift};
 pub use crate::stop::stop_gradient;

@@ -109,6 +109,38 @@ flat_rows! {
     impl<C> for Vec<[T; C]>;
 }
 
+/// Ragged rows (`[Vec<T>]`, `Vec<Vec<T>>`): row-major, as `#[differentiate]` flattens them
+/// (scalar `k` found by walking the rows).
+macro_rules! flat_ragged {
+    ($($t:ty),*) => {$(
+        impl<T: Float> Flat<T> for $t {
+            fn flat_len(&self) -> usize {
+                self.iter().map(Vec::len).sum()
+            }
+            fn flat_get(&self, k: usize) -> T {
+                let (i, j) = ragged_at(self.iter().map(Vec::len), k);
+                self[i][j]
+            }
+            fn flat_set(&mut self, k: usize, v: T) {
+                let (i, j) = ragged_at(self.iter().map(Vec::len), k);
+                self[i][j] = v;
+            }
+        }
+    )*};
+}
+flat_ragged!([Vec<T>], Vec<Vec<T>>);
+
+/// Row and column of scalar `k` of rows of the lengths `lens`, row-major.
+fn ragged_at(lens: impl Iterator<Item = usize>, mut k: usize) -> (usize, usize) {
+    for (i, n) in lens.enumerate() {
+        if k < n {
+            return (i, k);
+        }
+        k -= n;
+    }
+    panic!("flat index past the end of ragged rows")
+}
+
 /// `Flat` of a type indexed by `usize` in order (slices, `Vec`s, nalgebra matrices): the impl's
 /// header as written, the same three methods.
 macro_rules! flat_by_index {

@@ -33,6 +33,8 @@ pub mod lanes;
 #[doc(hidden)]
 pub mod na;
 pub mod nn;
+#[doc(hidden)]
+pub mod ragged;
 pub mod rules;
 pub mod second_order;
 mod stop;

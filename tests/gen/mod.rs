@@ -14,7 +14,8 @@
 //! `wrt` subsets, exact zeros under `sqrt`); `second.rs` adds `hvp` to the functions that can
 //! have it and writes the adapters of their second order; `split.rs` adds `split` likewise and
 //! writes the adapters of `<f>_vjp_split`; `checkpoint.rs` writes `#[checkpoint]` loops and
-//! checks each against its twin without the attribute; `nalgebra.rs` writes programs of their own
+//! checks each against its twin without the attribute; `ragged.rs` adds a ragged parameter
+//! `rp: &[Vec<f64>]` with reads and summaries of its rows; `nalgebra.rs` writes programs of their own
 //! (`na000`, ...) over nalgebra matrices and vectors.
 //!
 //! Values stay bounded by construction, never by luck. Inputs lie in [-1, 1] and every expression
@@ -38,6 +39,7 @@ mod inout;
 mod nalgebra;
 mod nested;
 mod nested_rows;
+mod ragged;
 pub mod second;
 pub mod split;
 mod structs;
@@ -249,6 +251,10 @@ constructs! {
     NestedRowCall => "nested_row_call",
     NestedRowLendMut => "nested_row_lend_mut",
     NestedRowAssignSelf => "nested_row_assign_self",
+    // Ragged parameters of issue 10 (emitted by `ragged.rs`).
+    RaggedParam => "ragged_param",
+    RaggedRead => "ragged_read",
+    RaggedRows => "ragged_rows",
     // Struct arguments (emitted by `structs.rs`).
     StructRef => "struct_ref",
     StructValue => "struct_value",
@@ -574,6 +580,8 @@ enum Param {
     Row(String, usize),
     /// `&mut [f64; C]`, in-out (a row helper's row): C scalar slots.
     InOutRow(String, usize),
+    /// `&[Vec<f64>]` with rows of the given lengths (`ragged.rs`): their sum of scalar slots.
+    Ragged(String, Vec<usize>),
     /// A struct of the program's own type, or the receiver of a method (`structs.rs`).
     Struct(structs::Layout),
 }
@@ -777,6 +785,8 @@ enum Tail {
 /// Statement kinds the picker chooses from.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum St {
+    /// A summary of the ragged parameter's rows (`ragged.rs`).
+    Ragged,
     Let,
     LetMut,
     Assign,
@@ -909,6 +919,8 @@ struct FnGen<'a> {
     /// Where a `()` output writes the value without an in-out parameter (a float field of a
     /// struct taken by `&mut`).
     unit_place: Option<String>,
+    /// The row lengths of the ragged parameter `rp`, if any (`ragged.rs`).
+    ragged: Option<Vec<usize>>,
 }
 
 impl<'a> FnGen<'a> {
@@ -955,6 +967,7 @@ impl<'a> FnGen<'a> {
             nested_count: 0,
             strukt: None,
             unit_place: None,
+            ragged: None,
         }
     }
 
@@ -1013,6 +1026,7 @@ impl<'a> FnGen<'a> {
         self.inout_param(&mut params);
         self.shuffle_params(&mut params);
         self.struct_param(k, &mut params);
+        self.ragged_param(&mut params);
         for n in &names[..scalars] {
             self.push_input(n, 1.0);
         }
@@ -1102,6 +1116,7 @@ impl<'a> FnGen<'a> {
                 Param::Nested(n, _, c, false) => format!("{n}: &[[f64; {c}]]"),
                 Param::Row(n, c) => format!("{n}: &[f64; {c}]"),
                 Param::InOutRow(n, c) => format!("{n}: &mut [f64; {c}]"),
+                Param::Ragged(n, _) => format!("{n}: &[Vec<f64>]"),
                 Param::Struct(l) => structs::sig(l),
             })
             .collect();
@@ -1120,6 +1135,7 @@ impl<'a> FnGen<'a> {
                         | Param::Nested(..)
                         | Param::Row(..)
                         | Param::InOutRow(..)
+                        | Param::Ragged(..)
                         | Param::Struct(_) => true,
                         Param::Slice(_) => !self.wrt_no_slice,
                         Param::Len(_) | Param::Workspace(_) => false,
@@ -1395,6 +1411,9 @@ impl<'a> FnGen<'a> {
         if !self.nested_vars().is_empty() {
             opts.push((5, 2.5));
         }
+        if self.ragged.is_some() && self.on(Construct::RaggedRead) {
+            opts.push((6, 1.5));
+        }
         if self.on(Construct::Cast) && (self.has_len() || !self.index_vars().is_empty()) {
             opts.push((4, 0.8));
         }
@@ -1404,6 +1423,7 @@ impl<'a> FnGen<'a> {
             2 => self.slice_read(),
             3 => self.vec_read(),
             5 => self.nested_read(),
+            6 => self.ragged_read(),
             _ => self.cast(),
         }
     }
@@ -1991,6 +2011,7 @@ impl<'a> FnGen<'a> {
                 | Param::Nested(..)
                 | Param::Row(..)
                 | Param::InOutRow(..)
+                | Param::Ragged(..)
                 | Param::Struct(_) => {
                     unreachable!("helpers take no arrays or in-out arguments")
                 }
@@ -2200,6 +2221,9 @@ impl<'a> FnGen<'a> {
         if self.on(Construct::SinCos) {
             opts.push((St::SinCos, 0.4));
         }
+        if self.ragged.is_some() && self.on(Construct::RaggedRows) {
+            opts.push((St::Ragged, 0.8));
+        }
         self.idiom_stmts(&mut opts, loop_ok && can_nest);
         self.checkpoint_stmts(&mut opts);
         match self.pick_weighted(&opts) {
@@ -2235,6 +2259,7 @@ impl<'a> FnGen<'a> {
             St::Continue => self.s_guarded(Tail::Continue),
             St::Idiom(c) => self.s_idiom(c),
             St::Checkpoint => self.s_checkpoint(),
+            St::Ragged => self.s_ragged_rows(),
             St::SinCos => {
                 self.count(Construct::SinCos);
                 let (s, c) = (self.fresh("t"), self.fresh("t"));
@@ -3286,7 +3311,8 @@ fn param_name(p: &Param) -> String {
         | Param::InOutScalar(n)
         | Param::Nested(n, ..)
         | Param::Row(n, _)
-        | Param::InOutRow(n, _) => n.clone(),
+        | Param::InOutRow(n, _)
+        | Param::Ragged(n, _) => n.clone(),
         Param::Struct(l) => l.kind.root().to_string(),
     }
 }
@@ -3456,6 +3482,15 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
                 }
             }
             Param::Len(_) => args.push("n".to_string()),
+            Param::Ragged(_, lens) => {
+                let a = ragged::adapter(lens, k);
+                args.push(a.arg);
+                tangents.push(a.tangent);
+                adjoints.push(a.adjoint);
+                loads.push_str(&a.load);
+                stores.push_str(&a.store);
+                k += a.slots;
+            }
             Param::Nested(..) | Param::Row(..) => {
                 let a = nested_rows::adapter(p, k);
                 args.push(a.arg);

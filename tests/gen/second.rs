@@ -64,7 +64,7 @@ fn supported(f: &FnOut) -> bool {
         && !f
             .params
             .iter()
-            .any(|p| matches!(p, Param::Struct(_) | Param::Nested(..)))
+            .any(|p| matches!(p, Param::Struct(_) | Param::Nested(..) | Param::Ragged(..)))
 }
 
 /// Whether program number `index` is among the share `cfg.hvp` of programs: a hash of the seed

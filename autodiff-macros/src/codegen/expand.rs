@@ -562,10 +562,16 @@ impl<'a> Signatures<'a> {
     fn full_nested(&self, fwd: TokenStream, rev: TokenStream) -> TokenStream {
         let (ji, vi, _) = self.headers_as(true);
         let (j, v, g) = self.headers_as(false);
-        let (jb, vb, db) = self.nested_bodies();
+        let (mut jb, mut vb, mut db) = self.nested_bodies();
+        let (dh, dropped_body) = self.dropped();
+        if self.has_ragged() {
+            // Through the public `_vjp`, which flattens the rows.
+            (jb, vb) = self.ragged_bodies();
+            db = dropped_body;
+        }
         let (pf, pr) = self.prologues();
         let grad = g.map(|g| {
-            let s = self.struct_def();
+            let s = (!self.is_method()).then(|| self.struct_def());
             let body = self.grad_body();
             quote!(#s #g { #body })
         });
@@ -574,7 +580,6 @@ impl<'a> Signatures<'a> {
             let sparse = self.sparse_jacobian_body();
             quote!(#h { #body } #hs { #sparse })
         });
-        let (dh, _) = self.dropped();
         quote! {
             #ji { #pf #fwd }
             #vi { #pr #rev }

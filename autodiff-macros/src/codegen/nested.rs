@@ -24,6 +24,11 @@ impl Signatures<'_> {
     /// `Vec` by value; the adjoint's type for an in-out one).
     pub(super) fn nested_tangent_ty(p: &Param) -> Option<TokenStream> {
         let n = p.nest.as_ref()?;
+        if n.ragged.is_some() {
+            let e = Self::elem(p);
+            let m = p.inout.then(|| quote!(mut));
+            return Some(quote!(&#m [::std::vec::Vec<#e>]));
+        }
         if p.inout {
             return Self::nested_adjoint_ty(p);
         }
@@ -39,6 +44,9 @@ impl Signatures<'_> {
     pub(super) fn nested_adjoint_ty(p: &Param) -> Option<TokenStream> {
         let n = p.nest.as_ref()?;
         let (e, c) = (Self::elem(p), &n.row);
+        if n.ragged.is_some() {
+            return Some(quote!(&mut [::std::vec::Vec<#e>]));
+        }
         Some(match n.fixed_rows() {
             Some(r) => quote!(&mut [[#e; #c]; #r]),
             None => quote!(&mut [[#e; #c]]),
@@ -49,6 +57,9 @@ impl Signatures<'_> {
     pub(super) fn nested_grad_ty(p: &Param) -> Option<TokenStream> {
         let n = p.nest.as_ref()?;
         let (e, c) = (Self::elem(p), &n.row);
+        if n.ragged.is_some() {
+            return Some(quote!(::std::vec::Vec<::std::vec::Vec<#e>>));
+        }
         Some(match n.fixed_rows() {
             Some(r) => quote!([[#e; #c]; #r]),
             None => quote!(::std::vec::Vec<[#e; #c]>),
@@ -71,7 +82,9 @@ impl Signatures<'_> {
                     match p {
                         Some(p) if p.nest.is_some() => {
                             let (pat, ty) = (&pt.pat, &p.ty);
-                            quote!(#pat: #ty)
+                            // A ragged argument's row offsets follow its flat storage.
+                            let off = self.offsets_of(p).map(|o| quote!(, #o: &[usize]));
+                            quote!(#pat: #ty #off)
                         }
                         _ => i.to_token_stream(),
                     }
@@ -186,8 +199,8 @@ impl Signatures<'_> {
             })
             .collect();
         let unit = self.f.output.is_unit();
-        let jvp = names::flat_companion(name, "jvp");
-        let vjp = names::flat_companion(name, "vjp");
+        let jvp = self.call_path(&names::flat_companion(name, "jvp"));
+        let vjp = self.call_path(&names::flat_companion(name, "vjp"));
         let jvp_body = if unit {
             quote!(#jvp(#(#args,)* #(#tans),*))
         } else {
@@ -224,4 +237,127 @@ enum Role {
     Arg,
     Tangent,
     Adjoint,
+}
+
+impl Signatures<'_> {
+    /// Whether an argument is ragged (`&[Vec<T>]`, `Vec<Vec<T>>`...).
+    pub(super) fn has_ragged(&self) -> bool {
+        self.f
+            .params
+            .iter()
+            .any(|p| p.nest.as_ref().is_some_and(|n| n.ragged.is_some()))
+    }
+
+    /// The name of a ragged argument's row offsets (its field argument).
+    fn offsets_of(&self, p: &Param) -> Option<&syn::Ident> {
+        let off = p.nest.as_ref()?.ragged?;
+        Some(&self.f.vars[off].name)
+    }
+
+    /// The bodies of the public `_jvp` and `_vjp` of a function with ragged arguments: each
+    /// ragged argument, tangent and adjoint buffer copied into flat storage (tangents and
+    /// buffers checked to have the argument's row lengths) and its row offsets computed, the
+    /// inner companion called, then what it wrote (in-out arguments, their tangents, adjoint
+    /// buffers) copied back into the rows.
+    pub(super) fn ragged_bodies(&self) -> (TokenStream, TokenStream) {
+        let rt = names::rt();
+        let name = &self.f.item.sig.ident;
+        let taken = self.taken();
+        let mut pre = Vec::new();
+        let mut args = Vec::new();
+        let mut back = Vec::new();
+        for (k, p) in self.f.params.iter().enumerate() {
+            let n = &p.name;
+            let Some(off) = self.offsets_of(p) else {
+                args.push(Self::flat_arg(p, n, Role::Arg));
+                continue;
+            };
+            let flat = names::local("rgf", k);
+            pre.push(quote! {
+                let #off: ::std::vec::Vec<usize> = #rt::ragged::offsets(&#n);
+                let mut #flat = #rt::ragged::flatten(&#n);
+            });
+            args.push(match &p.shape {
+                Shape::Seq(SeqKind::Vec) => quote!(#flat),
+                _ if p.inout => quote!(&mut #flat[..]),
+                _ => quote!(&#flat[..]),
+            });
+            args.push(quote!(&#off[..]));
+            if p.inout {
+                back.push(quote!(#rt::ragged::write_back(&mut *#n, &#flat);));
+            }
+        }
+        // The tangents (forward) or adjoint buffers (reverse) in the flat form.
+        let buffers = |reverse: bool, pre: &mut Vec<TokenStream>, back: &mut Vec<TokenStream>| {
+            let mut out = Vec::new();
+            for (k, p) in self.f.params.iter().enumerate().filter(|(_, p)| p.active) {
+                let d = names::shadow_param(&p.name, &taken);
+                let Some(off) = self.offsets_of(p) else {
+                    let role = if reverse {
+                        Role::Adjoint
+                    } else {
+                        Role::Tangent
+                    };
+                    out.push(Self::flat_arg(p, &d, role));
+                    continue;
+                };
+                let flat = names::local("rgd", k);
+                let (what, of) = (d.to_string(), p.name.to_string());
+                pre.push(quote! {
+                    let mut #flat = #rt::ragged::flatten_like(&#d, &#off, #what, #of);
+                });
+                if reverse || p.inout {
+                    out.push(quote!(&mut #flat[..]));
+                    back.push(quote!(#rt::ragged::write_back(&mut *#d, &#flat);));
+                } else {
+                    out.push(quote!(&#flat[..]));
+                }
+            }
+            out
+        };
+        let unit = self.f.output.is_unit();
+        let jvp = self.call_path(&names::flat_companion(name, "jvp"));
+        let vjp = self.call_path(&names::flat_companion(name, "vjp"));
+        let (mut jpre, mut jback) = (pre.clone(), back.clone());
+        let tans = buffers(false, &mut jpre, &mut jback);
+        let (v, t) = (names::local("rgv", 0), names::local("rgt", 0));
+        let jvp_body = if unit {
+            quote! {
+                #(#jpre)*
+                #jvp(#(#args,)* #(#tans),*);
+                #(#jback)*
+            }
+        } else {
+            let (nv, nt) = (
+                self.nest_output(v.to_token_stream()),
+                self.nest_output(t.to_token_stream()),
+            );
+            quote! {
+                #(#jpre)*
+                let (#v, #t) = #jvp(#(#args,)* #(#tans),*);
+                #(#jback)*
+                (#nv, #nt)
+            }
+        };
+        let (mut vpre, mut vback) = (pre, back);
+        let adjs = buffers(true, &mut vpre, &mut vback);
+        let seed = names::seed(&taken);
+        let vjp_body = if unit {
+            quote! {
+                #(#vpre)*
+                #vjp(#(#args,)* #(#adjs),*);
+                #(#vback)*
+            }
+        } else {
+            let s = self.flat_seed(&seed);
+            let nv = self.nest_output(v.to_token_stream());
+            quote! {
+                #(#vpre)*
+                let #v = #vjp(#(#args,)* #(#adjs,)* #s);
+                #(#vback)*
+                #nv
+            }
+        };
+        (jvp_body, vjp_body)
+    }
 }

@@ -44,6 +44,8 @@ fn check(f: &Function, split: &syn::Ident, diag: &mut Diag) {
         Some("methods and struct arguments")
     } else if f.uses_na() {
         Some("nalgebra values")
+    } else if sigs.has_ragged() {
+        Some("sequences of `Vec`s (`&[Vec<T>]`, `Vec<Vec<T>>`)")
     } else if sigs.is_nested() {
         Some("arrays of arrays")
     } else if f

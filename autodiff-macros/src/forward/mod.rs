@@ -123,7 +123,8 @@ fn forward_program_in(f: &Function, lanes: Option<&syn::Ident>) -> Vec<Op> {
 /// Whether argument `p`, a `Vec` taken by value, is written or moved whole (`let mut w = w;`,
 /// `v = w`): its tangent must then be an owned `Vec`, not the caller's slice.
 fn owned_tangent(f: &Function, p: &Param) -> bool {
-    let by_value = !matches!(p.ty, syn::Type::Reference(_)) && p.nest.is_none();
+    // `Vec<[T; C]>` and `Vec<Vec<T>>` by value are flat `Vec<T>`s here, like a `Vec<T>`.
+    let by_value = !matches!(p.ty, syn::Type::Reference(_));
     by_value
         && p.field.is_none()
         && p.shape == Shape::Seq(SeqKind::Vec)

@@ -608,6 +608,10 @@ pub struct FieldOf {
 pub struct Nest {
     pub ty: syn::Type,
     pub row: ArrayLen,
+    /// Rows of any length (`&[Vec<T>]`, `&mut [Vec<T>]`, `Vec<Vec<T>>`, `lower/ragged.rs`): the
+    /// field argument holding the row offsets (`row` is unused). The flat form is the rows one
+    /// after another.
+    pub ragged: Option<VarId>,
 }
 
 impl Nest {

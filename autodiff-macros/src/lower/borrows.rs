@@ -195,6 +195,14 @@ impl Lowerer<'_> {
             }
             x => {
                 let v = self.var_of_path(x)?;
+                if self.is_ragged(v) {
+                    self.poison(
+                        ix,
+                        "ranges of rows of a sequence of `Vec`s (yet)",
+                        "borrow one row (`&m[i]`) or index elements (`m[i][j]`)",
+                    );
+                    return Some(None);
+                }
                 if self.rows.contains_key(&v) && !self.views.contains_key(&v) {
                     self.poison(
                         ix,

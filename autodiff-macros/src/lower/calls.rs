@@ -23,6 +23,10 @@ impl Lowerer<'_> {
                 if name == "len" && m.args.is_empty() {
                     return view.len.clone();
                 }
+                if name == "is_empty" && m.args.is_empty() {
+                    let zero = super::build::int_lit(0, span);
+                    return super::build::bin(BinOp::Eq, view.len.clone(), zero);
+                }
                 if matches!(name.as_str(), "to_vec" | "to_owned") && m.args.is_empty() {
                     return self.view_to_vec(m, out);
                 }
@@ -32,6 +36,9 @@ impl Lowerer<'_> {
         let of_range = matches!(&*m.receiver, syn::Expr::Index(ix) if matches!(&*ix.index, syn::Expr::Range(_)));
         if of_range && matches!(name.as_str(), "to_vec" | "to_owned") && m.args.is_empty() {
             return self.view_to_vec(m, out);
+        }
+        if let Some(e) = self.ragged_method(m, out) {
+            return e;
         }
         if let Some(e) = self.nested_method(m) {
             return e;

@@ -45,6 +45,14 @@ pub(super) enum ISeq {
         /// `chunks_mut`, `chunks_exact_mut`: items borrowed `&mut`.
         mutable: bool,
     },
+    /// The rows of a ragged variable (`lower/ragged.rs`): row `k` is the view
+    /// `var[offsets[k]..offsets[k + 1]]`.
+    Rows {
+        var: VarId,
+        offsets: VarId,
+        /// `iter_mut`: rows written through.
+        mutable: bool,
+    },
     Map(Box<ISeq>, Closure),
     Filter(Box<ISeq>, Closure),
 }
@@ -505,6 +513,7 @@ impl Lowerer<'_> {
                 exact: true,
                 ..
             } => bin(BinOp::Div, src_len(*var, len, span), size.clone()),
+            ISeq::Rows { offsets, .. } => Self::ragged_len(*offsets, span),
             ISeq::Chunks { var, len, size, .. } => {
                 let up = bin(
                     BinOp::Sub,
@@ -633,6 +642,34 @@ impl Lowerer<'_> {
                     row: self.row_of(*var),
                 })
             }
+            ISeq::Rows {
+                var,
+                offsets,
+                mutable,
+            } => {
+                let k = self.once(k, body.stmts());
+                let start = Expr::new(
+                    ExprKind::Index {
+                        base: *offsets,
+                        index: Box::new(k.clone()),
+                    },
+                    span,
+                );
+                let end = Expr::new(
+                    ExprKind::Index {
+                        base: *offsets,
+                        index: Box::new(bin(BinOp::Add, k, int_lit(1, span))),
+                    },
+                    span,
+                );
+                Item::View(View {
+                    base: *var,
+                    offset: start.clone(),
+                    len: bin(BinOp::Sub, end, start),
+                    mutable: *mutable,
+                    row: None,
+                })
+            }
             ISeq::Map(a, c) => {
                 let x = self.elem(a, k, body)?;
                 let r = self.apply(c, vec![x], body)?;
@@ -652,9 +689,10 @@ impl Lowerer<'_> {
 /// The first sequence variable a chain iterates (the one `elem_type` reads).
 pub(super) fn first_seq_var(s: &ISeq) -> Option<VarId> {
     match s {
-        ISeq::Slice { var, .. } | ISeq::Windows { var, .. } | ISeq::Chunks { var, .. } => {
-            Some(*var)
-        }
+        ISeq::Slice { var, .. }
+        | ISeq::Windows { var, .. }
+        | ISeq::Chunks { var, .. }
+        | ISeq::Rows { var, .. } => Some(*var),
         ISeq::Range { .. } => None,
         ISeq::Zip(a, _)
         | ISeq::Chain(a, _)

@@ -9,7 +9,8 @@ impl Lowerer<'_> {
         match s {
             ISeq::Slice { var: v, .. }
             | ISeq::Windows { var: v, .. }
-            | ISeq::Chunks { var: v, .. } => {
+            | ISeq::Chunks { var: v, .. }
+            | ISeq::Rows { var: v, .. } => {
                 let ty = self.vars[*v].ty.as_ref()?;
                 crate::lower::seq_elem(ty)
             }

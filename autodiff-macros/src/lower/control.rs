@@ -202,6 +202,10 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn place(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) -> Option<Place> {
+        // A write to a variable already reported is not reported again.
+        if self.mentions_poisoned(e) {
+            return None;
+        }
         match e {
             // Reported when the struct arguments were planned (`lower/structs.rs`).
             syn::Expr::Field(_) if self.int_field(e) => None,
@@ -214,6 +218,14 @@ impl Lowerer<'_> {
                     return Some(Place::Index(base, Box::new(index)));
                 }
                 let base = self.var_of_path(&ix.expr);
+                if base.is_some_and(|v| self.is_ragged(v)) {
+                    self.diag.unsupported_at(
+                        e,
+                        "this write to a row of a sequence of `Vec`s",
+                        "write its elements (`m[i][j] = ..`, `m[i][j] += ..`)",
+                    );
+                    return None;
+                }
                 if base.is_some_and(|v| self.rows.contains_key(&v) && !self.views.contains_key(&v))
                 {
                     self.diag.unsupported_at(

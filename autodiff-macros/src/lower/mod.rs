@@ -29,6 +29,7 @@ mod inplace;
 mod na;
 mod nested;
 mod patterns;
+mod ragged;
 mod shapes;
 mod stmts;
 mod structs;
@@ -77,6 +78,8 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         na_out: Default::default(),
         sole_float: None,
         let_target: None,
+        ragged: HashMap::new(),
+        ragged_fields: Vec::new(),
     };
     cx.check_signature(&item.sig);
     // Struct arguments: their fields become arguments of their own (`lower/structs.rs`).
@@ -88,9 +91,14 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     fields.append(&mut cx.na_fields);
     if !fields.is_empty() {
         if let Some(p) = params.iter().find(|p| p.nest.is_some()) {
+            let ragged = p.nest.as_ref().is_some_and(|n| n.ragged.is_some());
             cx.diag.unsupported_at(
                 &p.name,
-                "arrays of arrays next to struct arguments whose fields are read (yet)",
+                if ragged {
+                    "sequences of `Vec`s next to struct arguments whose fields are read (yet)"
+                } else {
+                    "arrays of arrays next to struct arguments whose fields are read (yet)"
+                },
                 "pass the nested array in a function of its own, or flatten it",
             );
         }
@@ -129,6 +137,8 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
             "return a flat array, or compute the nested one in a function of its own",
         );
     }
+    // After the checks above: the row offsets of ragged arguments are field arguments too.
+    fields.append(&mut cx.ragged_fields);
     cx.output_row = output
         .as_ref()
         .and_then(|o| o.nest.as_ref())
@@ -145,6 +155,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     cx.check_mut_borrows(&body, tail.as_ref());
     cx.lend_rows(&mut body, tail.as_mut());
     cx.check_nested_uses(&body, tail.as_ref());
+    cx.check_ragged_uses(&body, tail.as_ref());
     checkpoint::misplaced(&item.block, cx.diag);
     let attrs = std::mem::take(&mut cx.checkpoint_attrs);
     let checkpoints = cx.check_checkpoints(&body, attrs);
@@ -290,6 +301,11 @@ pub(crate) struct Lowerer<'a> {
     /// The annotation of the `let` whose value is a conversion being lowered
     /// (`let c: f64 = convert(x);`), taken by the conversion.
     pub(crate) let_target: Option<syn::Type>,
+    /// Ragged variables (`m: &[Vec<T>]`, flattened): the variable holding their row offsets
+    /// (`lower/ragged.rs`).
+    pub(crate) ragged: HashMap<VarId, VarId>,
+    /// The row offsets of ragged arguments, as field arguments the public companions bind.
+    pub(crate) ragged_fields: Vec<Param>,
 }
 
 /// The `const` and `static` items declared anywhere in a function body, by name.

@@ -126,9 +126,12 @@ impl Lowerer<'_> {
     /// Whether `e` is `p[i]` of a nested array variable `p` (nothing lowered).
     pub(super) fn is_row(&self, e: &syn::Expr) -> bool {
         match e {
-            syn::Expr::Index(ix) if !matches!(&*ix.index, syn::Expr::Range(_)) => self
-                .var_of_path(&ix.expr)
-                .is_some_and(|v| self.rows.contains_key(&v) && !self.views.contains_key(&v)),
+            syn::Expr::Index(ix) if !matches!(&*ix.index, syn::Expr::Range(_)) => {
+                self.var_of_path(&ix.expr).is_some_and(|v| {
+                    (self.rows.contains_key(&v) || self.is_ragged(v))
+                        && !self.views.contains_key(&v)
+                })
+            }
             syn::Expr::Paren(p) => self.is_row(&p.expr),
             _ => false,
         }
@@ -147,6 +150,10 @@ impl Lowerer<'_> {
         let v = self.var_of_path(&ix.expr)?;
         if self.views.contains_key(&v) {
             return None;
+        }
+        if self.is_ragged(v) {
+            let i = self.expr(&ix.index, out);
+            return self.ragged_view(v, i, out);
         }
         let row = self.row_of(v)?;
         let span = ix.index.span();
@@ -171,6 +178,9 @@ impl Lowerer<'_> {
         if self.views.contains_key(&v) {
             return None;
         }
+        if let Some(rows) = self.ragged_rows(v) {
+            return Some(rows);
+        }
         let row = self.row_of(v)?;
         Some(ISeq::Chunks {
             var: v,
@@ -185,6 +195,19 @@ impl Lowerer<'_> {
     /// `p.iter_mut()` of a nested array (`s` its rows, as `rows_source` gives them): the rows
     /// written through.
     pub(super) fn rows_written(&mut self, s: &ISeq) -> Option<ISeq> {
+        if let ISeq::Rows {
+            var,
+            offsets,
+            mutable: false,
+        } = s
+        {
+            self.vars[*var].mutable = true;
+            return Some(ISeq::Rows {
+                var: *var,
+                offsets: *offsets,
+                mutable: true,
+            });
+        }
         let ISeq::Chunks {
             var,
             offset,
@@ -210,6 +233,15 @@ impl Lowerer<'_> {
 
     /// `p[a..b]` iterated, `p` a nested array: reported (a range of rows, not yet), `true`.
     pub(super) fn range_of_rows(&mut self, v: VarId, ix: &syn::ExprIndex) -> bool {
+        if self.is_ragged(v) {
+            self.diag.unsupported_at(
+                ix,
+                "ranges of rows of a sequence of `Vec`s (yet)",
+                "iterate over all rows with `skip`/`take` (`m.iter().skip(a).take(n)`), or index \
+                 the rows (`for i in a..b { m[i] }`)",
+            );
+            return true;
+        }
         if !self.rows.contains_key(&v) || self.views.contains_key(&v) {
             return false;
         }
@@ -240,6 +272,14 @@ impl Lowerer<'_> {
     /// a literal length only).
     pub(super) fn row_copy(&mut self, e: &syn::Expr, view: View) -> Expr {
         let span = e.span();
+        if view.row.is_none() {
+            return self.poison(
+                e,
+                "a row of a sequence of `Vec`s used as a value",
+                "borrow the row (`&m[i]`, `let r = &m[i];`), copy it (`m[i].to_vec()`) or read \
+                 its elements (`m[i][j]`)",
+            );
+        }
         let Some(n) = view.row.as_ref().and_then(ArrayLen::literal) else {
             return self.poison(
                 e,
@@ -323,6 +363,7 @@ impl Lowerer<'_> {
         };
         // The row is the one at the time of the `let`: `let r = &p[k]; k += 1;`.
         view.offset = self.once(view.offset, out);
+        view.len = self.once(view.len, out);
         if r.mutability.is_some() {
             view.mutable = true;
             self.vars[view.base].mutable = true;
@@ -335,6 +376,9 @@ impl Lowerer<'_> {
     /// (`value` an array literal, a repeat `[x; C]`, a row or an array variable of a literal
     /// length). `true` when handled (errors included).
     pub(super) fn row_assign(&mut self, a: &syn::ExprAssign, out: &mut Vec<Stmt>) -> bool {
+        if self.ragged_row_assign(a) {
+            return true;
+        }
         let Some(view) = self.row_view(&a.left, out) else {
             return false;
         };

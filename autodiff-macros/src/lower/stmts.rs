@@ -170,6 +170,13 @@ impl Lowerer<'_> {
             }
             None => None,
         };
+        // `let m: Vec<Vec<f64>> = ..`, `vec![vec![..]; n]`: reported; later uses are not.
+        if self.ragged_local(ty.as_ref(), init) {
+            if let syn::Pat::Ident(pi) = pat {
+                self.poisoned_names.push(pi.ident.to_string());
+            }
+            return;
+        }
         // `let (a, b) = (e1, e2);` splits into one binding per component.
         if let (syn::Pat::Tuple(pt), Some(syn::Expr::Tuple(et)), None) = (pat, init, &ty) {
             if pt.elems.len() == et.elems.len()

@@ -169,6 +169,11 @@ impl Lowerer<'_> {
                 params.push(p);
                 continue;
             }
+            // Rows of any length: a flat sequence and its row offsets (`lower/ragged.rs`).
+            if let Some(p) = self.ragged_param(i, pt, &name, mutable, selected) {
+                params.push(p);
+                continue;
+            }
             // A nested array is seen in its flat form (`lower/nested.rs`).
             let (ty, nest) = match self.flat_type(&pt.ty) {
                 Some((flat, row)) => (
@@ -176,6 +181,7 @@ impl Lowerer<'_> {
                     Some(Nest {
                         ty: (*pt.ty).clone(),
                         row,
+                        ragged: None,
                     }),
                 ),
                 None => ((*pt.ty).clone(), None),
@@ -439,12 +445,25 @@ impl Lowerer<'_> {
         if let Some(o) = self.na_output(&ty) {
             return o;
         }
+        if self.ragged_type(&ty).is_some() {
+            self.diag.unsupported_at(
+                &ty,
+                "outputs holding rows of `Vec`s (`Vec<Vec<T>>`) (yet)",
+                "write the rows into a `&mut [Vec<T>]` argument (`fn f(.., out: &mut [Vec<f64>])`, \
+                 returning `()`), or return the data flat (`Vec<T>`)",
+            );
+            return None;
+        }
         // `-> [[T; C]; R]`, `-> Vec<[T; C]>`: the flat form, converted by the public companions.
         if !matches!(ty, syn::Type::Reference(_)) {
             if let Some((flat, row)) = self.flat_type(&ty) {
                 let out = self.output_of(&flat);
                 return out.map(|o| Output {
-                    nest: Some(Nest { ty, row }),
+                    nest: Some(Nest {
+                        ty,
+                        row,
+                        ragged: None,
+                    }),
                     ..o
                 });
             }

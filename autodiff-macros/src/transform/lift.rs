@@ -105,6 +105,13 @@ fn check(f: &Function, hvp: &syn::Ident, diag: &mut Diag) {
                 "struct arguments with `hvp`",
                 "pass the struct's float fields as arguments of their own",
             );
+        } else if let Some(nest) = p.nest.as_ref().filter(|n| n.ragged.is_some()) {
+            diag.unsupported_at(
+                &nest.ty,
+                "sequences of `Vec`s (`&[Vec<T>]`, `Vec<Vec<T>>`) with `hvp` (yet)",
+                "pass the rows' data flat (`&[f64]`) with their offsets, and index it \
+                 `m[off[i] + j]`",
+            );
         } else if let Some(nest) = &p.nest {
             diag.unsupported_at(
                 &nest.ty,

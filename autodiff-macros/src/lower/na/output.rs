@@ -66,8 +66,8 @@ impl Lowerer<'_> {
                 let name = &var.name;
                 int_arg.then(|| quote!(#name))
             }
-            // `x.len()` of a flat sequence argument (not a nested array, whose public length
-            // counts rows).
+            // `x.len()` of a flat sequence argument (not a nested or ragged one, whose public
+            // length counts rows).
             ExprKind::Len(v) => {
                 let var = &self.vars[*v];
                 // An array's length is a constant (`from_row_slice(&[a, b, c])`).
@@ -79,7 +79,8 @@ impl Lowerer<'_> {
                 }
                 let flat_arg = matches!(var.origin, VarOrigin::Param(i) if i < 1000)
                     && matches!(var.shape, Shape::Seq(_))
-                    && !self.rows.contains_key(v);
+                    && !self.rows.contains_key(v)
+                    && !self.ragged.contains_key(v);
                 let name = &var.name;
                 flat_arg.then(|| quote!(#name.len()))
             }

@@ -1,0 +1,411 @@
+//! Ragged sequences: takes arguments whose rows may have different lengths (`&[Vec<T>]`,
+//! `&mut [Vec<T>]`, `&Vec<Vec<T>>`, `&mut Vec<Vec<T>>`, `Vec<Vec<T>>`, `T` a float) and the code
+//! that reads and writes them, gives the same code over one flat row-major sequence plus an
+//! integer argument of its own holding the row offsets (`off`, `rows + 1` of them, bound by the
+//! public companions, `codegen/nested.rs`): `m[i][j]` is `m[off[i] + j]`, a row `m[i]` is the
+//! view `m[off[i]..off[i + 1]]` (a slice where it is passed on), `m.iter()` iterates over such
+//! views (`ISeq::Rows`), `m.len()` is `off.len() - 1`, `m[i].len()` is `off[i + 1] - off[i]`.
+//! Everything after lowering sees a flat sequence and an integer sequence only.
+//!
+//! A ragged variable is never used whole: its flat form would mean something else (its length,
+//! its elements), so every use other than indexing and iterating over rows is reported
+//! (`check_ragged_uses`). Locals and outputs holding rows of rows are reported where they are
+//! written.
+
+use super::build::{bin, int_lit};
+use super::chains::ISeq;
+use super::*;
+
+impl Lowerer<'_> {
+    /// A ragged argument type as its flat form and element type: `&[Vec<T>]` and `&Vec<Vec<T>>`
+    /// are `&[T]`, with `&mut` kept, `Vec<Vec<T>>` is `Vec<T>`. `None` for any other type.
+    pub(super) fn ragged_type(&self, ty: &syn::Type) -> Option<(syn::Type, syn::Type)> {
+        let span = ty.span();
+        match ty {
+            syn::Type::Reference(r) => {
+                let elem = match &*r.elem {
+                    syn::Type::Slice(s) => self.float_vec(&s.elem)?,
+                    t => self.vec_of_vecs(t)?,
+                };
+                let (lt, m) = (&r.lifetime, &r.mutability);
+                Some((syn::parse_quote_spanned!(span=> &#lt #m [#elem]), elem))
+            }
+            syn::Type::Paren(p) => self.ragged_type(&p.elem),
+            syn::Type::Group(g) => self.ragged_type(&g.elem),
+            t => {
+                let elem = self.vec_of_vecs(t)?;
+                Some((
+                    syn::parse_quote_spanned!(span=> ::std::vec::Vec<#elem>),
+                    elem,
+                ))
+            }
+        }
+    }
+
+    /// `Vec<T>` with `T` a float: `T`.
+    fn float_vec(&self, t: &syn::Type) -> Option<syn::Type> {
+        match t {
+            syn::Type::Paren(p) => self.float_vec(&p.elem),
+            syn::Type::Path(_) if matches!(self.classify(t), TypeClass::Seq(SeqKind::Vec)) => {
+                seq_elem(t)
+            }
+            _ => None,
+        }
+    }
+
+    /// `Vec<Vec<T>>` with `T` a float: `T`.
+    fn vec_of_vecs(&self, t: &syn::Type) -> Option<syn::Type> {
+        let syn::Type::Path(tp) = t else {
+            return None;
+        };
+        let last = tp.path.segments.last()?;
+        if last.ident != "Vec" {
+            return None;
+        }
+        let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+            return None;
+        };
+        match a.args.first()? {
+            syn::GenericArgument::Type(inner) => self.float_vec(inner),
+            _ => None,
+        }
+    }
+
+    /// A ragged argument (`m: &[Vec<T>]`...): the flat sequence the body works on, with a
+    /// field argument of its own for the row offsets. `None` for any other argument.
+    pub(super) fn ragged_param(
+        &mut self,
+        i: usize,
+        pt: &syn::PatType,
+        name: &syn::Ident,
+        mutable: bool,
+        selected: bool,
+    ) -> Option<Param> {
+        let (flat, elem) = self.ragged_type(&pt.ty)?;
+        let (shape, elem_ty, inout) = self.param_shape(&flat, selected, name);
+        let elem_ty = elem_ty.or(Some(elem));
+        let var = self.new_var(
+            name.clone(),
+            mutable || inout,
+            shape.clone(),
+            VarOrigin::Param(i),
+            Some(flat.clone()),
+        );
+        self.bind(name, var);
+        let id = crate::names::synthetic("off", self.vars.len());
+        let off_ty: syn::Type = syn::parse_quote!(&[usize]);
+        let off = self.new_var(
+            id.clone(),
+            false,
+            Shape::Other,
+            VarOrigin::Param(2000 + i),
+            Some(off_ty.clone()),
+        );
+        self.ragged.insert(var, off);
+        self.ragged_fields.push(Param {
+            var: off,
+            name: id,
+            ty: off_ty,
+            shape: Shape::Other,
+            elem_ty: None,
+            active: false,
+            inout: false,
+            nest: None,
+            strukt: None,
+            field: None,
+            na: None,
+        });
+        let row = ArrayLen::of_items(0);
+        Some(Param {
+            var,
+            name: name.clone(),
+            ty: flat,
+            active: selected && shape.is_float(),
+            shape,
+            elem_ty,
+            inout,
+            nest: Some(Nest {
+                ty: (*pt.ty).clone(),
+                row,
+                ragged: Some(off),
+            }),
+            strukt: None,
+            field: None,
+            na: None,
+        })
+    }
+
+    /// `off[e]` of the row offsets `off`.
+    fn offset_at(off: VarId, e: Expr) -> Expr {
+        let span = e.span;
+        Expr::new(
+            ExprKind::Index {
+                base: off,
+                index: Box::new(e),
+            },
+            span,
+        )
+    }
+
+    /// Row `i` of a ragged variable `v` as a view `v[off[i]..off[i + 1]]` (`i` lowered).
+    pub(super) fn ragged_view(&mut self, v: VarId, i: Expr, out: &mut Vec<Stmt>) -> Option<View> {
+        let off = *self.ragged.get(&v)?;
+        let span = i.span;
+        // The index is read twice (start and end): bound to a name when it calls a function.
+        let i = if i.has_call() { self.once(i, out) } else { i };
+        let start = Self::offset_at(off, i.clone());
+        let end = Self::offset_at(off, bin(BinOp::Add, i, int_lit(1, span)));
+        Some(View {
+            base: v,
+            offset: start.clone(),
+            len: bin(BinOp::Sub, end, start),
+            mutable: false,
+            row: None,
+        })
+    }
+
+    /// The rows of a ragged variable iterated (`m.iter()`, `for r in m`).
+    pub(super) fn ragged_rows(&self, v: VarId) -> Option<ISeq> {
+        let off = *self.ragged.get(&v)?;
+        Some(ISeq::Rows {
+            var: v,
+            offsets: off,
+            mutable: false,
+        })
+    }
+
+    /// The number of rows of a ragged variable, `off.len() - 1`.
+    pub(super) fn ragged_len(off: VarId, span: Span) -> Expr {
+        bin(
+            BinOp::Sub,
+            Expr::new(ExprKind::Len(off), span),
+            int_lit(1, span),
+        )
+    }
+
+    /// Whether `v` is a ragged variable (not a view of one).
+    pub(super) fn is_ragged(&self, v: VarId) -> bool {
+        self.ragged.contains_key(&v)
+    }
+
+    /// A method of a ragged variable `m` or of a row `m[i]`: `m.len()`, `m[i].len()`,
+    /// `m[i].to_vec()`; any other method of `m` itself is reported. `None`: not a method of
+    /// either (row methods such as `iter` are chain sources, lowered by `chains.rs`).
+    pub(super) fn ragged_method(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Expr> {
+        let span = m.span();
+        let name = m.method.to_string();
+        if let syn::Expr::Index(ix) = strip_parens(&m.receiver) {
+            let v = self.var_of_path(&ix.expr)?;
+            if !self.is_ragged(v) || matches!(&*ix.index, syn::Expr::Range(_)) {
+                return None;
+            }
+            return match name.as_str() {
+                "len" | "is_empty" if m.args.is_empty() => {
+                    let i = self.expr(&ix.index, out);
+                    let view = self.ragged_view(v, i, out)?;
+                    Some(match name.as_str() {
+                        "len" => view.len,
+                        _ => bin(BinOp::Eq, view.len, int_lit(0, span)),
+                    })
+                }
+                "to_vec" | "to_owned" if m.args.is_empty() => Some(self.view_to_vec(m, out)),
+                _ => None,
+            };
+        }
+        let v = self.var_of_path(&m.receiver)?;
+        let off = *self.ragged.get(&v)?;
+        Some(match name.as_str() {
+            "len" if m.args.is_empty() => Self::ragged_len(off, span),
+            "is_empty" if m.args.is_empty() => bin(
+                BinOp::Eq,
+                Expr::new(ExprKind::Len(off), span),
+                int_lit(1, span),
+            ),
+            // Chain sources (`iter`, `iter_mut`...) are lowered by the chain they start.
+            _ if super::chains::ADAPTORS.contains(&name.as_str()) => return None,
+            _ => self.poison(
+                &m.method,
+                &format!("the method `{name}` of a sequence of `Vec`s (yet)"),
+                "index rows and elements (`m[i]`, `m[i][j]`, `m[i].len()`, `m.len()`), iterate over the \
+                 rows (`for r in m.iter()`), or write a loop",
+            ),
+        })
+    }
+
+    /// `m[i] = ..` with `m` ragged: reported (`true`) — a whole row is not assigned.
+    pub(super) fn ragged_row_assign(&mut self, a: &syn::ExprAssign) -> bool {
+        let syn::Expr::Index(ix) = strip_parens(&a.left) else {
+            return false;
+        };
+        if !self
+            .var_of_path(&ix.expr)
+            .is_some_and(|v| self.is_ragged(v))
+        {
+            return false;
+        }
+        self.diag.unsupported_at(
+            &a.left,
+            "assigning a whole row of a sequence of `Vec`s",
+            "write its elements (`m[i][j] = ..`, or `for (j, y) in m[i].iter_mut().enumerate()`)",
+        );
+        true
+    }
+
+    /// A `let` whose type or value is rows of `Vec`s (`let m: Vec<Vec<f64>> = ..`,
+    /// `vec![vec![..]; n]`): reported, `true`.
+    pub(super) fn ragged_local(
+        &mut self,
+        ty: Option<&syn::Type>,
+        init: Option<&syn::Expr>,
+    ) -> bool {
+        let at: &dyn ToTokens = match (ty, init) {
+            (Some(t), _) if self.ragged_type(t).is_some() => t,
+            (_, Some(e)) if vec_of_vecs_literal(e) => e,
+            _ => return false,
+        };
+        self.diag.unsupported_at(
+            at,
+            "local variables holding rows of `Vec`s (`Vec<Vec<T>>`, `vec![vec![..]; n]`) (yet)",
+            "keep the data flat (`let m = vec![0.0; rows * cols];`, `m[i * cols + j]`) or take \
+             the rows as an argument (`m: &[Vec<f64>]`, `m: &mut [Vec<f64>]`)",
+        );
+        true
+    }
+
+    /// After lowering: every use of a ragged variable other than through its rows and elements
+    /// (read whole, copied, borrowed whole, passed on, assigned, pushed to, named in a macro)
+    /// is reported: its flat form would mean something else.
+    pub(super) fn check_ragged_uses(&mut self, body: &[Stmt], tail: Option<&Expr>) {
+        if self.ragged.is_empty() {
+            return;
+        }
+        let ragged = &self.ragged;
+        let mut whole: Vec<(Span, VarId)> = Vec::new();
+        let mut check = |e: &Expr| match &e.kind {
+            ExprKind::Var(v)
+            | ExprKind::CopySeq(v, _)
+            | ExprKind::MutRef(v, _, None)
+            | ExprKind::Len(v)
+                if ragged.contains_key(v) =>
+            {
+                whole.push((e.span, *v))
+            }
+            ExprKind::SubSlice {
+                base,
+                start: None,
+                end: None,
+                ..
+            } if ragged.contains_key(base) => whole.push((e.span, *base)),
+            _ => {}
+        };
+        for s in body {
+            walk_stmt_exprs(s, &mut |e| e.visit(&mut check));
+        }
+        if let Some(t) = tail {
+            t.visit(&mut check);
+        }
+        let mut written: Vec<(Span, VarId)> = Vec::new();
+        visit_stmt_list(body, &mut |x: &Stmt| match x {
+            Stmt::Push { vec, value } if ragged.contains_key(vec) => {
+                written.push((value.span, *vec))
+            }
+            Stmt::Assign {
+                place: Place::Var(v),
+                value,
+                ..
+            } if ragged.contains_key(v) => written.push((value.span, *v)),
+            Stmt::Macro(tokens, vars) => {
+                if let Some(v) = vars.iter().find(|v| ragged.contains_key(v)) {
+                    let span = tokens
+                        .clone()
+                        .into_iter()
+                        .next()
+                        .map_or_else(Span::call_site, |t| t.span());
+                    written.push((span, *v));
+                }
+            }
+            _ => {}
+        });
+        let mut seen = std::collections::HashSet::new();
+        for (span, v) in whole {
+            if !seen.insert(format!("{span:?}")) {
+                continue;
+            }
+            let name = self.vars[v].name.to_string();
+            self.diag.unsupported(
+                span,
+                &format!(
+                    "using `{name}`, a sequence of `Vec`s, whole here (passed on, copied, \
+                     compared or bound to another name) (yet)"
+                ),
+                &format!(
+                    "use its rows and elements (`{name}[i]`, `&{name}[i]`, `{name}[i][j]`, \
+                     `{name}.len()`, `for r in {name}.iter()`)"
+                ),
+            );
+        }
+        for (span, v) in written {
+            let name = self.vars[v].name.to_string();
+            self.diag.unsupported(
+                span,
+                &format!(
+                    "changing the rows of `{name}`, a sequence of `Vec`s, or naming it in a \
+                     macro (the macro sees its elements, not its rows)"
+                ),
+                &format!(
+                    "write its elements (`{name}[i][j] = ..`); to print or assert, copy what you \
+                     need into a local first (`let n = {name}.len();`)"
+                ),
+            );
+        }
+    }
+}
+
+/// Whether `e` builds rows of `Vec`s as far as syntax shows: `vec![vec![..]; n]`,
+/// `vec![vec![..], ..]`.
+fn vec_of_vecs_literal(e: &syn::Expr) -> bool {
+    let syn::Expr::Macro(m) = strip_parens(e) else {
+        return false;
+    };
+    if !m.mac.path.is_ident("vec") {
+        return false;
+    }
+    // `vec![elem; n]` first: `elem; n` does not parse as a list.
+    let first = match m.mac.parse_body::<VecRepeat>() {
+        Ok(rep) => Some(rep.elem),
+        Err(_) => m
+            .mac
+            .parse_body_with(
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+            )
+            .ok()
+            .and_then(|items| items.into_iter().next()),
+    };
+    matches!(first, Some(syn::Expr::Macro(inner)) if inner.mac.path.is_ident("vec"))
+}
+
+/// `elem; len` inside `vec![..]`.
+struct VecRepeat {
+    elem: syn::Expr,
+}
+
+impl syn::parse::Parse for VecRepeat {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        let elem: syn::Expr = input.parse()?;
+        let _: syn::Token![;] = input.parse()?;
+        let _: syn::Expr = input.parse()?;
+        Ok(VecRepeat { elem })
+    }
+}
+
+fn strip_parens(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Paren(p) => strip_parens(&p.expr),
+        syn::Expr::Group(g) => strip_parens(&g.expr),
+        e => e,
+    }
+}

@@ -1,0 +1,46 @@
+use autodiff_runtime::differentiate;
+
+#[differentiate]
+fn f(x: f64, n: usize) -> f64 {
+    // A local holding rows of `Vec`s, annotated or built.
+    let a: Vec<Vec<f64>> = Vec::new();
+    let mut b = vec![vec![0.0; 3]; n];
+    b[0][0] = x;
+    b[0][0] * x
+}
+
+// An output of rows of `Vec`s.
+#[differentiate]
+fn g(x: f64) -> Vec<Vec<f64>> {
+    vec![vec![x]]
+}
+
+// Options the flat form does not serve yet.
+#[differentiate(vector)]
+fn h(m: &[Vec<f64>]) -> f64 {
+    m[0][0]
+}
+
+#[differentiate(split)]
+fn k(m: &[Vec<f64>]) -> f64 {
+    m[0][0]
+}
+
+#[differentiate(hvp)]
+fn l(m: &[Vec<f64>]) -> f64 {
+    m[0][0]
+}
+
+struct Model {
+    w: f64,
+}
+
+impl Model {
+    // Next to a struct argument whose fields are read.
+    #[differentiate]
+    fn apply(&self, m: &[Vec<f64>]) -> f64 {
+        m[0][0] * self.w
+    }
+}
+
+fn main() {}
