@@ -711,6 +711,7 @@ fn generic_real_field_elements() {
     let (m, dm) = gram_generic_jvp(&a, 1.5f32, &da, 0.25);
     let want = a.transpose() * &a * 1.5;
     let dwant = (da.transpose() * &a + a.transpose() * &da) * 1.5 + a.transpose() * &a * 0.25;
+    assert!((gram_generic(&a, 1.5f32) - &want).norm() < 1e-5);
     assert!((m - want).norm() < 1e-5);
     assert!((dm - dwant).norm() < 1e-5);
 }

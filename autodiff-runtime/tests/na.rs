@@ -2019,9 +2019,7 @@ fn determinant_values_and_derivatives() {
         check_determinant_derivative(&a, n, 1e-6);
         // Exactly singular for the LU path (n > 3): a zero column.
         let mut z = a.clone();
-        for i in 0..n {
-            z[i] = 0.0;
-        }
+        z[..n].fill(0.0);
         let mut g = vec![0.0; n * n];
         na::determinant_pullback(&z, n, n, Some(&mut g), 1.0);
         assert!(g.iter().all(|v| v.is_finite()));
