@@ -1,15 +1,33 @@
-use autodiff_runtime::differentiate;
+use autodiff_runtime::{differentiate, Differentiable};
 
+#[derive(Differentiable, Clone, Copy)]
 struct Point {
     x: f64,
     y: f64,
 }
 
+fn norm(p: Point) -> f64 {
+    p.x.hypot(p.y)
+}
+
+// Struct literals and struct locals where they are not taken apart field by field: each
+// reported at its own tokens.
 #[differentiate]
-fn f(x: f64) -> f64 {
+fn f(x: f64, q: &mut Point) -> f64 {
     let p = Point { x, y: 2.0 * x };
-    let _ = p;
-    x
+    let whole = p;
+    let r = Point { x: 1.0, ..*q };
+    let n = norm(Point { x, y: x });
+    let Point { x: a, y: _ } = q;
+    whole.x + r.y + n + *a
+}
+
+#[differentiate]
+fn g(x: f64) -> f64 {
+    let base = Point { x, y: 1.0 };
+    let mut p = Point { x: 2.0, ..base };
+    p.y = x;
+    p.x * p.y
 }
 
 fn main() {}

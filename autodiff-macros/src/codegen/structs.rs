@@ -129,3 +129,133 @@ impl Signatures<'_> {
         quote!(#(#checks)* #(#binds)*)
     }
 }
+
+impl Signatures<'_> {
+    /// `<S as Differentiable>::Tangent` of a struct output `S`, spanned at the output type (a
+    /// struct without `#[derive(Differentiable)]` is reported there).
+    pub(super) fn struct_out_tangent(&self) -> Option<TokenStream> {
+        let so = self.f.output.strukt.as_ref()?;
+        let rt = names::rt();
+        let s = &so.ty;
+        let span = syn::spanned::Spanned::span(s);
+        Some(quote::quote_spanned!(span=> <#s as #rt::Differentiable>::Tangent))
+    }
+
+    /// The bodies of `_jvp`, `_vjp` and `_vjp_dropped` of a function with a struct output, given
+    /// the prologues and the bodies the emitters wrote for the tuple of its float fields: each
+    /// prologue and body run in a closure (its `return`s give the tuple; the prologue's borrows
+    /// of a struct tangent's fields end with it), and the struct (and its tangent, a zero tangent
+    /// with the float fields set) is built from the tuple and the constant fields, computed
+    /// before the closure from the arguments as written.
+    pub(super) fn struct_out_bodies(
+        &self,
+        (pf, pr): (&TokenStream, &TokenStream),
+        fwd: TokenStream,
+        rev: TokenStream,
+    ) -> (TokenStream, TokenStream, TokenStream) {
+        let rt = names::rt();
+        let o = &self.f.output;
+        let Some(so) = o.strukt.as_ref() else {
+            return (quote!(#pf #fwd), quote!(#pr #rev), quote!());
+        };
+        let path = match &so.path {
+            Some(p) => p.to_token_stream(),
+            None => so.ty.to_token_stream(),
+        };
+        let (v, t, out, tout) = (
+            names::struct_out("v"),
+            names::struct_out("t"),
+            names::struct_out("out"),
+            names::struct_out("tout"),
+        );
+        let one = so.floats.len() == 1;
+        let part = |base: &syn::Ident, i: usize| -> TokenStream {
+            if one {
+                quote!(#base)
+            } else {
+                let i = syn::Index::from(i);
+                quote!(#base.#i)
+            }
+        };
+        let mut consts = Vec::new();
+        let mut inits = Vec::new();
+        for (i, (m, tokens, e)) in so.consts.iter().enumerate() {
+            let c = names::struct_out(&format!("c{i}"));
+            let span = syn::spanned::Spanned::span(tokens);
+            consts.push(quote::quote_spanned!(span=> let #c = #e;));
+            inits.push(quote::quote_spanned!(span=> #m: #c));
+        }
+        let mut checks = Vec::new();
+        let mut sets = Vec::new();
+        let mut seeds = Vec::new();
+        for (i, ((m, tokens), shape)) in so.floats.iter().zip(self.float_shapes()).enumerate() {
+            let span = syn::spanned::Spanned::span(tokens);
+            let (pv, pt) = (part(&v, i), part(&t, i));
+            inits.push(quote::quote_spanned!(span=> #m: #pv));
+            let check = match shape {
+                Shape::Seq(_) => quote!(float_seq_field),
+                _ => quote!(float_field),
+            };
+            checks.push(quote::quote_spanned!(span=> #rt::#check(&#out.#m);));
+            sets.push(quote::quote_spanned!(span=> #tout.#m = #pt;));
+            seeds.push(quote!(#m));
+        }
+        let build = quote! {
+            let #out = #path { #(#inits,)* };
+            #(#checks)*
+        };
+        let jvp = quote! {
+            #(#consts)*
+            let (#v, #t) = (|| { #pf #fwd })();
+            #build
+            let mut #tout = #rt::zero_tangent(&#out);
+            #(#sets)*
+            (#out, #tout)
+        };
+        let seed = names::seed(&self.taken());
+        let inner_seed = names::seed(&self.f.taken_names());
+        let seed_parts = if one {
+            quote!(#seed.#(#seeds)*)
+        } else {
+            quote!((#(#seed.#seeds,)*))
+        };
+        let vjp = quote! {
+            #(#consts)*
+            let #inner_seed = #seed_parts;
+            let #v = (|| { #pr #rev })();
+            #build
+            #out
+        };
+        // Zeros typed by the fields (a seed nothing else reads has no type otherwise).
+        let s = &so.ty;
+        let zeros: Vec<TokenStream> = so
+            .floats
+            .iter()
+            .zip(self.float_shapes())
+            .map(|((m, _), shape)| match shape {
+                Shape::Seq(SeqKind::Array(n)) => {
+                    quote!([#rt::zero_field::<#s, _>(|t| &t.#m[0]); #n])
+                }
+                _ => quote!(#rt::zero_field::<#s, _>(|t| &t.#m)),
+            })
+            .collect();
+        let zero = if one {
+            quote!(#(#zeros)*)
+        } else {
+            quote!((#(#zeros,)*))
+        };
+        let dropped = quote! {
+            let #inner_seed = #zero;
+            let _ = (|| { #pr #rev })();
+        };
+        (jvp, vjp, dropped)
+    }
+
+    /// The shapes of a struct output's float fields, in order.
+    fn float_shapes(&self) -> Vec<Shape> {
+        match &self.f.output.shape {
+            Shape::Tuple(items) => items.clone(),
+            s => vec![s.clone()],
+        }
+    }
+}

@@ -43,6 +43,8 @@ fn served(f: &Function) -> Result<(), &'static str> {
         .any(|a| matches!(a, syn::FnArg::Receiver(_)));
     if receiver || sigs.has_structs() {
         Err("methods and struct arguments")
+    } else if f.output.strukt.is_some() {
+        Err("struct outputs")
     } else if sigs.is_nested() && !f.uses_na() {
         Err("arrays of arrays as arguments or output")
     } else if f.uses_na() {

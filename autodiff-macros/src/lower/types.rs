@@ -404,6 +404,7 @@ impl Lowerer<'_> {
             elem_ty,
             nest: None,
             na: None,
+            strukt: None,
         };
         let ty = match &sig.output {
             syn::ReturnType::Default => {
@@ -439,6 +440,24 @@ impl Lowerer<'_> {
         if let Some(o) = self.na_output(&ty) {
             return o;
         }
+        // `-> State`: the tuple of its float fields, known once the body is lowered
+        // (`lower/struct_values.rs`).
+        if !matches!(ty, syn::Type::Reference(_)) && self.struct_type(&ty, &sig.generics).is_some()
+        {
+            return Some(Output {
+                ty: syn::parse_quote!(_),
+                shape: Shape::Scalar,
+                elem_ty: syn::parse_quote!(_),
+                nest: None,
+                na: None,
+                strukt: Some(StructOut {
+                    ty,
+                    path: None,
+                    floats: Vec::new(),
+                    consts: Vec::new(),
+                }),
+            });
+        }
         // `-> [[T; C]; R]`, `-> Vec<[T; C]>`: the flat form, converted by the public companions.
         if !matches!(ty, syn::Type::Reference(_)) {
             if let Some((flat, row)) = self.flat_type(&ty) {
@@ -471,6 +490,7 @@ impl Lowerer<'_> {
                 shape: Shape::Scalar,
                 nest: None,
                 na: None,
+                strukt: None,
             }),
             TypeClass::Seq(kind @ (SeqKind::Vec | SeqKind::Array(_))) => {
                 let elem = seq_elem(&ty)?;
@@ -480,6 +500,7 @@ impl Lowerer<'_> {
                     shape: Shape::Seq(kind),
                     nest: None,
                     na: None,
+                    strukt: None,
                 })
             }
             _ => {
@@ -508,6 +529,7 @@ impl Lowerer<'_> {
                             ty,
                             nest: None,
                             na: None,
+                            strukt: None,
                         });
                     }
                 }
