@@ -265,6 +265,8 @@ constructs! {
     StructFieldArg => "struct_field_arg",
     StructFieldLend => "struct_field_lend",
     StructNestedParam => "struct_nested_param",
+    StructLocal => "struct_local",
+    StructPattern => "struct_pattern",
     // `#[checkpoint]` loops (emitted by `checkpoint.rs`).
     CheckpointLoop => "checkpoint_loop",
     CheckpointSnapshots => "checkpoint_snapshots",

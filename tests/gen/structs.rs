@@ -14,6 +14,9 @@
 //! is in-out: its final float contents are outputs after the other fixed ones, its `Vec` field's
 //! final contents are the `n` outputs of the slice (so the program takes no `io` then), and its
 //! adjoint buffer holds their seeds on entry and the initial contents' adjoints on exit.
+//! A struct read only may also be copied into a struct local with some fields replaced
+//! (`let lc3 = S017 { k: e, ..*st };`) and taken apart by a pattern (`let S017 { g: pk4, .. } =
+//! *st;`), whose fields and names are then read like the argument's.
 
 use super::*;
 
@@ -430,7 +433,59 @@ impl FnGen<'_> {
         self.line(format!("let {t} = {sum};"));
         // Bound of any float of the struct on entry, times the terms.
         self.declare(t, Ty::Float, false, reads.len() as f64, 0.0);
+        self.struct_local(&l);
         self.strukt = Some(l);
+    }
+
+    /// Sometimes a struct local of the program's type, its first float fields given and the
+    /// others the argument's (`let lc3 = S017 { k: e, ..*st };`, `..st` by value), and the
+    /// argument taken apart by a pattern (`let S017 { g: pk4, .. } = *st;`): the local's fields
+    /// (`lc3.k`, `lc3.q`) and the pattern's names are read-only variables. Only for a struct
+    /// read, not written, whose fields the update copies (no `Vec`, no nested struct).
+    fn struct_local(&mut self, l: &Layout) {
+        if l.kind.mutable() || l.vec || l.nested {
+            return;
+        }
+        let root = l.kind.root();
+        let base = if l.kind == StructKind::Value {
+            root.to_string()
+        } else {
+            format!("*{root}")
+        };
+        if self.on(Construct::StructLocal) && self.chance(0.5) {
+            self.count(Construct::StructLocal);
+            let lc = self.fresh("lc");
+            let given = self.rng.gen_range(1..=l.floats);
+            let mut fields = Vec::new();
+            let mut reads = Vec::new();
+            for f in &FLOAT_FIELDS[..given] {
+                let e = self.expr(2);
+                fields.push(format!("{f}: {}", e.s));
+                reads.push((format!("{lc}.{f}"), e.b));
+            }
+            for f in &FLOAT_FIELDS[given..l.floats] {
+                reads.push((format!("{lc}.{f}"), 1.0));
+            }
+            self.line(format!(
+                "let {lc} = {} {{ {}, ..{base} }};",
+                l.ty,
+                fields.join(", ")
+            ));
+            for (name, b) in reads {
+                self.push_input(&name, b);
+            }
+            if l.arr {
+                self.declare(format!("{lc}.q"), Ty::Vector, false, 1.0, 0.0);
+                self.vars.last_mut().expect("just declared").arr_len = Some(ARR_LEN);
+            }
+        }
+        if self.on(Construct::StructPattern) && self.chance(0.4) {
+            self.count(Construct::StructPattern);
+            let f = self.pick(&FLOAT_FIELDS[..l.floats]);
+            let pk = self.fresh("pk");
+            self.line(format!("let {} {{ {f}: {pk}, .. }} = {base};", l.ty));
+            self.push_input(&pk, 1.0);
+        }
     }
 
     /// Ranges bounded by the struct's integer field.
@@ -465,6 +520,8 @@ impl FnGen<'_> {
 
     /// Whether `name` (a variable or a place) is a field of the struct.
     pub(super) fn is_field(name: &str) -> bool {
-        name.starts_with("st.") || name.starts_with("self.")
+        name.starts_with("st.")
+            || name.starts_with("self.")
+            || (name.starts_with("lc") && name.contains('.'))
     }
 }

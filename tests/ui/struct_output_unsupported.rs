@@ -43,6 +43,21 @@ fn vec_field(c: &Cloud) -> Cloud {
     Cloud { w, k: c.k, n }
 }
 
+#[derive(Differentiable, Clone)]
+pub struct Tagged {
+    pub x: f64,
+    #[differentiable(skip)]
+    pub tag: Option<f64>,
+}
+
+#[differentiate]
+fn tagged(x: f64) -> Tagged {
+    Tagged {
+        x: 2.0 * x,
+        tag: Some(x),
+    }
+}
+
 #[differentiate(split)]
 fn split_step(x: f64, v: f64, dt: f64) -> State {
     State { x: x + dt * v, v }

@@ -726,6 +726,11 @@ impl Lowerer<'_> {
                             || var.mutable
                             || var.in_out_ref()
                     });
+                    // An integer or a bool carries no derivative whatever it is computed
+                    // from; a value of a type the macro cannot see must not be computed from
+                    // floats (no rule would carry their derivative into it).
+                    let floats =
+                        shape == Shape::Other && reads.iter().any(|v| self.vars[*v].shape.is_float());
                     if locals {
                         self.diag.unsupported_at(
                             tokens,
@@ -733,6 +738,14 @@ impl Lowerer<'_> {
                              local variables or from arguments the function writes (yet)",
                             "compute it from the arguments and constants only (`steps: s.steps + \
                              1`), or make it a float",
+                        );
+                    } else if floats {
+                        self.diag.unsupported_at(
+                            tokens,
+                            "a field of a struct output of a type it cannot see computed from \
+                             float arguments",
+                            "compute the field from integers and constants, or make it a float \
+                             computed by arithmetic and float methods",
                         );
                     }
                     so.consts.push((member.clone(), tokens.clone(), syntax));
