@@ -580,3 +580,122 @@ fn struct_local_updated_in_a_loop_is_the_output() {
         })
         .random(6, -1.0, 1.0);
 }
+
+// ---------------------------------------------------------------------------------------------
+// `..base` in a struct output, and a struct argument returned whole
+
+#[derive(Differentiable, Clone, Copy, Debug, PartialEq)]
+pub struct Body {
+    pub pos: [f64; 2],
+    pub vel: [f64; 2],
+    pub mass: f64,
+    pub charge: f64,
+    pub id: u32,
+}
+
+fn body(v: &[f64]) -> Body {
+    Body {
+        pos: [v[0], v[1]],
+        vel: [v[2], v[3]],
+        mass: v[4],
+        charge: v[5],
+        id: 11,
+    }
+}
+
+fn body_t(v: &[f64]) -> BodyTangent {
+    BodyTangent {
+        pos: [v[0], v[1]],
+        vel: [v[2], v[3]],
+        mass: v[4],
+        charge: v[5],
+        id: (),
+    }
+}
+
+fn body_flat(b: &Body) -> Vec<f64> {
+    vec![b.pos[0], b.pos[1], b.vel[0], b.vel[1], b.mass, b.charge]
+}
+
+fn body_flat_t(b: &BodyTangent) -> Vec<f64> {
+    vec![b.pos[0], b.pos[1], b.vel[0], b.vel[1], b.mass, b.charge]
+}
+
+/// Only the position moves: velocity, mass, charge and id come from `..*b`.
+#[differentiate]
+fn coast(b: &Body, dt: f64) -> Body {
+    Body {
+        pos: [b.pos[0] + dt * b.vel[0], b.pos[1] + dt * b.vel[1] / b.mass],
+        ..*b
+    }
+}
+
+/// By value, with an integer field listed and every float field from `..b`.
+#[differentiate]
+fn relabel(b: Body, k: f64) -> Body {
+    let scale = k * 2.0;
+    let _ = scale;
+    Body { id: b.id + 1, ..b }
+}
+
+/// A struct argument returned whole, after its fields were read.
+#[differentiate]
+fn passthrough(b: Body, w: f64) -> Body {
+    let e = w * b.mass;
+    assert!(e.is_finite());
+    b
+}
+
+#[test]
+fn base_fields_carry_their_tangents_and_adjoints() {
+    Harness::new(7)
+        .primal(|v| body_flat(&coast(&body(v), v[6])))
+        .jvp(|v, t| {
+            let (y, dy) = coast_jvp(&body(v), v[6], &body_t(t), t[6]);
+            assert_eq!(y.id, 11);
+            (body_flat(&y), body_flat_t(&dy))
+        })
+        .vjp(|v, c, g| {
+            let mut db = body_t(&[0.0; 6]);
+            let mut ddt = 0.0;
+            let y = coast_vjp(&body(v), v[6], &mut db, &mut ddt, body_t(c));
+            for (gi, d) in g.iter_mut().zip(body_flat_t(&db)) {
+                *gi += d;
+            }
+            g[6] += ddt;
+            body_flat(&y)
+        })
+        .random(5, 0.5, 1.5);
+    for by_value_returned_whole in [false, true] {
+        Harness::new(7)
+            .primal(|v| {
+                let y = match by_value_returned_whole {
+                    false => relabel(body(v), v[6]),
+                    true => passthrough(body(v), v[6]),
+                };
+                body_flat(&y)
+            })
+            .jvp(|v, t| {
+                let (y, dy) = match by_value_returned_whole {
+                    false => relabel_jvp(body(v), v[6], body_t(t), t[6]),
+                    true => passthrough_jvp(body(v), v[6], body_t(t), t[6]),
+                };
+                assert_eq!(y.id, if by_value_returned_whole { 11 } else { 12 });
+                (body_flat(&y), body_flat_t(&dy))
+            })
+            .vjp(|v, c, g| {
+                let mut db = body_t(&[0.0; 6]);
+                let mut dk = 0.0;
+                let y = match by_value_returned_whole {
+                    false => relabel_vjp(body(v), v[6], &mut db, &mut dk, body_t(c)),
+                    true => passthrough_vjp(body(v), v[6], &mut db, &mut dk, body_t(c)),
+                };
+                for (gi, d) in g.iter_mut().zip(body_flat_t(&db)) {
+                    *gi += d;
+                }
+                g[6] += dk;
+                body_flat(&y)
+            })
+            .random(4, 0.5, 1.5);
+    }
+}

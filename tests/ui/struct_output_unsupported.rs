@@ -29,7 +29,8 @@ fn not_a_literal(s: &State, dt: f64) -> State {
 }
 
 #[differentiate]
-fn with_base(s: &State, dt: f64) -> State {
+fn with_base(s: &mut State, dt: f64) -> State {
+    s.v *= 0.5;
     State { x: s.x + dt, ..*s }
 }
 

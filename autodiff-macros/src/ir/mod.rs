@@ -674,6 +674,10 @@ pub struct StructOut {
     /// The other fields: computed from the arguments only, before the body, from these
     /// expressions (`steps: s.steps + 1`); their tangents are zero.
     pub consts: Vec<(syn::Member, TokenStream, syn::Expr)>,
+    /// The struct argument (read only) the fields not listed come from (`..*s`, `..s`), or the
+    /// whole output when nothing is listed (`s`): their tangents are its tangent's, their seeds
+    /// added into its adjoint.
+    pub base: Option<syn::Ident>,
 }
 
 impl Output {

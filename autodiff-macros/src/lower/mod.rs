@@ -81,7 +81,11 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     // Struct values built or taken apart in the body, and a struct output
     // (`lower/struct_values.rs`), then struct arguments.
     let (values, out_plan) = cx.plan_struct_values(item);
-    let (plan, block) = cx.plan_structs(&values);
+    let (mut plan, block) = cx.plan_structs(&values);
+    plan.out_base = out_plan
+        .as_ref()
+        .and_then(|p| p.base.as_ref())
+        .map(|b| b.to_string());
     cx.structs = plan;
     let params = cx.params(&item.sig, attr);
     let plan = std::mem::take(&mut cx.structs);

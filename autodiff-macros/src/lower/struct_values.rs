@@ -21,10 +21,14 @@ use syn::visit_mut::VisitMut;
 
 /// A struct output: what `codegen/structs.rs` needs to build it again.
 pub(super) struct OutPlan {
-    /// The path of the literal as written (`State`, `Self`, `State::<T>`).
-    pub(super) path: syn::Path,
+    /// The path of the literal as written (`State`, `Self`, `State::<T>`); `None` for a struct
+    /// argument returned whole.
+    pub(super) path: Option<syn::Path>,
     /// The literal's fields, in the order of the tuple the body now gives, with their tokens.
     pub(super) members: Vec<(syn::Member, TokenStream)>,
+    /// The struct argument giving the fields the literal does not list (`..*s`), or the whole
+    /// output (`s`).
+    pub(super) base: Option<syn::Ident>,
 }
 
 /// A struct built in the body (`let s2 = State { .. };`): its fields' locals.
@@ -139,8 +143,9 @@ impl Lowerer<'_> {
                     pass.cx.diag.unsupported_at(
                         &at,
                         "this value as a struct output (yet)",
-                        "end the function with a struct literal (`State { x, v: 2.0 * v }`) or \
-                         with a struct built in it (`let s = State { .. }; ...; s`)",
+                        "end the function with a struct literal (`State { x, v: 2.0 * v }`, \
+                         `State { x, ..*s }`), a struct built in it (`let s2 = State { .. }; \
+                         ...; s2`) or a struct argument taken by value (`s`)",
                     );
                     None
                 }
@@ -441,75 +446,87 @@ impl Pass<'_, '_> {
         true
     }
 
-    /// The function's value, a struct: a literal or a struct local, as the tuple of its fields.
+    /// The function's value, a struct: a literal or a struct local, as the tuple of the fields
+    /// it lists; `..base` (`..*s`, `..s`) or the whole value (`s`, `*s`) of a struct argument
+    /// read only gives the other fields.
     fn output(
         &mut self,
         e: &mut syn::Expr,
         locals: &mut HashMap<String, Local>,
     ) -> Option<OutPlan> {
-        let (path, fields, tokens): (syn::Path, Vec<(syn::Member, syn::Expr)>, TokenStream) =
-            match &mut *e {
-                syn::Expr::Struct(lit) => {
-                    for f in lit.fields.iter_mut() {
-                        self.expr_uses(&mut f.expr, locals);
-                    }
-                    // After an error the literal is still taken as the tuple of the fields it
-                    // lists (nothing is generated, and the body reports nothing more).
-                    if let Some(rest) = lit.rest.take() {
-                        self.error(
-                            &rest,
-                            "`..base` in a struct output (yet)",
-                            "list every field of the output",
-                        );
-                        lit.dot2_token = None;
-                    }
-                    if lit.qself.is_some() {
-                        self.error(
-                            &*lit,
-                            "a qualified path in a struct literal",
-                            "name the struct",
-                        );
-                    }
-                    let fields = lit
-                        .fields
-                        .iter()
-                        .map(|f| (f.member.clone(), f.expr.clone()))
-                        .collect();
-                    (lit.path.clone(), fields, lit.to_token_stream())
+        let (path, fields, base) = match &mut *e {
+            syn::Expr::Struct(lit) => {
+                for f in lit.fields.iter_mut() {
+                    self.expr_uses(&mut f.expr, locals);
                 }
-                e => {
-                    let local = plain_name(e).and_then(|id| locals.get(&id.to_string()));
-                    let local = local.cloned()?;
-                    if local.base.is_some() {
-                        self.error(
-                            &*e,
-                            "a struct built with `..base` as the output (yet)",
-                            "list every field in the struct literal",
-                        );
+                let base = match lit.rest.take() {
+                    Some(rest) => {
+                        lit.dot2_token = None;
+                        self.out_base(&rest)
                     }
+                    None => None,
+                };
+                if lit.qself.is_some() {
+                    self.error(
+                        &*lit,
+                        "a qualified path in a struct literal",
+                        "name the struct",
+                    );
+                }
+                let fields = lit
+                    .fields
+                    .iter()
+                    .map(|f| (f.member.clone(), f.expr.clone()))
+                    .collect();
+                (Some(lit.path.clone()), fields, base)
+            }
+            e => {
+                let id = plain_name(e)?.clone();
+                if self.roots.contains(&id.to_string()) && !locals.contains_key(&id.to_string()) {
+                    // A struct argument returned whole.
+                    (None, Vec::new(), Some(id))
+                } else {
+                    let local = locals.get(&id.to_string()).cloned()?;
+                    let base = match &local.base {
+                        Some(b) => self.out_base(b),
+                        None => None,
+                    };
                     let fields = local
                         .fields
                         .iter()
                         .map(|(_, m, id)| (m.clone(), syn::parse_quote!(#id)))
                         .collect();
-                    (local.path.clone(), fields, e.to_token_stream())
+                    (Some(local.path.clone()), fields, base)
                 }
-            };
-        if fields.is_empty() {
-            self.error(
-                &tokens,
-                "a struct output without fields",
-                "return a float value instead",
-            );
-            return None;
-        }
+            }
+        };
         let members = fields
             .iter()
             .map(|(m, v)| (m.clone(), quote!(#m: #v)))
             .collect();
         let items = fields.iter().map(|(_, v)| v);
         *e = syn::parse_quote!((#(#items,)*));
-        Some(OutPlan { path, members })
+        Some(OutPlan {
+            path,
+            members,
+            base,
+        })
+    }
+
+    /// `..base` of a struct output: a struct argument read only (`..*s`, `..s`), by name.
+    fn out_base(&mut self, b: &syn::Expr) -> Option<syn::Ident> {
+        if let Some(id) = plain_name(b) {
+            if self.roots.contains(&id.to_string()) {
+                return Some(id.clone());
+            }
+        }
+        self.error(
+            b,
+            "this `..base` in a struct output (yet)",
+            "take the other fields from a struct argument passed by `&` (`..*s`) or by value \
+             (`..s`), or list every field",
+        );
+        None
     }
 }
 
@@ -697,6 +714,8 @@ impl Lowerer<'_> {
             _ => Vec::new(),
         };
         let items = match tail.as_ref().map(|t| &t.kind) {
+            // `s` or `State { ..s }`: nothing listed (the body's value is `()`).
+            _ if plan.members.is_empty() && plan.base.is_some() => Vec::new(),
             Some(ExprKind::Tuple(items))
                 if items.len() == plan.members.len() && syntax.len() == items.len() =>
             {
@@ -729,8 +748,8 @@ impl Lowerer<'_> {
                     // An integer or a bool carries no derivative whatever it is computed
                     // from; a value of a type the macro cannot see must not be computed from
                     // floats (no rule would carry their derivative into it).
-                    let floats =
-                        shape == Shape::Other && reads.iter().any(|v| self.vars[*v].shape.is_float());
+                    let floats = shape == Shape::Other
+                        && reads.iter().any(|v| self.vars[*v].shape.is_float());
                     if locals {
                         self.diag.unsupported_at(
                             tokens,
@@ -763,12 +782,22 @@ impl Lowerer<'_> {
                 ),
             }
         }
+        so.path = plan.path.clone();
+        so.base = plan.base.clone();
         if floats.is_empty() {
-            self.diag.unsupported_at(
-                &so.ty,
-                "a struct output none of whose fields is a float (as read from the literal)",
-                "return a float value, or give the struct a float field",
-            );
+            if plan.base.is_none() {
+                self.diag.unsupported_at(
+                    &so.ty,
+                    "a struct output none of whose fields is a float (as read from the literal)",
+                    "return a float value, or give the struct a float field",
+                );
+                return;
+            }
+            // Every float field is the base's: the emitters see a constant output, whose seed
+            // the companions pass as zero (`codegen/structs.rs`).
+            o.ty = syn::parse_quote!(f64);
+            o.shape = Shape::Scalar;
+            *tail = Some(Expr::new(ExprKind::Lit(syn::parse_quote!(0.0_f64)), span));
             return;
         }
         let ty_of = |s: &Shape| -> syn::Type {
@@ -788,6 +817,5 @@ impl Lowerer<'_> {
             *tail = Some(Expr::new(ExprKind::Tuple(kept), span));
         }
         so.floats = floats;
-        so.path = Some(plan.path.clone());
     }
 }

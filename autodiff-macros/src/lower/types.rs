@@ -455,6 +455,7 @@ impl Lowerer<'_> {
                     path: None,
                     floats: Vec::new(),
                     consts: Vec::new(),
+                    base: None,
                 }),
             });
         }
