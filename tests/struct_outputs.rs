@@ -699,3 +699,79 @@ fn base_fields_carry_their_tangents_and_adjoints() {
             .random(4, 0.5, 1.5);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// A `&mut` struct next to a struct output; struct locals inside loops and closures
+
+/// Gives the state before the step and advances `s` in place.
+#[differentiate]
+fn advance_in_place(s: &mut State, dt: f64) -> State {
+    let old = State { x: s.x, v: s.v };
+    s.v -= dt * s.x.sin();
+    s.x += dt * s.v;
+    old
+}
+
+#[test]
+fn in_out_struct_next_to_a_struct_output() {
+    // Outputs: the returned state, then the final contents of `s`.
+    Harness::new(3)
+        .primal(|p| {
+            let mut s = st(p);
+            let old = advance_in_place(&mut s, p[2]);
+            vec![old.x, old.v, s.x, s.v]
+        })
+        .jvp(|p, t| {
+            let (mut s, mut ds) = (st(p), stt(t));
+            let (old, dold) = advance_in_place_jvp(&mut s, p[2], &mut ds, t[2]);
+            (vec![old.x, old.v, s.x, s.v], vec![dold.x, dold.v, ds.x, ds.v])
+        })
+        .vjp(|p, c, g| {
+            let mut s = st(p);
+            // In-out: the seed of the final contents on entry, the gradient on exit.
+            let mut ds = stt(&c[2..]);
+            let mut ddt = 0.0;
+            let old = advance_in_place_vjp(&mut s, p[2], &mut ds, &mut ddt, stt(&c[..2]));
+            g[0] += ds.x;
+            g[1] += ds.v;
+            g[2] += ddt;
+            vec![old.x, old.v, s.x, s.v]
+        })
+        .random(6, -1.0, 1.0);
+}
+
+/// Struct locals declared in a loop body and read by a closure.
+#[differentiate]
+fn spring_energy(s: &State, k: f64, n: usize) -> f64 {
+    let mut e = 0.0;
+    for i in 0..n {
+        let h = 0.1 * (i as f64 + 1.0);
+        let probe = State {
+            x: s.x + h * s.v,
+            v: s.v - h * k * s.x,
+        };
+        let half = |a: f64| 0.5 * a * a;
+        e += half(probe.v) + k * half(probe.x);
+    }
+    e
+}
+
+#[test]
+fn struct_locals_in_loops_and_closures() {
+    Harness::new(3)
+        .primal(|p| vec![spring_energy(&st(p), p[2], 4)])
+        .jvp(|p, t| {
+            let (y, dy) = spring_energy_jvp(&st(p), p[2], 4, &stt(t), t[2]);
+            (vec![y], vec![dy])
+        })
+        .vjp(|p, c, g| {
+            let mut ds = stt(&[0.0, 0.0]);
+            let mut dk = 0.0;
+            let y = spring_energy_vjp(&st(p), p[2], 4, &mut ds, &mut dk, c[0]);
+            g[0] += ds.x;
+            g[1] += ds.v;
+            g[2] += dk;
+            vec![y]
+        })
+        .random(6, -1.0, 1.0);
+}
