@@ -724,7 +724,10 @@ fn in_out_struct_next_to_a_struct_output() {
         .jvp(|p, t| {
             let (mut s, mut ds) = (st(p), stt(t));
             let (old, dold) = advance_in_place_jvp(&mut s, p[2], &mut ds, t[2]);
-            (vec![old.x, old.v, s.x, s.v], vec![dold.x, dold.v, ds.x, ds.v])
+            (
+                vec![old.x, old.v, s.x, s.v],
+                vec![dold.x, dold.v, ds.x, ds.v],
+            )
         })
         .vjp(|p, c, g| {
             let mut s = st(p);

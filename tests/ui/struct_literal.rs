@@ -15,19 +15,22 @@ fn norm(p: Point) -> f64 {
 #[differentiate]
 fn f(x: f64, q: &mut Point) -> f64 {
     let p = Point { x, y: 2.0 * x };
-    let whole = p;
-    let r = Point { x: 1.0, ..*q };
+    let _whole = p;
+    let _r = Point { x: 1.0, ..*q };
     let n = norm(Point { x, y: x });
     let Point { x: a, y: _ } = q;
-    whole.x + r.y + n + *a
+    p.y + n + *a
 }
 
 #[differentiate]
 fn g(x: f64) -> f64 {
-    let base = Point { x, y: 1.0 };
-    let mut p = Point { x: 2.0, ..base };
-    p.y = x;
-    p.x * p.y
+    let mut base = Point { x, y: 1.0 };
+    base.x = 4.0 * x;
+    let _c = Point { y: 3.0, ..base };
+    let p = Point { x: 2.0, y: x };
+    let mut r = Point { y: 2.0, ..p };
+    r.x = x;
+    base.x * r.y
 }
 
 fn main() {}

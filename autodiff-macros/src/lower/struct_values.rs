@@ -38,6 +38,8 @@ struct Local {
     fields: Vec<(String, syn::Member, syn::Ident)>,
     /// `..base`: the fields the literal does not list are `base`'s.
     base: Option<syn::Expr>,
+    /// Declared `let mut`: its fields may change, so it is no `..base` of another.
+    mutable: bool,
 }
 
 impl Local {
@@ -330,6 +332,7 @@ impl Pass<'_, '_> {
                 path: lit.path.clone(),
                 fields,
                 base,
+                mutable: pi.mutability.is_some(),
             },
         );
         true
@@ -340,7 +343,11 @@ impl Pass<'_, '_> {
     fn base(&mut self, b: &syn::Expr, locals: &HashMap<String, Local>) -> Option<syn::Expr> {
         if let Some(id) = plain_name(b) {
             let n = id.to_string();
-            if locals.contains_key(&n) || self.roots.contains(&n) {
+            let fixed = match locals.get(&n) {
+                Some(l) => !l.mutable,
+                None => self.roots.contains(&n),
+            };
+            if fixed {
                 return Some(syn::parse_quote!(#id));
             }
         }
@@ -348,7 +355,8 @@ impl Pass<'_, '_> {
             b,
             "this `..base` (yet)",
             "take the other fields from a struct argument passed by `&` (`..*s`) or by value \
-             (`..s`), or from a struct built earlier in the function, or list every field",
+             (`..s`, not `mut`), or from a struct built earlier in the function (not `mut`), or \
+             list every field",
         );
         None
     }
