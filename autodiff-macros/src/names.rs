@@ -93,6 +93,12 @@ pub fn param_ref(arg: &Ident, tangent: bool) -> Ident {
     )
 }
 
+/// A local of the companions of a function with a struct output (`codegen/structs.rs`):
+/// `__ad_so_<what>`.
+pub fn struct_out(what: &str) -> Ident {
+    format_ident!("__ad_so_{}", what, span = Span::mixed_site())
+}
+
 pub fn seed(taken: &[String]) -> Ident {
     if taken.iter().any(|t| t == "seed") {
         format_ident!("__seed")

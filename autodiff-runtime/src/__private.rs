@@ -30,6 +30,16 @@ pub fn zero_like<T: Float>(_x: &T) -> T {
     T::zero()
 }
 
+/// Zero of the type of a float field of `S`'s tangent, named by a projection
+/// (`zero_field::<State, _>(|t| &t.x)`, `|t| &t.pos[0]` for an array's element): the zero seed of
+/// a struct output's field where nothing else says its type.
+#[inline(always)]
+pub fn zero_field<S: Differentiable + ?Sized, T: Float>(
+    _field: impl FnOnce(&S::Tangent) -> &T,
+) -> T {
+    T::zero()
+}
+
 /// A copy of an array (also reached through references by deref coercion).
 #[inline(always)]
 pub fn copy_array<T: Copy, const N: usize>(a: &[T; N]) -> [T; N] {

@@ -271,6 +271,9 @@ constructs! {
     StructFieldArg => "struct_field_arg",
     StructFieldLend => "struct_field_lend",
     StructNestedParam => "struct_nested_param",
+    StructLocal => "struct_local",
+    StructPattern => "struct_pattern",
+    StructOutput => "struct_output",
     // `#[checkpoint]` loops (emitted by `checkpoint.rs`).
     CheckpointLoop => "checkpoint_loop",
     CheckpointSnapshots => "checkpoint_snapshots",
@@ -1037,7 +1040,9 @@ impl<'a> FnGen<'a> {
         self.nested_input(&params);
         self.struct_input(&params);
         let r: f64 = self.rng.gen();
-        let out = if r < 0.15 && self.on(Construct::TupleOut) {
+        // A program giving a struct (`structs.rs`) gives a pair of floats in it.
+        let struct_out = self.strukt.as_ref().is_some_and(|l| l.out);
+        let out = if struct_out || (r < 0.15 && self.on(Construct::TupleOut)) {
             self.count(Construct::TupleOut);
             OutKind::Tuple
         } else if r < 0.30 && self.on(Construct::ArrayOut) {

@@ -14,6 +14,11 @@
 //! is in-out: its final float contents are outputs after the other fixed ones, its `Vec` field's
 //! final contents are the `n` outputs of the slice (so the program takes no `io` then), and its
 //! adjoint buffer holds their seeds on entry and the initial contents' adjoints on exit.
+//! A struct read only may also be copied into a struct local with some fields replaced
+//! (`let lc3 = S017 { k: e, ..*st };`) and taken apart by a pattern (`let S017 { g: pk4, .. } =
+//! *st;`), whose fields and names are then read like the argument's. Such a program may give
+//! a struct `S017Out { a, b, n }` built by a literal at the end of its body instead of its pair
+//! of floats (`n` carried from the integer field `m`, checked by the test's `Out` view).
 
 use super::*;
 
@@ -64,6 +69,9 @@ pub(super) struct Layout {
     pub exp: Option<i32>,
     /// Has `sub: <ty>In { x: f64, y: f64 }`.
     pub nested: bool,
+    /// The program gives a struct `<ty>Out { a: f64, b: f64, n: usize }` (built by a literal
+    /// from its pair of floats; `n` from the integer field or a constant) instead of the pair.
+    pub out: bool,
 }
 
 const FLOAT_FIELDS: &[&str] = &["k", "g"];
@@ -188,16 +196,95 @@ pub(super) fn sig(l: &Layout) -> String {
 /// The source of a program with the type definitions before it and, for a method, the `impl`
 /// block around it.
 pub(super) fn wrap(f: &mut FnOut) {
-    let Some(l) = f.params.iter().find_map(layout) else {
+    let Some(l) = f.params.iter().find_map(layout).cloned() else {
         return;
     };
     let mut s = l.definition();
+    if l.out && f.out == OutKind::Tuple && struct_output(f, &l) {
+        f.counts[Construct::StructOutput as usize] += 1;
+        s.push_str(&l.out_definition());
+    }
     if l.kind.method() {
         s.push_str(&format!("impl {} {{\n{}}}\n", l.ty, f.source));
     } else {
         s.push_str(&f.source);
     }
     f.source = s;
+}
+
+/// Turns a program giving `(a, b)` as its last line (no `return`, no `if` tail, no twin) into
+/// one giving `<ty>Out { a: a, b: b, n: .. }`; false (nothing changed) for any other program.
+fn struct_output(f: &mut FnOut, l: &Layout) -> bool {
+    // (Not a program with a `#[checkpoint]` twin after it: one function only.)
+    if f.source.contains("return") || f.source.matches("fn ").count() != 1 {
+        return false;
+    }
+    let mut lines: Vec<String> = f.source.lines().map(str::to_string).collect();
+    let Some(at) = lines.len().checked_sub(2) else {
+        return false;
+    };
+    let last = lines[at].trim().to_string();
+    let Some(inner) = last.strip_prefix('(').and_then(|x| x.strip_suffix(')')) else {
+        return false;
+    };
+    // The top-level comma of the pair.
+    let mut depth = 0i32;
+    let mut comma = None;
+    for (i, c) in inner.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                if comma.is_some() {
+                    return false;
+                }
+                comma = Some(i);
+            }
+            _ => {}
+        }
+        if depth < 0 {
+            return false;
+        }
+    }
+    let Some(i) = comma else {
+        return false;
+    };
+    let (a, b) = (inner[..i].trim(), inner[i + 1..].trim());
+    let Some(sig) = lines.iter().position(|x| x.contains(") -> (f64, f64) {")) else {
+        return false;
+    };
+    lines[sig] = lines[sig].replace(") -> (f64, f64) {", &format!(") -> {}Out {{", l.ty));
+    let n = match l.count {
+        Some(_) => format!("{}.m + 1", l.kind.root()),
+        None => "3".to_string(),
+    };
+    lines[at] = format!("    {}Out {{ n: {n}, a: {a}, b: {b} }}", l.ty);
+    f.source = lines.join("\n") + "\n";
+    true
+}
+
+impl Layout {
+    /// The output struct of a program giving one, its `Copy` tangent, and their `Out` views.
+    fn out_definition(&self) -> String {
+        let t = &self.ty;
+        let n = match self.count {
+            Some(m) => m + 1,
+            None => 3,
+        };
+        format!(
+            "#[derive(autodiff_runtime::Differentiable, Clone, Copy)]\n\
+             struct {t}Out {{\n    a: f64,\n    b: f64,\n    n: usize,\n}}\n\n\
+             impl Copy for {t}OutTangent {{}}\n\n\
+             impl Out for {t}Out {{\n    \
+                 fn flat(self) -> Vec<f64> {{\n        assert_eq!(self.n, {n});\n        vec![self.a, self.b]\n    }}\n    \
+                 fn unflat(c: &[f64]) -> Self {{\n        {t}Out {{ a: c[0], b: c[1], n: {n} }}\n    }}\n\
+             }}\n\n\
+             impl Out for {t}OutTangent {{\n    \
+                 fn flat(self) -> Vec<f64> {{\n        vec![self.a, self.b]\n    }}\n    \
+                 fn unflat(c: &[f64]) -> Self {{\n        {t}OutTangent {{ a: c[0], b: c[1], n: () }}\n    }}\n\
+             }}\n\n"
+        )
+    }
 }
 
 /// What the adapters pass for a struct taken by `&` or by value (`arg` empty for a method's
@@ -340,7 +427,10 @@ impl FnGen<'_> {
         let exp =
             (self.on(Construct::StructPowiField) && self.chance(0.4)).then(|| self.pick(&[2, 3]));
         let floats = self.rng.gen_range(1..=FLOAT_FIELDS.len());
+        let out =
+            self.on(Construct::StructOutput) && self.on(Construct::TupleOut) && self.chance(0.6);
         let l = Layout {
+            out,
             ty: format!("S{k:03}"),
             kind,
             floats,
@@ -430,7 +520,59 @@ impl FnGen<'_> {
         self.line(format!("let {t} = {sum};"));
         // Bound of any float of the struct on entry, times the terms.
         self.declare(t, Ty::Float, false, reads.len() as f64, 0.0);
+        self.struct_local(&l);
         self.strukt = Some(l);
+    }
+
+    /// Sometimes a struct local of the program's type, its first float fields given and the
+    /// others the argument's (`let lc3 = S017 { k: e, ..*st };`, `..st` by value), and the
+    /// argument taken apart by a pattern (`let S017 { g: pk4, .. } = *st;`): the local's fields
+    /// (`lc3.k`, `lc3.q`) and the pattern's names are read-only variables. Only for a struct
+    /// read, not written, whose fields the update copies (no `Vec`, no nested struct).
+    fn struct_local(&mut self, l: &Layout) {
+        if l.kind.mutable() || l.vec || l.nested {
+            return;
+        }
+        let root = l.kind.root();
+        let base = if l.kind == StructKind::Value {
+            root.to_string()
+        } else {
+            format!("*{root}")
+        };
+        if self.on(Construct::StructLocal) && self.chance(0.5) {
+            self.count(Construct::StructLocal);
+            let lc = self.fresh("lc");
+            let given = self.rng.gen_range(1..=l.floats);
+            let mut fields = Vec::new();
+            let mut reads = Vec::new();
+            for f in &FLOAT_FIELDS[..given] {
+                let e = self.expr(2);
+                fields.push(format!("{f}: {}", e.s));
+                reads.push((format!("{lc}.{f}"), e.b));
+            }
+            for f in &FLOAT_FIELDS[given..l.floats] {
+                reads.push((format!("{lc}.{f}"), 1.0));
+            }
+            self.line(format!(
+                "let {lc} = {} {{ {}, ..{base} }};",
+                l.ty,
+                fields.join(", ")
+            ));
+            for (name, b) in reads {
+                self.push_input(&name, b);
+            }
+            if l.arr {
+                self.declare(format!("{lc}.q"), Ty::Vector, false, 1.0, 0.0);
+                self.vars.last_mut().expect("just declared").arr_len = Some(ARR_LEN);
+            }
+        }
+        if self.on(Construct::StructPattern) && self.chance(0.4) {
+            self.count(Construct::StructPattern);
+            let f = self.pick(&FLOAT_FIELDS[..l.floats]);
+            let pk = self.fresh("pk");
+            self.line(format!("let {} {{ {f}: {pk}, .. }} = {base};", l.ty));
+            self.push_input(&pk, 1.0);
+        }
     }
 
     /// Ranges bounded by the struct's integer field.
@@ -465,6 +607,8 @@ impl FnGen<'_> {
 
     /// Whether `name` (a variable or a place) is a field of the struct.
     pub(super) fn is_field(name: &str) -> bool {
-        name.starts_with("st.") || name.starts_with("self.")
+        name.starts_with("st.")
+            || name.starts_with("self.")
+            || (name.starts_with("lc") && name.contains('.'))
     }
 }

@@ -285,7 +285,11 @@ impl<'a> Signatures<'a> {
             )
         } else {
             let vis = &self.f.item.vis;
-            (self.inputs(), self.public_out(), quote!(#vis))
+            let out = match &self.f.output.strukt {
+                Some(so) => so.ty.to_token_stream(),
+                None => self.public_out(),
+            };
+            (self.inputs(), out, quote!(#vis))
         };
         let allow = quote!(#[allow(unused_mut, unused_variables, unused_assignments, unused_parens, unused_braces, unreachable_code, non_snake_case, clippy::all)]);
         let companion = |suffix: &str| match flat {
@@ -307,7 +311,11 @@ impl<'a> Signatures<'a> {
         let unit = self.f.output.is_unit();
         // A function giving `()` gives its results (and their tangents) through its `&mut`
         // arguments only.
-        let jvp_out = (!unit).then(|| quote!(-> (#out, #out)));
+        let tangent_out = match self.struct_out_tangent() {
+            Some(t) if !flat => t,
+            _ => out.clone(),
+        };
+        let jvp_out = (!unit).then(|| quote!(-> (#out, #tangent_out)));
         let vjp_out = (!unit).then(|| quote!(-> #out));
         let jvp_h = quote! {
             #[doc = #doc_j]
@@ -322,6 +330,8 @@ impl<'a> Signatures<'a> {
         let seed = names::seed(&self.taken());
         let seed_ty = if flat {
             self.seed_ty()
+        } else if let Some(t) = self.struct_out_tangent() {
+            t
         } else {
             self.public_seed_ty()
         };
@@ -348,6 +358,7 @@ impl<'a> Signatures<'a> {
         // `_grad` needs one float output and inputs it does not overwrite.
         let has_grad = !flat
             && self.f.output.shape == Shape::Scalar
+            && self.f.output.strukt.is_none()
             && !self.f.params.iter().any(Param::active_inout);
         let grad_h = has_grad.then(|| {
             let g = names::companion(name, "grad");
@@ -532,6 +543,14 @@ impl<'a> Signatures<'a> {
         });
         let (dh, db) = self.dropped();
         let (pf, pr) = self.prologues();
+        if self.f.output.strukt.is_some() {
+            let (jb, vb, db) = self.struct_out_bodies((&pf, &pr), fwd, rev);
+            return quote! {
+                #j { #jb }
+                #v { #vb }
+                #dh { #db }
+            };
+        }
         quote! {
             #j { #pf #fwd }
             #v { #pr #rev }
@@ -603,7 +622,8 @@ impl<'a> Signatures<'a> {
         let adjs = self.shadow_args(Self::pub_adjoint_ty);
         let dropped = names::companion(name, "vjp_dropped");
         let vjp = self.call_path(&names::companion(name, "vjp"));
-        let allow = quote!(#[allow(unused_mut, unused_variables, non_snake_case, clippy::all)]);
+        // With a struct output the body is the reverse sweep's (`codegen/structs.rs`).
+        let allow = quote!(#[allow(unused_mut, unused_variables, unused_assignments, unused_parens, unused_braces, unreachable_code, non_snake_case, clippy::all)]);
         let header = quote! {
             #[doc(hidden)]
             #allow

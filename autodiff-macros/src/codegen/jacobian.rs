@@ -61,6 +61,7 @@ impl Signatures<'_> {
         };
         vector
             && !self.has_structs()
+            && self.f.output.strukt.is_none()
             && self.f.params.iter().any(|p| p.active)
             && self.f.params.iter().all(reusable)
     }

@@ -42,6 +42,8 @@ fn check(f: &Function, split: &syn::Ident, diag: &mut Diag) {
         Some("a function without an output")
     } else if sigs.is_method() || sigs.has_structs() {
         Some("methods and struct arguments")
+    } else if f.output.strukt.is_some() {
+        Some("struct outputs")
     } else if f.uses_na() {
         Some("nalgebra values")
     } else if sigs.has_ragged() {

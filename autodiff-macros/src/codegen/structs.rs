@@ -129,3 +129,179 @@ impl Signatures<'_> {
         quote!(#(#checks)* #(#binds)*)
     }
 }
+
+impl Signatures<'_> {
+    /// `<S as Differentiable>::Tangent` of a struct output `S`, spanned at the output type (a
+    /// struct without `#[derive(Differentiable)]` is reported there).
+    pub(super) fn struct_out_tangent(&self) -> Option<TokenStream> {
+        let so = self.f.output.strukt.as_ref()?;
+        let rt = names::rt();
+        let s = &so.ty;
+        let span = syn::spanned::Spanned::span(s);
+        Some(quote::quote_spanned!(span=> <#s as #rt::Differentiable>::Tangent))
+    }
+
+    /// The bodies of `_jvp`, `_vjp` and `_vjp_dropped` of a function with a struct output, given
+    /// the prologues and the bodies the emitters wrote for the tuple of its float fields: each
+    /// prologue and body run in a closure (its `return`s give the tuple; the prologue's borrows
+    /// of a struct tangent's fields end with it), and the struct is built from the tuple and the
+    /// constant fields, computed before the closure from the arguments as written, and the fields
+    /// of `..base` (a struct argument). Its tangent is a zero tangent, or the base's tangent,
+    /// with the float fields set (the constant ones zeroed); in reverse mode the seed of the
+    /// fields the base gives is added into the base's adjoint.
+    pub(super) fn struct_out_bodies(
+        &self,
+        (pf, pr): (&TokenStream, &TokenStream),
+        fwd: TokenStream,
+        rev: TokenStream,
+    ) -> (TokenStream, TokenStream, TokenStream) {
+        let rt = names::rt();
+        let o = &self.f.output;
+        let Some(so) = o.strukt.as_ref() else {
+            return (quote!(#pf #fwd), quote!(#pr #rev), quote!());
+        };
+        let (v, t, out, tout, rest) = (
+            names::struct_out("v"),
+            names::struct_out("t"),
+            names::struct_out("out"),
+            names::struct_out("tout"),
+            names::struct_out("rest"),
+        );
+        let one = so.floats.len() == 1;
+        let part = |base: &syn::Ident, i: usize| -> TokenStream {
+            if one {
+                quote!(#base)
+            } else {
+                let i = syn::Index::from(i);
+                quote!(#base.#i)
+            }
+        };
+        // The base argument, its value as the struct update takes it (`*s` of a `&State`), and
+        // its tangent (forward) or adjoint buffer (reverse).
+        let public = self.taken();
+        let base = so.base.as_ref().and_then(|b| {
+            let p = self.f.params.iter().find(|p| p.name == *b)?;
+            let value = match p.strukt {
+                Some(StructArg::Ref) => quote!(*#b),
+                _ => quote!(#b),
+            };
+            let d = names::shadow_param(b, &public);
+            let tangent = match p.strukt {
+                Some(StructArg::Ref) => quote!(::core::clone::Clone::clone(#d)),
+                _ => quote!(#d),
+            };
+            Some((value, tangent, d, p.active))
+        });
+        let mut consts = Vec::new();
+        let mut inits = Vec::new();
+        let mut zeroed = Vec::new();
+        for (i, (m, tokens, e)) in so.consts.iter().enumerate() {
+            let c = names::struct_out(&format!("c{i}"));
+            let span = syn::spanned::Spanned::span(tokens);
+            consts.push(quote::quote_spanned!(span=> let #c = #e;));
+            inits.push(quote::quote_spanned!(span=> #m: #c));
+            zeroed.push(quote!(#m));
+        }
+        let mut checks = Vec::new();
+        let mut sets = Vec::new();
+        let mut seeds = Vec::new();
+        for (i, ((m, tokens), shape)) in so.floats.iter().zip(self.float_shapes()).enumerate() {
+            let span = syn::spanned::Spanned::span(tokens);
+            let (pv, pt) = (part(&v, i), part(&t, i));
+            inits.push(quote::quote_spanned!(span=> #m: #pv));
+            let check = match shape {
+                Shape::Seq(_) => quote!(float_seq_field),
+                _ => quote!(float_field),
+            };
+            checks.push(quote::quote_spanned!(span=> #rt::#check(&#out.#m);));
+            sets.push(quote::quote_spanned!(span=> #tout.#m = #pt;));
+            seeds.push(quote!(#m));
+        }
+        let value = match (&so.path, &base) {
+            (Some(path), Some((b, ..))) => quote!(#path { #(#inits,)* ..#b }),
+            (Some(path), None) => quote!(#path { #(#inits,)* }),
+            // `s` returned whole.
+            (None, Some((b, ..))) => b.clone(),
+            (None, None) => quote!(::core::unreachable!()),
+        };
+        let build = quote! {
+            let #out = #value;
+            #(#checks)*
+        };
+        let tangent = match &base {
+            Some((_, bt, _, true)) => quote! {
+                let mut #tout = #bt;
+                #(#rt::set_zero(&mut #tout.#zeroed);)*
+            },
+            _ => quote!(let mut #tout = #rt::zero_tangent(&#out);),
+        };
+        let jvp = quote! {
+            #(#consts)*
+            let (#v, #t) = (|| { #pf #fwd })();
+            #build
+            #tangent
+            #(#sets)*
+            (#out, #tout)
+        };
+        // The public seed, kept under a name of its own (the emitters' may be the same).
+        let public_seed = names::seed(&self.taken());
+        let seed = names::struct_out("seed");
+        let inner_seed = names::seed(&self.f.taken_names());
+        let seed_parts = match seeds.as_slice() {
+            // No float field listed: the emitters' output is a constant.
+            [] => quote!(0.0_f64),
+            [m] => quote!(#seed.#m),
+            ms => quote!((#(#seed.#ms,)*)),
+        };
+        // The seed of the fields the base gives, added into its adjoint.
+        let to_base = match &base {
+            Some((_, _, d, true)) => quote! {
+                let mut #rest = #seed;
+                #(#rt::set_zero(&mut #rest.#seeds);)*
+                #(#rt::set_zero(&mut #rest.#zeroed);)*
+                #rt::accumulate(#d, &#rest);
+            },
+            _ => quote!(),
+        };
+        let vjp = quote! {
+            #(#consts)*
+            let #seed = #public_seed;
+            let #inner_seed = #seed_parts;
+            let #v = (|| { #pr #rev })();
+            #to_base
+            #build
+            #out
+        };
+        // Zeros typed by the fields (a seed nothing else reads has no type otherwise).
+        let s = &so.ty;
+        let zeros: Vec<TokenStream> = so
+            .floats
+            .iter()
+            .zip(self.float_shapes())
+            .map(|((m, _), shape)| match shape {
+                Shape::Seq(SeqKind::Array(n)) => {
+                    quote!([#rt::zero_field::<#s, _>(|t| &t.#m[0]); #n])
+                }
+                _ => quote!(#rt::zero_field::<#s, _>(|t| &t.#m)),
+            })
+            .collect();
+        let zero = match zeros.as_slice() {
+            [] => quote!(0.0_f64),
+            [z] => z.clone(),
+            zs => quote!((#(#zs,)*)),
+        };
+        let dropped = quote! {
+            let #inner_seed = #zero;
+            let _ = (|| { #pr #rev })();
+        };
+        (jvp, vjp, dropped)
+    }
+
+    /// The shapes of a struct output's float fields, in order.
+    fn float_shapes(&self) -> Vec<Shape> {
+        match &self.f.output.shape {
+            Shape::Tuple(items) => items.clone(),
+            s => vec![s.clone()],
+        }
+    }
+}

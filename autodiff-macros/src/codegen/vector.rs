@@ -45,6 +45,8 @@ fn served(f: &Function) -> Result<(), &'static str> {
         Err("methods and struct arguments")
     } else if sigs.has_ragged() {
         Err("sequences of `Vec`s (`&[Vec<T>]`, `Vec<Vec<T>>`) as arguments")
+    } else if f.output.strukt.is_some() {
+        Err("struct outputs")
     } else if sigs.is_nested() && !f.uses_na() {
         Err("arrays of arrays as arguments or output")
     } else if f.uses_na() {

@@ -660,6 +660,28 @@ pub struct Output {
     pub nest: Option<Nest>,
     /// A nalgebra vector or fixed-size matrix output: `ty` is `Vec<T>`, its column-major storage.
     pub na: Option<NaType>,
+    /// A struct output (`-> State`): `ty` is the tuple of its float fields (or the one float
+    /// field), which the body gives; the companions build the struct (`codegen/structs.rs`).
+    pub strukt: Option<StructOut>,
+}
+
+/// A struct output built by a literal at the end of the body (`lower/struct_values.rs`).
+#[derive(Clone, Debug)]
+pub struct StructOut {
+    /// The output type as written (`State`, `State<T>`, `Self`).
+    pub ty: syn::Type,
+    /// The literal's path as written (`State`, `Self`); `None` until the body is lowered.
+    pub path: Option<syn::Path>,
+    /// The float fields, in the order of the tuple the body gives, with the tokens of each
+    /// field in the literal (for spans).
+    pub floats: Vec<(syn::Member, TokenStream)>,
+    /// The other fields: computed from the arguments only, before the body, from these
+    /// expressions (`steps: s.steps + 1`); their tangents are zero.
+    pub consts: Vec<(syn::Member, TokenStream, syn::Expr)>,
+    /// The struct argument (read only) the fields not listed come from (`..*s`, `..s`), or the
+    /// whole output when nothing is listed (`s`): their tangents are its tangent's, their seeds
+    /// added into its adjoint.
+    pub base: Option<syn::Ident>,
 }
 
 impl Output {

@@ -399,8 +399,9 @@ impl Lowerer<'_> {
             ),
             syn::Expr::Struct(_) => self.poison(
                 &e,
-                "struct expressions (yet)",
-                "return a tuple, or build the struct outside the differentiated function",
+                "a struct literal here (yet)",
+                "bind it to a local first (`let p = Point { .. };`) and use its fields, or end \
+                 the function with it when the function returns the struct",
             ),
             syn::Expr::Range(_) => self.poison(
                 &e,

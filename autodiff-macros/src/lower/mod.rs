@@ -32,6 +32,7 @@ mod patterns;
 mod ragged;
 mod shapes;
 mod stmts;
+mod struct_values;
 mod structs;
 mod types;
 
@@ -83,7 +84,14 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     };
     cx.check_signature(&item.sig);
     // Struct arguments: their fields become arguments of their own (`lower/structs.rs`).
-    let (plan, block) = cx.plan_structs(item);
+    // Struct values built or taken apart in the body, and a struct output
+    // (`lower/struct_values.rs`), then struct arguments.
+    let (values, out_plan) = cx.plan_struct_values(item);
+    let (mut plan, block) = cx.plan_structs(&values);
+    plan.out_base = out_plan
+        .as_ref()
+        .and_then(|p| p.base.as_ref())
+        .map(|b| b.to_string());
     cx.structs = plan;
     let params = cx.params(&item.sig, attr);
     let plan = std::mem::take(&mut cx.structs);
@@ -156,6 +164,19 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     cx.lend_rows(&mut body, tail.as_mut());
     cx.check_nested_uses(&body, tail.as_ref());
     cx.check_ragged_uses(&body, tail.as_ref());
+    let mut output = output;
+    if output.as_ref().is_some_and(|o| o.strukt.is_some()) {
+        if let Some(p) = params.iter().find(|p| p.nest.is_some() || p.na.is_some()) {
+            cx.diag.unsupported_at(
+                &p.name,
+                "arrays of arrays or nalgebra values next to a struct output (yet)",
+                "return a tuple or an array, or pass the values in a function of its own",
+            );
+        }
+    }
+    if let (Some(o), Some(p)) = (output.as_mut(), out_plan.as_ref()) {
+        cx.finish_struct_output(o, p, &values.block, &mut tail);
+    }
     checkpoint::misplaced(&item.block, cx.diag);
     let attrs = std::mem::take(&mut cx.checkpoint_attrs);
     let checkpoints = cx.check_checkpoints(&body, attrs);

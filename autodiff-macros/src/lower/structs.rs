@@ -44,6 +44,9 @@ pub(crate) struct StructPlan {
     fields: Vec<FieldUse>,
     /// Struct arguments rebound in the body (reported once; their later uses are not).
     pub(super) rebound: Vec<String>,
+    /// The struct argument a struct output takes the fields it does not list from (`..*s`, or
+    /// `s` returned whole): active even if the body reads no float field of it.
+    pub(super) out_base: Option<String>,
 }
 
 impl StructPlan {
@@ -55,11 +58,14 @@ impl StructPlan {
         self.roots.iter().find(|(n, _)| n == name).map(|(_, k)| k)
     }
 
-    /// Whether the body uses a float field of struct argument `root`.
+    /// Whether the body uses a float field of struct argument `root`, or a struct output takes
+    /// fields from it.
     pub(super) fn has_float_fields(&self, root: &str) -> bool {
-        self.fields
-            .iter()
-            .any(|f| f.root == root && f.class != Class::Int)
+        self.out_base.as_deref() == Some(root)
+            || self
+                .fields
+                .iter()
+                .any(|f| f.root == root && f.class != Class::Int)
     }
 }
 

@@ -410,6 +410,7 @@ impl Lowerer<'_> {
             elem_ty,
             nest: None,
             na: None,
+            strukt: None,
         };
         let ty = match &sig.output {
             syn::ReturnType::Default => {
@@ -454,6 +455,25 @@ impl Lowerer<'_> {
             );
             return None;
         }
+        // `-> State`: the tuple of its float fields, known once the body is lowered
+        // (`lower/struct_values.rs`).
+        if !matches!(ty, syn::Type::Reference(_)) && self.struct_type(&ty, &sig.generics).is_some()
+        {
+            return Some(Output {
+                ty: syn::parse_quote!(_),
+                shape: Shape::Scalar,
+                elem_ty: syn::parse_quote!(_),
+                nest: None,
+                na: None,
+                strukt: Some(StructOut {
+                    ty,
+                    path: None,
+                    floats: Vec::new(),
+                    consts: Vec::new(),
+                    base: None,
+                }),
+            });
+        }
         // `-> [[T; C]; R]`, `-> Vec<[T; C]>`: the flat form, converted by the public companions.
         if !matches!(ty, syn::Type::Reference(_)) {
             if let Some((flat, row)) = self.flat_type(&ty) {
@@ -490,6 +510,7 @@ impl Lowerer<'_> {
                 shape: Shape::Scalar,
                 nest: None,
                 na: None,
+                strukt: None,
             }),
             TypeClass::Seq(kind @ (SeqKind::Vec | SeqKind::Array(_))) => {
                 let elem = seq_elem(&ty)?;
@@ -499,6 +520,7 @@ impl Lowerer<'_> {
                     shape: Shape::Seq(kind),
                     nest: None,
                     na: None,
+                    strukt: None,
                 })
             }
             _ => {
@@ -527,6 +549,7 @@ impl Lowerer<'_> {
                             ty,
                             nest: None,
                             na: None,
+                            strukt: None,
                         });
                     }
                 }

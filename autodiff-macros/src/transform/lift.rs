@@ -120,6 +120,13 @@ fn check(f: &Function, hvp: &syn::Ident, diag: &mut Diag) {
             );
         }
     }
+    if f.output.strukt.is_some() {
+        diag.unsupported_at(
+            &f.item.sig.output,
+            "struct outputs with `hvp`",
+            "return the float you need the Hessian of",
+        );
+    }
     if f.output.nest.is_some() {
         diag.unsupported_at(
             &f.item.sig.output,

@@ -412,6 +412,7 @@ impl Lowerer<'_> {
             elem_ty: elem,
             nest: None,
             na: Some(na),
+            strukt: None,
         }))
     }
 }
