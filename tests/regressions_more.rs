@@ -188,3 +188,40 @@ fn vec_argument_moved_into_a_mutable_variable() {
         rebind_vec_in_tuple_vjp,
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Conversions whose target rustc infers, in generic code: generated code binds the converted
+// value to a `let` of its own, where rustc had nothing left to infer it from (E0282 on
+// `x / 2.0f32.into()`). A user function named `convert` stays a call of that function when its
+// argument is not a constant (it is not nalgebra's).
+
+#[differentiate]
+fn into_inline<T: num_traits::Float + From<f32> + Into<f64>>(x: T, p: &[T]) -> T {
+    let x1: f64 = p[0].into();
+    let c: f64 = 2.0f32.into();
+    let r = x1 * c;
+    x / 2.0f32.into() + x * x + <T as num_traits::NumCast>::from(r).unwrap()
+}
+
+/// Inches to centimetres.
+#[differentiate]
+fn convert(x: f64) -> f64 {
+    x * 2.54
+}
+
+#[differentiate]
+fn uses_convert(x: f64) -> f64 {
+    convert(x) * convert(0.5)
+}
+
+#[test]
+fn conversions_with_inferred_targets_in_generic_code() {
+    let (v, g) = into_inline_grad(1.0f64, &[3.0]);
+    assert_eq!(v, 0.5 + 1.0 + 6.0);
+    assert_eq!((g.x, g.p[0]), (2.5, 2.0));
+    let (v32, g32) = into_inline_grad(1.0f32, &[3.0]);
+    assert_eq!((v32, g32.x, g32.p[0]), (7.5, 2.5, 2.0));
+    let (v, g) = uses_convert_grad(2.0);
+    assert!((v - 5.08 * 1.27).abs() < 1e-12);
+    assert!((g.x - 2.54 * 1.27).abs() < 1e-12);
+}

@@ -239,8 +239,9 @@ impl Lowerer<'_> {
     /// The tokens of a constant expression, with the target of a conversion rustc infers
     /// (`2.0f32.into()`, `nalgebra::convert(2.0)`) written down where `inferred_target` knows
     /// it: generated code keeps constants in `let`s of their own too.
-    pub(super) fn typed_constant(&mut self, e: &syn::Expr) -> TokenStream {
-        if !Self::is_inferred_conversion(e) {
+    pub(super) fn typed_constant(&mut self, e: &syn::Expr, shape: &Shape) -> TokenStream {
+        // (A constant the macro knows is not a float keeps its tokens.)
+        if !Self::is_inferred_conversion(e) || !matches!(shape, Shape::Scalar | Shape::Other) {
             return e.to_token_stream();
         }
         match self.inferred_target(e.span()) {
@@ -249,8 +250,8 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `nalgebra::convert(x)` (also `na::convert`, `simba::scalar::convert`, or `convert`
-    /// imported) of a number: a conversion whose target rustc infers.
+    /// `nalgebra::convert(x)` (also `na::convert`, `simba::scalar::convert`) of a number: a
+    /// conversion whose target rustc infers.
     pub(super) fn nalgebra_convert(
         &mut self,
         c: &syn::ExprCall,
@@ -258,8 +259,11 @@ impl Lowerer<'_> {
         out: &mut Vec<Stmt>,
     ) -> Option<Expr> {
         let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        // A bare `convert(x)` of a value that is not a constant may be the user's own
+        // (differentiated) function: it stays a call. Of a constant (`convert(0.5)`, nalgebra's
+        // imported) it is a conversion: it has no derivative either way.
         let ok = match names.as_slice() {
-            [one] => one == "convert",
+            [one] => one == "convert" && c.args.len() == 1 && !self.refs_locals(&c.args[0]),
             [first, .., last] => {
                 last == "convert" && matches!(first.as_str(), "nalgebra" | "na" | "simba")
             }

@@ -45,7 +45,7 @@ impl Lowerer<'_> {
             let shape = self.opaque_shape(e);
             return Expr::new(
                 ExprKind::Opaque {
-                    tokens: self.typed_constant(e),
+                    tokens: self.typed_constant(e, &shape),
                     shape,
                 },
                 span,
