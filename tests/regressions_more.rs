@@ -217,11 +217,13 @@ fn uses_convert(x: f64) -> f64 {
 #[test]
 fn conversions_with_inferred_targets_in_generic_code() {
     let (v, g) = into_inline_grad(1.0f64, &[3.0]);
+    assert_eq!(v, into_inline(1.0f64, &[3.0]));
     assert_eq!(v, 0.5 + 1.0 + 6.0);
     assert_eq!((g.x, g.p[0]), (2.5, 2.0));
     let (v32, g32) = into_inline_grad(1.0f32, &[3.0]);
     assert_eq!((v32, g32.x, g32.p[0]), (7.5, 2.5, 2.0));
     let (v, g) = uses_convert_grad(2.0);
+    assert_eq!(v, uses_convert(2.0));
     assert!((v - 5.08 * 1.27).abs() < 1e-12);
     assert!((g.x - 2.54 * 1.27).abs() < 1e-12);
 }
