@@ -213,19 +213,32 @@ pub fn dense_vjp_dropped<T: Real>(
     check_len("dense_vjp", "dw", dw.len(), n_in, n_out);
     check_len("dense_vjp", "db", db.len(), 1, n_out);
     check_len("dense_vjp", "dy", dy.len(), rows, n_out);
-    let one = T::one();
-    let ybar = MatRef::new(&*dy, rows, n_out);
     kernels::matmul(
-        one,
-        ybar,
+        T::one(),
+        MatRef::new(&*dy, rows, n_out),
         MatRef::new(w, n_in, n_out).t(),
-        one,
+        T::one(),
         MatMut::new(dx, rows, n_in),
     );
+    dense_weight_adjoints(x, rows, n_in, n_out, dw, db, dy);
+}
+
+/// The part of `dense`'s reverse shared with `dense_data`'s: `dw += xᵀ ȳ`, `db += Σ_rows ȳ`,
+/// then `dy` zeroed.
+fn dense_weight_adjoints<T: Real>(
+    x: &[T],
+    rows: usize,
+    n_in: usize,
+    n_out: usize,
+    dw: &mut [T],
+    db: &mut [T],
+    dy: &mut [T],
+) {
+    let one = T::one();
     kernels::matmul(
         one,
         MatRef::new(x, rows, n_in).t(),
-        ybar,
+        MatRef::new(&*dy, rows, n_out),
         one,
         MatMut::new(dw, n_in, n_out),
     );
@@ -293,19 +306,8 @@ pub fn dense_data_jvp<T: Real>(
     dy: &mut [T],
 ) {
     dense(x.0, w, b, y, rows, n_in, n_out);
-    check_len("dense_data_jvp", "dw", dw.len(), n_in, n_out);
-    check_len("dense_data_jvp", "db", db.len(), 1, n_out);
-    check_len("dense_data_jvp", "dy", dy.len(), rows, n_out);
-    for yr in dy.chunks_exact_mut(n_out.max(1)) {
-        yr.copy_from_slice(db);
-    }
-    kernels::matmul(
-        T::one(),
-        MatRef::new(x.0, rows, n_in),
-        MatRef::new(dw, n_in, n_out),
-        T::one(),
-        MatMut::new(dy, rows, n_out),
-    );
+    // `x dw + db` is the layer applied to the tangents of its weights.
+    dense(x.0, dw, db, dy, rows, n_in, n_out);
 }
 
 /// The adjoints of [`dense_data_vjp`] without the value (`y` left as given).
@@ -328,18 +330,7 @@ pub fn dense_data_vjp_dropped<T: Real>(
     check_len("dense_data_vjp", "dw", dw.len(), n_in, n_out);
     check_len("dense_data_vjp", "db", db.len(), 1, n_out);
     check_len("dense_data_vjp", "dy", dy.len(), rows, n_out);
-    let one = T::one();
-    kernels::matmul(
-        one,
-        MatRef::new(x.0, rows, n_in).t(),
-        MatRef::new(&*dy, rows, n_out),
-        one,
-        MatMut::new(dw, n_in, n_out),
-    );
-    for yr in dy.chunks_exact(n_out.max(1)) {
-        kernels::axpy(one, yr, db);
-    }
-    dy.fill(T::zero());
+    dense_weight_adjoints(x.0, rows, n_in, n_out, dw, db, dy);
 }
 
 /// Reverse mode of [`dense_data`]: with `ȳ` the adjoint in `dy`, `dw += xᵀ ȳ`,

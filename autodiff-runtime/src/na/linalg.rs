@@ -10,12 +10,12 @@
 use super::*;
 
 /// Panics unless `a` is the storage of a square `rows x cols` matrix (nalgebra's `determinant`
-/// panics on non-square matrices too).
+/// and `trace` panic on non-square matrices too); `what` names the quantity.
 #[track_caller]
-fn check_square(op: &str, len: usize, rows: usize, cols: usize) -> usize {
+fn check_square(op: &str, what: &str, len: usize, rows: usize, cols: usize) -> usize {
     assert!(
         rows == cols,
-        "na::{op}: the determinant of a non-square {rows} x {cols} matrix"
+        "na::{op}: the {what} of a non-square {rows} x {cols} matrix"
     );
     check_mat(op, "a", len, rows, cols);
     rows
@@ -82,11 +82,11 @@ fn lu<T: Real>(a: &[T], n: usize) -> Option<Lu<T>> {
     Some(Lu { lu: m, perm, det })
 }
 
-/// The cofactor matrix `C` of the column-major `n x n` matrix `a`, column-major: `d det =
-/// Σ C[k] da[k]`.
-fn cofactors<T: Real>(a: &[T], n: usize) -> Vec<T> {
+/// The determinant and the cofactor matrix `C` of the column-major `n x n` matrix `a`
+/// (column-major: `d det = Σ C[k] da[k]`), from one factorisation for `n > 3`.
+fn det_and_cofactors<T: Real>(a: &[T], n: usize) -> (T, Vec<T>) {
     let at = |i: usize, j: usize| a[i + j * n];
-    match n {
+    let c = match n {
         0 => Vec::new(),
         1 => vec![T::one()],
         2 => vec![at(1, 1), -at(0, 1), -at(1, 0), at(0, 0)],
@@ -102,11 +102,14 @@ fn cofactors<T: Real>(a: &[T], n: usize) -> Vec<T> {
             }
             c
         }
-        _ => match lu(a, n) {
-            Some(f) => det_inverse_transpose(&f, n),
-            None => minors(a, n),
-        },
-    }
+        _ => {
+            return match lu(a, n) {
+                Some(f) => (f.det, det_inverse_transpose(&f, n)),
+                None => (T::zero(), minors(a, n)),
+            }
+        }
+    };
+    (det(a, n), c)
 }
 
 /// `det(A) A⁻ᵀ`, column-major, from the factorisation: column `j` of `A⁻ᵀ` is row `j` of `A⁻¹`,
@@ -164,7 +167,7 @@ fn minors<T: Real>(a: &[T], n: usize) -> Vec<T> {
 #[inline]
 #[track_caller]
 pub fn determinant<T: Real>(a: &[T], rows: usize, cols: usize) -> T {
-    let n = check_square("determinant", a.len(), rows, cols);
+    let n = check_square("determinant", "determinant", a.len(), rows, cols);
     det(a, n)
 }
 
@@ -182,25 +185,22 @@ pub fn determinant_pushforward<T: Real>(
     cols: usize,
     da: Option<&[T]>,
 ) -> (T, T) {
-    let n = check_square("determinant_jvp", a.len(), rows, cols);
-    let dy = match da {
+    let n = check_square("determinant_jvp", "determinant", a.len(), rows, cols);
+    match da {
         Some(da) => {
             check_same("determinant_jvp", "a", a.len(), "da", da.len());
-            cofactors(a, n)
-                .iter()
-                .zip(da)
-                .fold(T::zero(), |s, (&c, &d)| s + c * d)
+            let (y, c) = det_and_cofactors(a, n);
+            let dy = c.iter().zip(da).fold(T::zero(), |s, (&c, &d)| s + c * d);
+            (y, dy)
         }
-        None => T::zero(),
-    };
-    (det(a, n), dy)
+        None => (det(a, n), T::zero()),
+    }
 }
 
 /// Reverse mode of [`determinant`]: `da += seed C`.
 #[track_caller]
 pub fn determinant_vjp<T: Real>(a: &[T], rows: usize, cols: usize, da: &mut [T], seed: T) -> T {
-    determinant_pullback(a, rows, cols, Some(da), seed);
-    determinant(a, rows, cols)
+    determinant_adjoints(a, rows, cols, da, seed)
 }
 
 /// Adjoints of [`determinant`] without its value, for generated code.
@@ -212,20 +212,33 @@ pub fn determinant_pullback<T: Real>(
     da: Option<&mut [T]>,
     seed: T,
 ) {
-    let n = check_square("determinant_vjp", a.len(), rows, cols);
-    if let Some(da) = da {
-        check_same("determinant_vjp", "a", a.len(), "da", da.len());
-        for (d, c) in da.iter_mut().zip(cofactors(a, n)) {
-            *d = *d + seed * c;
+    match da {
+        Some(da) => {
+            determinant_adjoints(a, rows, cols, da, seed);
+        }
+        None => {
+            check_square("determinant_vjp", "determinant", a.len(), rows, cols);
         }
     }
+}
+
+/// `da += seed C`; gives the determinant (from the same factorisation).
+#[track_caller]
+fn determinant_adjoints<T: Real>(a: &[T], rows: usize, cols: usize, da: &mut [T], seed: T) -> T {
+    let n = check_square("determinant_vjp", "determinant", a.len(), rows, cols);
+    check_same("determinant_vjp", "a", a.len(), "da", da.len());
+    let (y, c) = det_and_cofactors(a, n);
+    for (d, c) in da.iter_mut().zip(c) {
+        *d = *d + seed * c;
+    }
+    y
 }
 
 /// [`determinant_vjp`] with a zero seed: checks the shapes, adds nothing.
 #[doc(hidden)]
 #[track_caller]
 pub fn determinant_vjp_dropped<T: Real>(a: &[T], rows: usize, cols: usize, da: &mut [T]) {
-    check_square("determinant_vjp", a.len(), rows, cols);
+    check_square("determinant_vjp", "determinant", a.len(), rows, cols);
     check_same("determinant_vjp", "a", a.len(), "da", da.len());
 }
 
@@ -234,19 +247,8 @@ pub fn determinant_vjp_dropped<T: Real>(a: &[T], rows: usize, cols: usize, da: &
 #[inline]
 #[track_caller]
 pub fn trace<T: Real>(a: &[T], rows: usize, cols: usize) -> T {
-    let n = check_square_trace("trace", a.len(), rows, cols);
+    let n = check_square("trace", "trace", a.len(), rows, cols);
     (0..n).fold(T::zero(), |s, i| s + a[i + i * n])
-}
-
-/// Panics unless `a` is the storage of a square matrix (for `trace`).
-#[track_caller]
-fn check_square_trace(op: &str, len: usize, rows: usize, cols: usize) -> usize {
-    assert!(
-        rows == cols,
-        "na::{op}: the trace of a non-square {rows} x {cols} matrix"
-    );
-    check_mat(op, "a", len, rows, cols);
-    rows
 }
 
 /// Forward mode of [`trace`]: the trace of the tangent.
@@ -283,7 +285,7 @@ pub fn trace_vjp<T: Real>(a: &[T], rows: usize, cols: usize, da: &mut [T], seed:
 #[inline]
 #[track_caller]
 pub fn trace_pullback<T: Real>(a: &[T], rows: usize, cols: usize, da: Option<&mut [T]>, seed: T) {
-    let n = check_square_trace("trace_vjp", a.len(), rows, cols);
+    let n = check_square("trace_vjp", "trace", a.len(), rows, cols);
     if let Some(da) = da {
         check_same("trace_vjp", "a", a.len(), "da", da.len());
         for i in 0..n {
@@ -297,6 +299,6 @@ pub fn trace_pullback<T: Real>(a: &[T], rows: usize, cols: usize, da: Option<&mu
 #[inline]
 #[track_caller]
 pub fn trace_vjp_dropped<T: Real>(a: &[T], rows: usize, cols: usize, da: &mut [T]) {
-    check_square_trace("trace_vjp", a.len(), rows, cols);
+    check_square("trace_vjp", "trace", a.len(), rows, cols);
     check_same("trace_vjp", "a", a.len(), "da", da.len());
 }
