@@ -739,12 +739,25 @@ fn relax_twice(u: &mut Matrix2x3<f64>, k: f64) -> f64 {
     u[(0, 2)] * k + u.sum()
 }
 
-#[test]
-fn in_out_nalgebra_arguments() {
-    // Inputs: u (3), a (9), dt; outputs: the final u.
+/// Both modes of a step `u <- step(u, a, dt)` on a `&mut DVector` of 3 (inputs: u, a (3 x 3),
+/// dt; outputs: the final u), under the in-out convention: the buffer of `u` holds the output's
+/// adjoint on entry and the input's on exit, the other buffers accumulate.
+#[allow(clippy::type_complexity)]
+fn check_in_out_step(
+    step: fn(&mut DVector<f64>, &DMatrix<f64>, f64),
+    step_jvp: fn(&mut DVector<f64>, &DMatrix<f64>, f64, &mut DVector<f64>, &DMatrix<f64>, f64),
+    step_vjp: fn(
+        &mut DVector<f64>,
+        &DMatrix<f64>,
+        f64,
+        &mut DVector<f64>,
+        &mut DMatrix<f64>,
+        &mut f64,
+    ),
+) {
     let f = |v: &[f64]| {
         let mut u = DVector::from_column_slice(&v[..3]);
-        relax(&mut u, &DMatrix::from_column_slice(3, 3, &v[3..12]), v[12]);
+        step(&mut u, &DMatrix::from_column_slice(3, 3, &v[3..12]), v[12]);
         u.as_slice().to_vec()
     };
     let jvp = |v: &[f64], t: &[f64]| {
@@ -752,17 +765,15 @@ fn in_out_nalgebra_arguments() {
         let mut du = DVector::from_column_slice(&t[..3]);
         let a = DMatrix::from_column_slice(3, 3, &v[3..12]);
         let da = DMatrix::from_column_slice(3, 3, &t[3..12]);
-        relax_jvp(&mut u, &a, v[12], &mut du, &da, t[12]);
+        step_jvp(&mut u, &a, v[12], &mut du, &da, t[12]);
         (u.as_slice().to_vec(), du.as_slice().to_vec())
     };
     let vjp = |v: &[f64], c: &[f64], g: &mut [f64]| {
         let mut u = DVector::from_column_slice(&v[..3]);
-        // The in-out convention: the buffer holds the output's adjoint on entry and the
-        // input's on exit; the other buffers accumulate.
         let mut du = DVector::from_column_slice(c);
         let mut da = DMatrix::from_column_slice(3, 3, &g[3..12]);
         let mut ddt = g[12];
-        relax_vjp(
+        step_vjp(
             &mut u,
             &DMatrix::from_column_slice(3, 3, &v[3..12]),
             v[12],
@@ -778,6 +789,11 @@ fn in_out_nalgebra_arguments() {
         u.as_slice().to_vec()
     };
     check_all(13, &f, &jvp, &vjp, 6, false);
+}
+
+#[test]
+fn in_out_nalgebra_arguments() {
+    check_in_out_step(relax, relax_jvp, relax_vjp);
 
     let f2 = |v: &[f64]| {
         let mut u = Matrix2x3::from_column_slice(&v[..6]);
@@ -819,40 +835,7 @@ fn relax_whole(u: &mut DVector<f64>, a: &DMatrix<f64>, dt: f64) {
 
 #[test]
 fn whole_assignments_of_in_out_nalgebra_arguments() {
-    let f = |v: &[f64]| {
-        let mut u = DVector::from_column_slice(&v[..3]);
-        relax_whole(&mut u, &DMatrix::from_column_slice(3, 3, &v[3..12]), v[12]);
-        u.as_slice().to_vec()
-    };
-    let jvp = |v: &[f64], t: &[f64]| {
-        let mut u = DVector::from_column_slice(&v[..3]);
-        let mut du = DVector::from_column_slice(&t[..3]);
-        let a = DMatrix::from_column_slice(3, 3, &v[3..12]);
-        let da = DMatrix::from_column_slice(3, 3, &t[3..12]);
-        relax_whole_jvp(&mut u, &a, v[12], &mut du, &da, t[12]);
-        (u.as_slice().to_vec(), du.as_slice().to_vec())
-    };
-    let vjp = |v: &[f64], c: &[f64], g: &mut [f64]| {
-        let mut u = DVector::from_column_slice(&v[..3]);
-        let mut du = DVector::from_column_slice(c);
-        let mut da = DMatrix::from_column_slice(3, 3, &g[3..12]);
-        let mut ddt = g[12];
-        relax_whole_vjp(
-            &mut u,
-            &DMatrix::from_column_slice(3, 3, &v[3..12]),
-            v[12],
-            &mut du,
-            &mut da,
-            &mut ddt,
-        );
-        for k in 0..3 {
-            g[k] += du[k];
-        }
-        g[3..12].copy_from_slice(da.as_slice());
-        g[12] = ddt;
-        u.as_slice().to_vec()
-    };
-    check_all(13, &f, &jvp, &vjp, 6, false);
+    check_in_out_step(relax_whole, relax_whole_jvp, relax_whole_vjp);
     // The value equals nalgebra's own computation.
     let a = DMatrix::from_fn(3, 3, |i, j| (i as f64 - j as f64) * 0.3 + 0.1);
     let mut u = DVector::from_vec(vec![0.2, -0.4, 0.7]);
