@@ -117,261 +117,104 @@ fn binary_adjoints<T: Real>(
     }
 }
 
-/// Element-wise `a + b` (nalgebra's `&a + &b`).
-#[inline]
-pub fn add<T: Real>(a: &[T], b: &[T]) -> Vec<T> {
-    binary("add", a, b, |x, y| x + y)
+/// The public rules of an element-wise binary operation: the value `$name(a, b)` (element
+/// `f(x, y)`); `_jvp` and `_pushforward` through [`binary_forward`] with the partials `pa(x, y,
+/// value)` and `pb(..)`; `_vjp` and `_pullback` through [`binary_adjoints`] with `qa(x, y)` and
+/// `qb(x, y)`; `_vjp_dropped`. Each reports shape errors under its own name. The docs' formulas
+/// are given as strings.
+macro_rules! binary_rules {
+    (
+        $(#[$doc:meta])*
+        fn $name:ident = $f:expr;
+        jvp $jvp:ident, $push:ident = ($pa:expr, $pb:expr), $jvp_doc:literal;
+        vjp $vjp:ident, $pull:ident, $dropped:ident = ($qa:expr, $qb:expr), $vjp_doc:literal;
+    ) => {
+        $(#[$doc])*
+        #[inline]
+        pub fn $name<T: Real>(a: &[T], b: &[T]) -> Vec<T> {
+            binary(stringify!($name), a, b, $f)
+        }
+
+        #[doc = concat!("Forward mode of [`", stringify!($name), "`]: ", $jvp_doc, ".")]
+        #[inline]
+        pub fn $jvp<T: Real>(a: &[T], b: &[T], da: &[T], db: &[T]) -> (Vec<T>, Vec<T>) {
+            binary_forward(stringify!($jvp), a, b, Some(da), Some(db), $f, $pa, $pb)
+        }
+
+        #[doc = concat!(
+            "Forward mode of [`", stringify!($name), "`] for generated code: `None` for a tangent ",
+            "that is zero skips its term."
+        )]
+        #[inline]
+        pub fn $push<T: Real>(
+            a: &[T],
+            b: &[T],
+            da: Option<&[T]>,
+            db: Option<&[T]>,
+        ) -> (Vec<T>, Vec<T>) {
+            binary_forward(stringify!($push), a, b, da, db, $f, $pa, $pb)
+        }
+
+        #[doc = concat!("Reverse mode of [`", stringify!($name), "`]: ", $vjp_doc, ".")]
+        #[inline]
+        pub fn $vjp<T: Real>(
+            a: &[T],
+            b: &[T],
+            da: &mut [T],
+            db: &mut [T],
+            seed: &[T],
+        ) -> Vec<T> {
+            binary_adjoints(stringify!($vjp), a, b, Some(da), Some(db), seed, $qa, $qb);
+            $name(a, b)
+        }
+
+        #[doc = concat!(
+            "Adjoints of [`", stringify!($name), "`] without its value, for generated code: ",
+            $vjp_doc, "; nothing for a `None` buffer."
+        )]
+        #[inline]
+        pub fn $pull<T: Real>(
+            a: &[T],
+            b: &[T],
+            da: Option<&mut [T]>,
+            db: Option<&mut [T]>,
+            seed: &[T],
+        ) {
+            binary_adjoints(stringify!($pull), a, b, da, db, seed, $qa, $qb);
+        }
+
+        #[doc = concat!("[`", stringify!($vjp), "`] with a zero seed: checks the shapes, adds nothing.")]
+        #[doc(hidden)]
+        #[inline]
+        pub fn $dropped<T: Real>(a: &[T], b: &[T], da: &mut [T], db: &mut [T]) {
+            check_binary(stringify!($vjp), a, b, da, db);
+        }
+    };
 }
 
-/// Forward mode of [`add`]: `da + db`.
-#[inline]
-pub fn add_jvp<T: Real>(a: &[T], b: &[T], da: &[T], db: &[T]) -> (Vec<T>, Vec<T>) {
-    add_forward("add_jvp", a, b, Some(da), Some(db))
+binary_rules! {
+    /// Element-wise `a + b` (nalgebra's `&a + &b`).
+    fn add = |x, y| x + y;
+    jvp add_jvp, add_pushforward = (|_, _, _| T::one(), |_, _, _| T::one()), "`da + db`";
+    vjp add_vjp, add_pullback, add_vjp_dropped = (|_, _| T::one(), |_, _| T::one()),
+        "`da += seed`, `db += seed`";
 }
 
-/// Forward mode of [`add`] for generated code: `None` for a tangent that is zero skips its term.
-#[inline]
-pub fn add_pushforward<T: Real>(
-    a: &[T],
-    b: &[T],
-    da: Option<&[T]>,
-    db: Option<&[T]>,
-) -> (Vec<T>, Vec<T>) {
-    add_forward("add_pushforward", a, b, da, db)
+binary_rules! {
+    /// Element-wise `a - b` (nalgebra's `&a - &b`).
+    fn sub = |x, y| x - y;
+    jvp sub_jvp, sub_pushforward = (|_, _, _| T::one(), |_, _, _| -T::one()), "`da - db`";
+    vjp sub_vjp, sub_pullback, sub_vjp_dropped = (|_, _| T::one(), |_, _| -T::one()),
+        "`da += seed`, `db -= seed`";
 }
 
-/// [`add_jvp`] and [`add_pushforward`] under the name `op`.
-#[inline(always)]
-#[track_caller]
-fn add_forward<T: Real>(
-    op: &str,
-    a: &[T],
-    b: &[T],
-    da: Option<&[T]>,
-    db: Option<&[T]>,
-) -> (Vec<T>, Vec<T>) {
-    let one = |_, _, _| T::one();
-    binary_forward(op, a, b, da, db, |x, y| x + y, one, one)
-}
-
-/// Reverse mode of [`add`]: `da += seed`, `db += seed`.
-#[inline]
-pub fn add_vjp<T: Real>(a: &[T], b: &[T], da: &mut [T], db: &mut [T], seed: &[T]) -> Vec<T> {
-    binary_adjoints(
-        "add_vjp",
-        a,
-        b,
-        Some(da),
-        Some(db),
-        seed,
-        |_, _| T::one(),
-        |_, _| T::one(),
-    );
-    add(a, b)
-}
-
-/// Adjoints of [`add`] without its value, for generated code: `da += seed`, `db += seed`.
-#[inline]
-pub fn add_pullback<T: Real>(
-    a: &[T],
-    b: &[T],
-    da: Option<&mut [T]>,
-    db: Option<&mut [T]>,
-    seed: &[T],
-) {
-    binary_adjoints(
-        "add_pullback",
-        a,
-        b,
-        da,
-        db,
-        seed,
-        |_, _| T::one(),
-        |_, _| T::one(),
-    );
-}
-
-/// [`add_vjp`] with a zero seed: checks the shapes, adds nothing.
-#[doc(hidden)]
-#[inline]
-pub fn add_vjp_dropped<T: Real>(a: &[T], b: &[T], da: &mut [T], db: &mut [T]) {
-    check_binary("add_vjp", a, b, da, db);
-}
-
-/// Element-wise `a - b` (nalgebra's `&a - &b`).
-#[inline]
-pub fn sub<T: Real>(a: &[T], b: &[T]) -> Vec<T> {
-    binary("sub", a, b, |x, y| x - y)
-}
-
-/// Forward mode of [`sub`]: `da - db`.
-#[inline]
-pub fn sub_jvp<T: Real>(a: &[T], b: &[T], da: &[T], db: &[T]) -> (Vec<T>, Vec<T>) {
-    sub_forward("sub_jvp", a, b, Some(da), Some(db))
-}
-
-/// Forward mode of [`sub`] for generated code: `None` for a tangent that is zero skips its term.
-#[inline]
-pub fn sub_pushforward<T: Real>(
-    a: &[T],
-    b: &[T],
-    da: Option<&[T]>,
-    db: Option<&[T]>,
-) -> (Vec<T>, Vec<T>) {
-    sub_forward("sub_pushforward", a, b, da, db)
-}
-
-/// [`sub_jvp`] and [`sub_pushforward`] under the name `op`.
-#[inline(always)]
-#[track_caller]
-fn sub_forward<T: Real>(
-    op: &str,
-    a: &[T],
-    b: &[T],
-    da: Option<&[T]>,
-    db: Option<&[T]>,
-) -> (Vec<T>, Vec<T>) {
-    binary_forward(
-        op,
-        a,
-        b,
-        da,
-        db,
-        |x, y| x - y,
-        |_, _, _| T::one(),
-        |_, _, _| -T::one(),
-    )
-}
-
-/// Reverse mode of [`sub`]: `da += seed`, `db -= seed`.
-#[inline]
-pub fn sub_vjp<T: Real>(a: &[T], b: &[T], da: &mut [T], db: &mut [T], seed: &[T]) -> Vec<T> {
-    binary_adjoints(
-        "sub_vjp",
-        a,
-        b,
-        Some(da),
-        Some(db),
-        seed,
-        |_, _| T::one(),
-        |_, _| -T::one(),
-    );
-    sub(a, b)
-}
-
-/// Adjoints of [`sub`] without its value, for generated code: `da += seed`, `db -= seed`.
-#[inline]
-pub fn sub_pullback<T: Real>(
-    a: &[T],
-    b: &[T],
-    da: Option<&mut [T]>,
-    db: Option<&mut [T]>,
-    seed: &[T],
-) {
-    binary_adjoints(
-        "sub_pullback",
-        a,
-        b,
-        da,
-        db,
-        seed,
-        |_, _| T::one(),
-        |_, _| -T::one(),
-    );
-}
-
-/// [`sub_vjp`] with a zero seed: checks the shapes, adds nothing.
-#[doc(hidden)]
-#[inline]
-pub fn sub_vjp_dropped<T: Real>(a: &[T], b: &[T], da: &mut [T], db: &mut [T]) {
-    check_binary("sub_vjp", a, b, da, db);
-}
-
-/// Element-wise `a * b` (nalgebra's `a.component_mul(&b)`).
-#[inline]
-pub fn component_mul<T: Real>(a: &[T], b: &[T]) -> Vec<T> {
-    binary("component_mul", a, b, |x, y| x * y)
-}
-
-/// Forward mode of [`component_mul`]: `da * b + a * db`.
-#[inline]
-pub fn component_mul_jvp<T: Real>(a: &[T], b: &[T], da: &[T], db: &[T]) -> (Vec<T>, Vec<T>) {
-    component_mul_forward("component_mul_jvp", a, b, Some(da), Some(db))
-}
-
-/// Forward mode of [`component_mul`] for generated code: `None` for a tangent that is zero skips
-/// its term (`da * b` or `a * db`).
-#[inline]
-pub fn component_mul_pushforward<T: Real>(
-    a: &[T],
-    b: &[T],
-    da: Option<&[T]>,
-    db: Option<&[T]>,
-) -> (Vec<T>, Vec<T>) {
-    component_mul_forward("component_mul_pushforward", a, b, da, db)
-}
-
-/// [`component_mul_jvp`] and [`component_mul_pushforward`] under the name `op`.
-#[inline(always)]
-#[track_caller]
-fn component_mul_forward<T: Real>(
-    op: &str,
-    a: &[T],
-    b: &[T],
-    da: Option<&[T]>,
-    db: Option<&[T]>,
-) -> (Vec<T>, Vec<T>) {
-    binary_forward(op, a, b, da, db, |x, y| x * y, |_, y, _| y, |x, _, _| x)
-}
-
-/// Reverse mode of [`component_mul`]: `da += seed * b`, `db += seed * a`.
-#[inline]
-pub fn component_mul_vjp<T: Real>(
-    a: &[T],
-    b: &[T],
-    da: &mut [T],
-    db: &mut [T],
-    seed: &[T],
-) -> Vec<T> {
-    binary_adjoints(
-        "component_mul_vjp",
-        a,
-        b,
-        Some(da),
-        Some(db),
-        seed,
-        |_, y| y,
-        |x, _| x,
-    );
-    component_mul(a, b)
-}
-
-/// Adjoints of [`component_mul`] without its value, for generated code: `seed * b`, `seed * a`.
-#[inline]
-pub fn component_mul_pullback<T: Real>(
-    a: &[T],
-    b: &[T],
-    da: Option<&mut [T]>,
-    db: Option<&mut [T]>,
-    seed: &[T],
-) {
-    binary_adjoints(
-        "component_mul_pullback",
-        a,
-        b,
-        da,
-        db,
-        seed,
-        |_, y| y,
-        |x, _| x,
-    );
-}
-
-/// [`component_mul_vjp`] with a zero seed: checks the shapes, adds nothing.
-#[doc(hidden)]
-#[inline]
-pub fn component_mul_vjp_dropped<T: Real>(a: &[T], b: &[T], da: &mut [T], db: &mut [T]) {
-    check_binary("component_mul_vjp", a, b, da, db);
+binary_rules! {
+    /// Element-wise `a * b` (nalgebra's `a.component_mul(&b)`).
+    fn component_mul = |x, y| x * y;
+    jvp component_mul_jvp, component_mul_pushforward = (|_, y, _| y, |x, _, _| x),
+        "`da * b + a * db`";
+    vjp component_mul_vjp, component_mul_pullback, component_mul_vjp_dropped = (|_, y| y, |x, _| x),
+        "`da += seed * b`, `db += seed * a`";
 }
 
 /// `∂(a / b) / ∂a = 1 / b`.
@@ -393,91 +236,15 @@ fn div_db_of<T: Real>(b: T, y: T) -> T {
     -(y / b)
 }
 
-/// Element-wise `a / b` (nalgebra's `a.component_div(&b)`).
-#[inline]
-pub fn component_div<T: Real>(a: &[T], b: &[T]) -> Vec<T> {
-    binary("component_div", a, b, |x, y| x / y)
-}
-
-/// Forward mode of [`component_div`]: `da / b - (a / b) db / b`.
-#[inline]
-pub fn component_div_jvp<T: Real>(a: &[T], b: &[T], da: &[T], db: &[T]) -> (Vec<T>, Vec<T>) {
-    component_div_forward("component_div_jvp", a, b, Some(da), Some(db))
-}
-
-/// Forward mode of [`component_div`] for generated code: `None` for a tangent that is zero skips
-/// its term (`da / b` or `-(a / b) db / b`).
-#[inline]
-pub fn component_div_pushforward<T: Real>(
-    a: &[T],
-    b: &[T],
-    da: Option<&[T]>,
-    db: Option<&[T]>,
-) -> (Vec<T>, Vec<T>) {
-    component_div_forward("component_div_pushforward", a, b, da, db)
-}
-
-/// [`component_div_jvp`] and [`component_div_pushforward`] under the name `op`.
-#[inline(always)]
-#[track_caller]
-fn component_div_forward<T: Real>(
-    op: &str,
-    a: &[T],
-    b: &[T],
-    da: Option<&[T]>,
-    db: Option<&[T]>,
-) -> (Vec<T>, Vec<T>) {
-    binary_forward(
-        op,
-        a,
-        b,
-        da,
-        db,
-        |x, y| x / y,
+binary_rules! {
+    /// Element-wise `a / b` (nalgebra's `a.component_div(&b)`).
+    fn component_div = |x, y| x / y;
+    jvp component_div_jvp, component_div_pushforward = (
         |x, y, _| div_da(x, y),
-        |_, y, v| div_db_of(y, v),
-    )
-}
-
-/// Reverse mode of [`component_div`]: `da += seed / b`, `db -= seed (a / b) / b`.
-#[inline]
-pub fn component_div_vjp<T: Real>(
-    a: &[T],
-    b: &[T],
-    da: &mut [T],
-    db: &mut [T],
-    seed: &[T],
-) -> Vec<T> {
-    binary_adjoints(
-        "component_div_vjp",
-        a,
-        b,
-        Some(da),
-        Some(db),
-        seed,
-        div_da,
-        div_db,
-    );
-    component_div(a, b)
-}
-
-/// Adjoints of [`component_div`] without its value, for generated code: as [`component_div_vjp`].
-#[inline]
-pub fn component_div_pullback<T: Real>(
-    a: &[T],
-    b: &[T],
-    da: Option<&mut [T]>,
-    db: Option<&mut [T]>,
-    seed: &[T],
-) {
-    binary_adjoints("component_div_pullback", a, b, da, db, seed, div_da, div_db);
-}
-
-/// [`component_div_vjp`] with a zero seed: checks the shapes, adds nothing.
-#[doc(hidden)]
-#[inline]
-pub fn component_div_vjp_dropped<T: Real>(a: &[T], b: &[T], da: &mut [T], db: &mut [T]) {
-    check_binary("component_div_vjp", a, b, da, db);
+        |_, y, v| div_db_of(y, v)
+    ), "`da / b - (a / b) db / b`";
+    vjp component_div_vjp, component_div_pullback, component_div_vjp_dropped = (div_da, div_db),
+        "`da += seed / b`, `db -= seed (a / b) / b`";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -551,54 +318,68 @@ pub fn neg_vjp_dropped<T: Real>(a: &[T], da: &mut [T]) {
     check_same("neg_vjp", "a", a.len(), "da", da.len());
 }
 
-/// `a * s`, every element times the scalar `s` (nalgebra's `&a * s`).
-#[inline]
-pub fn scale<T: Real>(a: &[T], s: T) -> Vec<T> {
-    a.iter().map(|&x| x * s).collect()
+/// The public rules of an element-wise operation with a scalar `s`, over its private
+/// `$fwd(op, a, s, da, ds)` (value and tangent) and `$adj(op, a, s, da, ds, seed)` (adjoints, a
+/// `None` buffer skipped): `_jvp`, `_pushforward`, `_vjp`, `_pullback` and `_vjp_dropped`, each
+/// reporting shape errors under its own name. The docs' formulas are given as strings.
+macro_rules! scalar_rules {
+    (
+        $name:ident: $fwd:ident, $adj:ident;
+        jvp $jvp:ident, $push:ident, $jvp_doc:literal, $push_doc:literal;
+        vjp $vjp:ident, $pull:ident, $dropped:ident, $vjp_doc:literal;
+    ) => {
+        #[doc = concat!("Forward mode of [`", stringify!($name), "`]: ", $jvp_doc, ".")]
+        #[inline]
+        pub fn $jvp<T: Real>(a: &[T], s: T, da: &[T], ds: T) -> (Vec<T>, Vec<T>) {
+            $fwd(stringify!($jvp), a, s, Some(da), Some(ds))
+        }
+
+        #[doc = concat!(
+            "Forward mode of [`", stringify!($name), "`] for generated code: `None` for a tangent ",
+            "that is zero skips its term (", $push_doc, ")."
+        )]
+        #[inline]
+        pub fn $push<T: Real>(
+            a: &[T],
+            s: T,
+            da: Option<&[T]>,
+            ds: Option<T>,
+        ) -> (Vec<T>, Vec<T>) {
+            $fwd(stringify!($push), a, s, da, ds)
+        }
+
+        #[doc = concat!("Reverse mode of [`", stringify!($name), "`]: ", $vjp_doc, ".")]
+        #[inline]
+        pub fn $vjp<T: Real>(a: &[T], s: T, da: &mut [T], ds: &mut T, seed: &[T]) -> Vec<T> {
+            $adj(stringify!($vjp), a, s, Some(da), Some(ds), seed);
+            $name(a, s)
+        }
+
+        #[doc = concat!(
+            "Adjoints of [`", stringify!($name), "`] without its value, for generated code: ",
+            $vjp_doc, "; nothing for a `None` buffer."
+        )]
+        #[inline]
+        pub fn $pull<T: Real>(
+            a: &[T],
+            s: T,
+            da: Option<&mut [T]>,
+            ds: Option<&mut T>,
+            seed: &[T],
+        ) {
+            $adj(stringify!($pull), a, s, da, ds, seed);
+        }
+
+        #[doc = concat!("[`", stringify!($vjp), "`] with a zero seed: checks the shapes, adds nothing.")]
+        #[doc(hidden)]
+        #[inline]
+        pub fn $dropped<T: Real>(a: &[T], _s: T, da: &mut [T], _ds: &mut T) {
+            check_same(stringify!($vjp), "a", a.len(), "da", da.len());
+        }
+    };
 }
 
-/// Forward mode of [`scale`]: `da * s + a * ds`.
-#[inline]
-pub fn scale_jvp<T: Real>(a: &[T], s: T, da: &[T], ds: T) -> (Vec<T>, Vec<T>) {
-    scale_forward("scale_jvp", a, s, Some(da), Some(ds))
-}
-
-/// Forward mode of [`scale`] for generated code: `None` for a tangent that is zero skips its term
-/// (`da * s` or `a * ds`).
-#[inline]
-pub fn scale_pushforward<T: Real>(
-    a: &[T],
-    s: T,
-    da: Option<&[T]>,
-    ds: Option<T>,
-) -> (Vec<T>, Vec<T>) {
-    scale_forward("scale_pushforward", a, s, da, ds)
-}
-
-/// [`scale_jvp`] and [`scale_pushforward`] under the name `op`.
-#[inline(always)]
-#[track_caller]
-fn scale_forward<T: Real>(
-    op: &str,
-    a: &[T],
-    s: T,
-    da: Option<&[T]>,
-    ds: Option<T>,
-) -> (Vec<T>, Vec<T>) {
-    if let Some(da) = da {
-        check_same(op, "a", a.len(), "da", da.len());
-    }
-    let dy = tangents2(
-        a.len(),
-        da.map(at),
-        |_| s,
-        ds.map(|ds| move |_| ds),
-        |i| a[i],
-    );
-    (scale(a, s), dy)
-}
-
-/// The adjoints of `a * s` under the name `op`: `da[i] += seed[i] * pa(s)` and
+/// The adjoints of `a * s` or `a / s` under the name `op`: `da[i] += seed[i] * pa(s)` and
 /// `ds += Σ seed[i] * ps(a[i], s)` (strong zero) over the seed's entries, `ds` untouched by an
 /// empty seed, each partial evaluated only for a `Some` buffer.
 #[inline(always)]
@@ -634,30 +415,53 @@ fn with_scalar_adjoints<T: Real>(
     }
 }
 
-/// Reverse mode of [`scale`]: `da += seed * s`, `ds += Σ seed[i] a[i]`.
+/// `a * s`, every element times the scalar `s` (nalgebra's `&a * s`).
 #[inline]
-pub fn scale_vjp<T: Real>(a: &[T], s: T, da: &mut [T], ds: &mut T, seed: &[T]) -> Vec<T> {
-    with_scalar_adjoints("scale_vjp", a, s, Some(da), Some(ds), seed, |s| s, |x, _| x);
-    scale(a, s)
+pub fn scale<T: Real>(a: &[T], s: T) -> Vec<T> {
+    a.iter().map(|&x| x * s).collect()
 }
 
-/// Adjoints of [`scale`] without its value, for generated code: `seed * s`, `Σ seed[i] a[i]`.
-#[inline]
-pub fn scale_pullback<T: Real>(
+/// Value and tangent of [`scale`] under the name `op`: `da * s + a * ds`.
+#[inline(always)]
+#[track_caller]
+fn scale_forward<T: Real>(
+    op: &str,
+    a: &[T],
+    s: T,
+    da: Option<&[T]>,
+    ds: Option<T>,
+) -> (Vec<T>, Vec<T>) {
+    if let Some(da) = da {
+        check_same(op, "a", a.len(), "da", da.len());
+    }
+    let dy = tangents2(
+        a.len(),
+        da.map(at),
+        |_| s,
+        ds.map(|ds| move |_| ds),
+        |i| a[i],
+    );
+    (scale(a, s), dy)
+}
+
+/// Adjoints of [`scale`] under the name `op`: `da += seed * s`, `ds += Σ seed[i] a[i]`.
+#[inline(always)]
+#[track_caller]
+fn scale_adjoints<T: Real>(
+    op: &str,
     a: &[T],
     s: T,
     da: Option<&mut [T]>,
     ds: Option<&mut T>,
     seed: &[T],
 ) {
-    with_scalar_adjoints("scale_pullback", a, s, da, ds, seed, |s| s, |x, _| x);
+    with_scalar_adjoints(op, a, s, da, ds, seed, |s| s, |x, _| x);
 }
 
-/// [`scale_vjp`] with a zero seed: checks the shapes, adds nothing.
-#[doc(hidden)]
-#[inline]
-pub fn scale_vjp_dropped<T: Real>(a: &[T], _s: T, da: &mut [T], _ds: &mut T) {
-    check_same("scale_vjp", "a", a.len(), "da", da.len());
+scalar_rules! {
+    scale: scale_forward, scale_adjoints;
+    jvp scale_jvp, scale_pushforward, "`da * s + a * ds`", "`da * s` or `a * ds`";
+    vjp scale_vjp, scale_pullback, scale_vjp_dropped, "`da += seed * s`, `ds += Σ seed[i] a[i]`";
 }
 
 /// `a / s`, every element divided by the scalar `s` (nalgebra's `&a / s`: a division per
@@ -667,25 +471,7 @@ pub fn div_scalar<T: Real>(a: &[T], s: T) -> Vec<T> {
     a.iter().map(|&x| x / s).collect()
 }
 
-/// Forward mode of [`div_scalar`]: `da / s - (a / s) ds / s`.
-#[inline]
-pub fn div_scalar_jvp<T: Real>(a: &[T], s: T, da: &[T], ds: T) -> (Vec<T>, Vec<T>) {
-    div_scalar_forward("div_scalar_jvp", a, s, Some(da), Some(ds))
-}
-
-/// Forward mode of [`div_scalar`] for generated code: `None` for a tangent that is zero skips its
-/// term (`da / s` or `-(a / s) ds / s`).
-#[inline]
-pub fn div_scalar_pushforward<T: Real>(
-    a: &[T],
-    s: T,
-    da: Option<&[T]>,
-    ds: Option<T>,
-) -> (Vec<T>, Vec<T>) {
-    div_scalar_forward("div_scalar_pushforward", a, s, da, ds)
-}
-
-/// [`div_scalar_jvp`] and [`div_scalar_pushforward`] under the name `op`.
+/// Value and tangent of [`div_scalar`] under the name `op`: `da / s - (a / s) ds / s`.
 #[inline(always)]
 #[track_caller]
 fn div_scalar_forward<T: Real>(
@@ -709,39 +495,27 @@ fn div_scalar_forward<T: Real>(
     (y, dy)
 }
 
-/// Reverse mode of [`div_scalar`]: `da += seed / s`, `ds -= Σ seed[i] (a[i] / s) / s`.
-#[inline]
-pub fn div_scalar_vjp<T: Real>(a: &[T], s: T, da: &mut [T], ds: &mut T, seed: &[T]) -> Vec<T> {
-    with_scalar_adjoints(
-        "div_scalar_vjp",
-        a,
-        s,
-        Some(da),
-        Some(ds),
-        seed,
-        T::recip,
-        div_db,
-    );
-    div_scalar(a, s)
-}
-
-/// Adjoints of [`div_scalar`] without its value, for generated code: as [`div_scalar_vjp`].
-#[inline]
-pub fn div_scalar_pullback<T: Real>(
+/// Adjoints of [`div_scalar`] under the name `op`: `da += seed / s`, `ds -= Σ seed[i] (a[i] / s)
+/// / s`.
+#[inline(always)]
+#[track_caller]
+fn div_scalar_adjoints<T: Real>(
+    op: &str,
     a: &[T],
     s: T,
     da: Option<&mut [T]>,
     ds: Option<&mut T>,
     seed: &[T],
 ) {
-    with_scalar_adjoints("div_scalar_pullback", a, s, da, ds, seed, T::recip, div_db);
+    with_scalar_adjoints(op, a, s, da, ds, seed, T::recip, div_db);
 }
 
-/// [`div_scalar_vjp`] with a zero seed: checks the shapes, adds nothing.
-#[doc(hidden)]
-#[inline]
-pub fn div_scalar_vjp_dropped<T: Real>(a: &[T], _s: T, da: &mut [T], _ds: &mut T) {
-    check_same("div_scalar_vjp", "a", a.len(), "da", da.len());
+scalar_rules! {
+    div_scalar: div_scalar_forward, div_scalar_adjoints;
+    jvp div_scalar_jvp, div_scalar_pushforward, "`da / s - (a / s) ds / s`",
+        "`da / s` or `-(a / s) ds / s`";
+    vjp div_scalar_vjp, div_scalar_pullback, div_scalar_vjp_dropped,
+        "`da += seed / s`, `ds -= Σ seed[i] (a[i] / s) / s`";
 }
 
 /// `a + s`, the scalar `s` added to every element (nalgebra's `a.add_scalar(s)`).
@@ -750,25 +524,8 @@ pub fn add_scalar<T: Real>(a: &[T], s: T) -> Vec<T> {
     a.iter().map(|&x| x + s).collect()
 }
 
-/// Forward mode of [`add_scalar`]: `da + ds`.
-#[inline]
-pub fn add_scalar_jvp<T: Real>(a: &[T], s: T, da: &[T], ds: T) -> (Vec<T>, Vec<T>) {
-    add_scalar_forward("add_scalar_jvp", a, s, Some(da), Some(ds))
-}
-
-/// Forward mode of [`add_scalar`] for generated code: `None` for a tangent that is zero skips its
-/// term (the `+ 0` kept: `da + 0` and `0 + ds`, whose `-0`s become `+0` as in [`add_scalar_jvp`]).
-#[inline]
-pub fn add_scalar_pushforward<T: Real>(
-    a: &[T],
-    s: T,
-    da: Option<&[T]>,
-    ds: Option<T>,
-) -> (Vec<T>, Vec<T>) {
-    add_scalar_forward("add_scalar_pushforward", a, s, da, ds)
-}
-
-/// [`add_scalar_jvp`] and [`add_scalar_pushforward`] under the name `op`.
+/// Value and tangent of [`add_scalar`] under the name `op`: `da + ds`, a `None` side's `+ 0`
+/// kept (`da + 0` and `0 + ds`, whose `-0`s become `+0` as in [`add_scalar_jvp`]).
 #[inline(always)]
 #[track_caller]
 fn add_scalar_forward<T: Real>(
@@ -795,6 +552,7 @@ fn add_scalar_forward<T: Real>(
 fn add_scalar_adjoints<T: Real>(
     op: &str,
     a: &[T],
+    _s: T,
     da: Option<&mut [T]>,
     ds: Option<&mut T>,
     seed: &[T],
@@ -815,28 +573,9 @@ fn add_scalar_adjoints<T: Real>(
     }
 }
 
-/// Reverse mode of [`add_scalar`]: `da += seed`, `ds += Σ seed[i]`.
-#[inline]
-pub fn add_scalar_vjp<T: Real>(a: &[T], s: T, da: &mut [T], ds: &mut T, seed: &[T]) -> Vec<T> {
-    add_scalar_adjoints("add_scalar_vjp", a, Some(da), Some(ds), seed);
-    add_scalar(a, s)
-}
-
-/// Adjoints of [`add_scalar`] without its value, for generated code: `da += seed`, `ds += Σ seed`.
-#[inline]
-pub fn add_scalar_pullback<T: Real>(
-    a: &[T],
-    _s: T,
-    da: Option<&mut [T]>,
-    ds: Option<&mut T>,
-    seed: &[T],
-) {
-    add_scalar_adjoints("add_scalar_pullback", a, da, ds, seed);
-}
-
-/// [`add_scalar_vjp`] with a zero seed: checks the shapes, adds nothing.
-#[doc(hidden)]
-#[inline]
-pub fn add_scalar_vjp_dropped<T: Real>(a: &[T], _s: T, da: &mut [T], _ds: &mut T) {
-    check_same("add_scalar_vjp", "a", a.len(), "da", da.len());
+scalar_rules! {
+    add_scalar: add_scalar_forward, add_scalar_adjoints;
+    jvp add_scalar_jvp, add_scalar_pushforward, "`da + ds`", "the `+ 0` kept";
+    vjp add_scalar_vjp, add_scalar_pullback, add_scalar_vjp_dropped,
+        "`da += seed`, `ds += Σ seed[i]`";
 }
