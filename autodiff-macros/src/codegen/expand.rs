@@ -51,6 +51,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#err #plain);
         }
     };
+    // Known to later callers from here on; calls of functions known before take their
+    // conventions (`registry.rs`).
+    crate::registry::record(&f, attr.wrt.as_deref());
+    crate::registry::apply(&mut f, &mut diag);
     ir_dump.section("lowered", || print::function(&f));
     // `hvp`: the generic copy is made from the IR before activity (`codegen/hvp.rs`).
     let pre_activity = attr.hvp.as_ref().map(|_| f.clone());
