@@ -743,6 +743,11 @@ pub struct Function {
     pub float_generics: Vec<syn::Ident>,
     /// The `#[checkpoint]` loops, by their index variable.
     pub checkpoints: std::collections::BTreeMap<VarId, Checkpoint>,
+    /// Where `wrt` is written in the attribute, if it is: the names of the public `_jvp`, `_vjp`
+    /// and `_vjp_dropped` carry this span, so that rustc's "function defined here" under an
+    /// argument-count error at a call (a caller that did not know the callee's `wrt`, README)
+    /// shows the `wrt(...)` that fixes the convention.
+    pub wrt_span: Option<proc_macro2::Span>,
 }
 
 impl Function {

@@ -206,6 +206,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         items: cx.items,
         float_generics,
         checkpoints,
+        wrt_span: attr.wrt_span,
     })
 }
 
