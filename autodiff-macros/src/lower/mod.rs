@@ -18,6 +18,7 @@ mod borrows;
 mod build;
 mod calls;
 mod chains;
+mod chunks;
 mod checkpoint;
 mod closures;
 mod consumers;
