@@ -105,3 +105,112 @@ fn head3_32(x: f32, v: &[f32]) -> f32 {
 fn first_chunk_f32() {
     chk32_xv!(head3_32, head3_32_jvp, head3_32_vjp; 4).random(6, -1.2, 1.2);
 }
+
+// ---------------------------------------------------------------------------------------------
+// as_chunks
+// ---------------------------------------------------------------------------------------------
+
+/// Chunks by index and by iteration, their count, and the rest.
+#[differentiate]
+fn chunk_sums(x: f64, v: &[f64]) -> f64 {
+    let (chunks, rest) = v.as_chunks::<2>();
+    let mut s = 0.0;
+    for c in chunks {
+        s += c[0] * c[1] * x;
+    }
+    for i in 0..chunks.len() {
+        s += chunks[i][1].sin();
+    }
+    for (i, c) in chunks.iter().enumerate() {
+        s += (i as f64) * c[0];
+    }
+    for r in rest {
+        s += r * r;
+    }
+    s + rest.len() as f64 * x
+}
+
+#[test]
+fn as_chunks_reads() {
+    // An odd length (a rest) and an even one (none).
+    chk_xv!(chunk_sums, chunk_sums_jvp, chunk_sums_vjp; 5).random(6, -1.5, 1.5);
+    chk_xv!(chunk_sums, chunk_sums_jvp, chunk_sums_vjp; 4).random(6, -1.5, 1.5);
+}
+
+#[differentiate]
+fn row_norm(r: &[f64; 3]) -> f64 {
+    (r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + 1.0).sqrt()
+}
+
+#[differentiate]
+fn rows_total(rows: &[[f64; 3]]) -> f64 {
+    let mut s = 0.0;
+    for r in rows {
+        s += r[0] - r[2] * r[1];
+    }
+    s
+}
+
+/// A chunk lent as `&[f64; 3]`, all chunks lent as `&[[f64; 3]]`, of a sub-slice.
+#[differentiate]
+fn chunks_lent(x: f64, v: &[f64]) -> f64 {
+    let (chunks, rest) = v[1..].as_chunks::<3>();
+    let mut s = rows_total(chunks) * x;
+    for i in 0..chunks.len() {
+        s += row_norm(&chunks[i]);
+    }
+    if !rest.is_empty() {
+        s += rest[0] * x;
+    }
+    s
+}
+
+#[test]
+fn as_chunks_lent() {
+    chk_xv!(chunks_lent, chunks_lent_jvp, chunks_lent_vjp; 8).random(6, -1.5, 1.5);
+    chk_xv!(chunks_lent, chunks_lent_jvp, chunks_lent_vjp; 7).random(6, -1.5, 1.5);
+}
+
+/// Written through `as_chunks_mut`: by index and by `iter_mut`.
+#[differentiate]
+fn chunks_written(x: f64, v: &[f64]) -> f64 {
+    let mut w = v.to_vec();
+    let (chunks, rest) = w.as_chunks_mut::<2>();
+    for i in 0..chunks.len() {
+        chunks[i][0] = chunks[i][0] * x + chunks[i][1];
+    }
+    for c in chunks.iter_mut() {
+        c[1] *= c[0].cos();
+    }
+    for r in rest.iter_mut() {
+        *r = *r * x;
+    }
+    let mut s = 0.0;
+    for y in w.iter() {
+        s += y * y;
+    }
+    s
+}
+
+#[test]
+fn as_chunks_mut_writes() {
+    chk_xv!(chunks_written, chunks_written_jvp, chunks_written_vjp; 5).random(6, -1.2, 1.2);
+}
+
+#[differentiate]
+fn chunk_sums32(x: f32, v: &[f32]) -> f32 {
+    let (chunks, rest) = v.as_chunks::<2>();
+    let mut s = 0.0;
+    for c in chunks.iter() {
+        s += c[0] * c[1].sin() * x;
+    }
+    for r in rest {
+        s += *r;
+    }
+    s
+}
+
+#[test]
+fn as_chunks_f32() {
+    chk32_xv!(chunk_sums32, chunk_sums32_jvp, chunk_sums32_vjp; 5).random(6, -1.2, 1.2);
+}

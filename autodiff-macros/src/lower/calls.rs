@@ -18,6 +18,9 @@ impl Lowerer<'_> {
                  for_each/collect, or loop over it with `for`",
             );
         }
+        if let Some(e) = self.chunked_method(m) {
+            return e;
+        }
         if let Some(v) = self.var_of_path(&m.receiver) {
             if let Some(view) = self.views.get(&v) {
                 if name == "len" && m.args.is_empty() {

@@ -209,4 +209,133 @@ impl Lowerer<'_> {
         });
         true
     }
+
+    /// `let (chunks, rest) = v.as_chunks::<N>();` (`as_chunks_mut`): `chunks` a view of the
+    /// whole chunks, marked chunked (`Lowerer::chunked`), `rest` a view of what follows them.
+    /// `true` when the statement has that form.
+    pub(super) fn as_chunks(
+        &mut self,
+        pat: &syn::Pat,
+        init: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) -> bool {
+        let (syn::Pat::Tuple(pt), syn::Expr::MethodCall(m)) = (pat, init) else {
+            return false;
+        };
+        let mutable = match m.method.to_string().as_str() {
+            "as_chunks" => false,
+            "as_chunks_mut" => true,
+            _ => return false,
+        };
+        if !m.args.is_empty() || pt.elems.len() != 2 {
+            return false;
+        }
+        let span = m.method.span();
+        let Some(n) = self.chunk_len(m).flatten() else {
+            return true;
+        };
+        let Some(ISeq::Slice { var, offset, len }) = self.parse_seq(&m.receiver, out) else {
+            self.diag.unsupported_at(
+                &m.receiver,
+                &format!("`{}` of this expression", m.method),
+                "take chunks of a sequence variable or a sub-slice `v[a..b]`",
+            );
+            return true;
+        };
+        if mutable {
+            self.vars[var].mutable = true;
+        }
+        let c = Self::row_len_expr(&n, span);
+        let total = src_len(var, &len, span);
+        // The length of the whole chunks, `len / N * N`.
+        let whole = bin(BinOp::Mul, bin(BinOp::Div, total.clone(), c.clone()), c);
+        let whole = self.once(whole, out);
+        let start = offset.unwrap_or_else(|| int_lit(0, span));
+        let chunks = View {
+            base: var,
+            offset: start.clone(),
+            len: whole.clone(),
+            mutable,
+            row: None,
+        };
+        let rest = View {
+            base: var,
+            offset: bin(BinOp::Add, start, whole.clone()),
+            len: bin(BinOp::Sub, total, whole),
+            mutable,
+            row: None,
+        };
+        self.bind_item(&pt.elems[0], Item::View(chunks), out);
+        if let Some(id) = pat_ident(&pt.elems[0]) {
+            if let Some(v) = self.lookup(&id.to_string()) {
+                self.chunked.insert(v, n);
+            }
+        }
+        self.bind_item(&pt.elems[1], Item::View(rest), out);
+        true
+    }
+
+    /// The view and chunk length of a chunked view variable.
+    pub(super) fn chunked_view(&self, v: VarId) -> Option<(View, ArrayLen)> {
+        let n = self.chunked.get(&v)?;
+        Some((self.views.get(&v)?.clone(), n.clone()))
+    }
+
+    /// `chunks[i]`: the row view `base[o + i * N..o + i * N + N]`, borrowed as `&[T; N]`.
+    pub(super) fn chunk_row(&mut self, v: VarId, ix: &syn::ExprIndex, out: &mut Vec<Stmt>) -> Option<View> {
+        let (view, n) = self.chunked_view(v)?;
+        let span = ix.index.span();
+        let i = self.expr(&ix.index, out);
+        let i = if i.has_call() { self.once(i, out) } else { i };
+        let c = Self::row_len_expr(&n, span);
+        Some(View {
+            base: view.base,
+            offset: bin(BinOp::Add, view.offset, bin(BinOp::Mul, i, c.clone())),
+            len: c,
+            mutable: view.mutable,
+            row: Some(n),
+        })
+    }
+
+    /// The chunks of a chunked view iterated (`for c in chunks`, `chunks.iter()`).
+    pub(super) fn chunk_rows(&self, v: VarId) -> Option<ISeq> {
+        let (view, n) = self.chunked_view(v)?;
+        Some(ISeq::Chunks {
+            var: view.base,
+            offset: Some(view.offset),
+            len: Some(view.len),
+            size: Self::row_len_expr(&n, Span::call_site()),
+            exact: true,
+            mutable: view.mutable,
+        })
+    }
+
+    /// A method of a chunked view: `len` (the number of chunks) and `is_empty`; any other is
+    /// reported (its flat form would mean something else). `None`: not a chunked receiver.
+    pub(super) fn chunked_method(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
+        let v = self.var_of_path(&m.receiver)?;
+        let (view, n) = self.chunked_view(v)?;
+        let span = m.span();
+        let name = m.method.to_string();
+        let count = bin(BinOp::Div, view.len, Self::row_len_expr(&n, span));
+        Some(match name.as_str() {
+            "len" if m.args.is_empty() => count,
+            "is_empty" if m.args.is_empty() => bin(BinOp::Eq, count, int_lit(0, span)),
+            _ => self.poison(
+                &m.method,
+                &format!("the method `{name}` of the chunks of `as_chunks` (yet)"),
+                "index chunks and elements (`c[i]`, `c[i][j]`), iterate over the chunks \
+                 (`for r in c.iter()`), or take `len()`",
+            ),
+        })
+    }
+}
+
+/// The name a pattern binds, if it is a plain identifier.
+fn pat_ident(p: &syn::Pat) -> Option<&syn::Ident> {
+    match p {
+        syn::Pat::Ident(pi) if pi.subpat.is_none() => Some(&pi.ident),
+        syn::Pat::Type(pt) => pat_ident(&pt.pat),
+        _ => None,
+    }
 }

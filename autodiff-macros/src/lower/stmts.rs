@@ -221,6 +221,12 @@ impl Lowerer<'_> {
                 return;
             }
         }
+        // `let (chunks, rest) = v.as_chunks::<N>();`: two views of `v`, the first chunked.
+        if let (Some(init), None) = (init, &ty) {
+            if self.as_chunks(pat, init, out) {
+                return;
+            }
+        }
         // `let c = v.first_chunk::<N>().unwrap();`: a view of `v`.
         if let Some(init) = init {
             if self.let_first_chunk(pat, init, out) {
