@@ -100,6 +100,16 @@ fn float_by_reference_second_order_vector_split() {
     let (_, gp) = call_cube_grad(x + h * dx, y + h * dy);
     let (_, gm) = call_cube_grad(x - h * dx, y - h * dy);
     let fd = [(gp.x - gm.x) / (2.0 * h), (gp.y - gm.y) / (2.0 * h)];
-    assert!((hv.x - fd[0]).abs() < 1e-6 * (1.0 + fd[0].abs()), "{} vs {}", hv.x, fd[0]);
-    assert!((hv.y - fd[1]).abs() < 1e-6 * (1.0 + fd[1].abs()), "{} vs {}", hv.y, fd[1]);
+    assert!(
+        (hv.x - fd[0]).abs() < 1e-6 * (1.0 + fd[0].abs()),
+        "{} vs {}",
+        hv.x,
+        fd[0]
+    );
+    assert!(
+        (hv.y - fd[1]).abs() < 1e-6 * (1.0 + fd[1].abs()),
+        "{} vs {}",
+        hv.y,
+        fd[1]
+    );
 }

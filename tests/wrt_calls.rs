@@ -244,8 +244,14 @@ fn split_caller() {
         let h = 1e-6;
         let fd_x = (call_scaled_split(x + h, y) - call_scaled_split(x - h, y)) / (2.0 * h);
         let fd_y = (call_scaled_split(x, y + h) - call_scaled_split(x, y - h)) / (2.0 * h);
-        assert!((gx - fd_x).abs() < 1e-7 * (1.0 + fd_x.abs()), "{gx} vs {fd_x}");
-        assert!((gy - fd_y).abs() < 1e-7 * (1.0 + fd_y.abs()), "{gy} vs {fd_y}");
+        assert!(
+            (gx - fd_x).abs() < 1e-7 * (1.0 + fd_x.abs()),
+            "{gx} vs {fd_x}"
+        );
+        assert!(
+            (gy - fd_y).abs() < 1e-7 * (1.0 + fd_y.abs()),
+            "{gy} vs {fd_y}"
+        );
     }
 }
 
@@ -263,7 +269,10 @@ fn call_scaled_vector(x: f64, y: f64) -> f64 {
 fn vector_caller() {
     for &(x, y) in &[(0.3, -1.1), (1.2, 0.4)] {
         let (v, d) = call_scaled_vector_jvpn(x, y, [1.0, 0.0, 0.5], [0.0, 1.0, -2.0]);
-        for (k, (tx, ty)) in [(1.0, 0.0), (0.0, 1.0), (0.5, -2.0)].into_iter().enumerate() {
+        for (k, (tx, ty)) in [(1.0, 0.0), (0.0, 1.0), (0.5, -2.0)]
+            .into_iter()
+            .enumerate()
+        {
             let (w, e) = call_scaled_vector_jvp(x, y, tx, ty);
             assert_eq!(v, w);
             assert_eq!(d[k], e);
@@ -294,8 +303,18 @@ fn hvp_caller() {
     let (_, gp) = call_scaled_hvp_grad(x + h * dx, y + h * dy);
     let (_, gm) = call_scaled_hvp_grad(x - h * dx, y - h * dy);
     let fd = [(gp.x - gm.x) / (2.0 * h), (gp.y - gm.y) / (2.0 * h)];
-    assert!((hv.x - fd[0]).abs() < 1e-6 * (1.0 + fd[0].abs()), "{} vs {}", hv.x, fd[0]);
-    assert!((hv.y - fd[1]).abs() < 1e-6 * (1.0 + fd[1].abs()), "{} vs {}", hv.y, fd[1]);
+    assert!(
+        (hv.x - fd[0]).abs() < 1e-6 * (1.0 + fd[0].abs()),
+        "{} vs {}",
+        hv.x,
+        fd[0]
+    );
+    assert!(
+        (hv.y - fd[1]).abs() < 1e-6 * (1.0 + fd[1].abs()),
+        "{} vs {}",
+        hv.y,
+        fd[1]
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -324,8 +343,14 @@ impl Spring {
 
 #[test]
 fn method_callee_with_wrt() {
-    let spring = |v: &[f64]| Spring { k: v[0], rest: v[1] };
-    let tangent = |v: &[f64]| SpringTangent { k: v[0], rest: v[1] };
+    let spring = |v: &[f64]| Spring {
+        k: v[0],
+        rest: v[1],
+    };
+    let tangent = |v: &[f64]| SpringTangent {
+        k: v[0],
+        rest: v[1],
+    };
     Harness::new(3)
         .primal(|p| vec![spring(p).total(p[2])])
         .jvp(|p, t| {
@@ -342,4 +367,33 @@ fn method_callee_with_wrt() {
             vec![v]
         })
         .random(6, -1.5, 1.5);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Modules: a callee in a module declared earlier, called by path; a caller in a later module
+// calling a callee of its parent
+// ---------------------------------------------------------------------------------------------
+
+mod physics {
+    use autodiff_runtime::differentiate;
+
+    #[differentiate(wrt(x))]
+    pub fn damped(c: f64, x: f64) -> f64 {
+        (-c * x).exp() * x
+    }
+}
+
+mod model {
+    use autodiff_runtime::differentiate;
+
+    #[differentiate]
+    pub fn model(x: f64, y: f64) -> f64 {
+        crate::physics::damped(0.5, x * y) + super::scaled_sin(1.5, y) * x
+    }
+}
+
+#[test]
+fn callees_in_modules() {
+    use model::{model, model_jvp, model_vjp};
+    chk!(model, model_jvp, model_vjp; 0, 1).random(6, -1.2, 1.2);
 }

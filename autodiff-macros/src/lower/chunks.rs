@@ -282,7 +282,12 @@ impl Lowerer<'_> {
     }
 
     /// `chunks[i]`: the row view `base[o + i * N..o + i * N + N]`, borrowed as `&[T; N]`.
-    pub(super) fn chunk_row(&mut self, v: VarId, ix: &syn::ExprIndex, out: &mut Vec<Stmt>) -> Option<View> {
+    pub(super) fn chunk_row(
+        &mut self,
+        v: VarId,
+        ix: &syn::ExprIndex,
+        out: &mut Vec<Stmt>,
+    ) -> Option<View> {
         let (view, n) = self.chunked_view(v)?;
         let span = ix.index.span();
         let i = self.expr(&ix.index, out);
