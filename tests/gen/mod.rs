@@ -8,7 +8,8 @@
 //!
 //! Every construct the generator can emit is a [`Construct`]; each can be switched off by name
 //! (`AD_RANDOM_DISABLE=while,loop`), and the generator counts how often it emitted each one.
-//! This file holds the core language (statements, expressions, loops, helpers, the emitted
+//! This file holds the core language (statements, expressions, loops, helpers (some declared
+//! `wrt(...)` without some of their scalars, which their callers pass constants), the emitted
 //! file); `idioms.rs` holds patterns written the way users write them (closures, path calls with
 //! literals, locals and `Vec`s inside loops, generic helpers, `Vec` outputs, array parameters,
 //! `wrt` subsets, exact zeros under `sqrt`); `second.rs` adds `hvp` to the functions that can
