@@ -9,6 +9,8 @@ use syn::{Ident, Token};
 pub struct Attr {
     /// `wrt(a, b)`: the active arguments; `None` means every float-valued argument.
     pub wrt: Option<Vec<Ident>>,
+    /// The `wrt` keyword's span (the public companions' names carry it: `ir::Function`).
+    pub wrt_span: Option<proc_macro2::Span>,
     /// `hvp`: also write second-order companions (`<f>_hvp`, `<f>_hessian`) and the generic copy
     /// (`<f>_generic`) other functions' second-order companions call.
     pub hvp: Option<Ident>,
@@ -49,6 +51,7 @@ impl Parse for Attr {
                         ));
                     }
                     attr.wrt = Some(names.into_iter().collect());
+                    attr.wrt_span = Some(key.span());
                 }
                 "hvp" => {
                     if attr.hvp.is_some() {

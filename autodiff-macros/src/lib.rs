@@ -19,6 +19,7 @@ mod lower;
 mod methods;
 mod names;
 mod primitives;
+mod registry;
 mod reverse;
 mod testing;
 mod transform;

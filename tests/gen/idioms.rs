@@ -1028,6 +1028,7 @@ impl FnGen<'_> {
             ret_bound: bound,
             generic: true,
             wrt_no_slice: false,
+            fixed: Vec::new(),
         }
     }
 }

@@ -8,7 +8,8 @@
 //!
 //! Every construct the generator can emit is a [`Construct`]; each can be switched off by name
 //! (`AD_RANDOM_DISABLE=while,loop`), and the generator counts how often it emitted each one.
-//! This file holds the core language (statements, expressions, loops, helpers, the emitted
+//! This file holds the core language (statements, expressions, loops, helpers (some declared
+//! `wrt(...)` without some of their scalars, which their callers pass constants), the emitted
 //! file); `idioms.rs` holds patterns written the way users write them (closures, path calls with
 //! literals, locals and `Vec`s inside loops, generic helpers, `Vec` outputs, array parameters,
 //! `wrt` subsets, exact zeros under `sqrt`); `second.rs` adds `hvp` to the functions that can
@@ -212,6 +213,7 @@ constructs! {
     ArrayParam => "array_param",
     ArrayParamToVec => "array_param_to_vec",
     WrtSliceCall => "wrt_slice_call",
+    WrtHelperCall => "wrt_helper_call",
     ZeroSqrt => "zero_sqrt",
     ZeroNorm => "zero_norm",
     // Idioms of issue 15 (emitted by `idioms2.rs`).
@@ -644,6 +646,9 @@ struct FnOut {
     generic: bool,
     /// Declared `#[differentiate(wrt(...))]` with every parameter but the slice.
     wrt_no_slice: bool,
+    /// Scalar parameters left out of the function's `wrt(...)` (a helper `h*`): its callers pass
+    /// constants there.
+    fixed: Vec<String>,
 }
 
 impl FnOut {
@@ -899,6 +904,8 @@ struct FnGen<'a> {
     no_early_return: bool,
     /// The function is differentiated with respect to everything but its slice.
     wrt_no_slice: bool,
+    /// Scalar parameters left out of `wrt(...)` (helpers only, `FnOut::fixed`).
+    fixed: Vec<String>,
     /// The in-out (`&mut`) parameter, if any.
     inout: Option<&'static str>,
     /// Takes the workspace `wk: &mut [f64; 3]`.
@@ -960,6 +967,7 @@ impl<'a> FnGen<'a> {
             arrays: Vec::new(),
             no_early_return: false,
             wrt_no_slice: false,
+            fixed: Vec::new(),
             inout: None,
             workspace: false,
             inout_scalar: false,
@@ -1000,6 +1008,14 @@ impl<'a> FnGen<'a> {
         self.shuffle_params(&mut params);
         for n in &names[..scalars] {
             self.push_input(n, HELPER_ARG_BOUND);
+        }
+        // `wrt(...)` without some of the scalars (at least one stays): callers pass constants
+        // there, and the macro gives the call the helper's own convention.
+        if self.on(Construct::WrtHelperCall) && scalars >= 2 && (k % 4 == 2 || self.chance(0.2)) {
+            let out = self.rng.gen_range(1..scalars);
+            let mut ns: Vec<&str> = names[..scalars].to_vec();
+            ns.shuffle(&mut self.rng);
+            self.fixed = ns[..out].iter().map(|n| n.to_string()).collect();
         }
         self.budget = self.rng.gen_range(1..=5);
         self.finish(format!("h{k}"), k as u64, params, OutKind::F64)
@@ -1128,12 +1144,12 @@ impl<'a> FnGen<'a> {
         let mut source = String::new();
         if !self.cfg.primal_only {
             let workspace = params.iter().any(|p| matches!(p, Param::Workspace(_)));
-            if self.wrt_no_slice || workspace {
+            if self.wrt_no_slice || workspace || !self.fixed.is_empty() {
                 let wrt: Vec<String> = params
                     .iter()
                     .filter(|p| match p {
-                        Param::Scalar(_)
-                        | Param::Array(_)
+                        Param::Scalar(n) => !self.fixed.contains(n),
+                        Param::Array(_)
                         | Param::InOut(_)
                         | Param::InOutArray(_)
                         | Param::InOutScalar(_)
@@ -1173,6 +1189,7 @@ impl<'a> FnGen<'a> {
             ret_bound: self.ret_bound,
             generic: false,
             wrt_no_slice: self.wrt_no_slice,
+            fixed: self.fixed,
         }
     }
 
@@ -1938,6 +1955,17 @@ impl<'a> FnGen<'a> {
         let mut args = Vec::new();
         for p in &helpers[h].params {
             match p {
+                // Left out of the helper's `wrt`: a constant.
+                Param::Scalar(n) if helpers[h].fixed.contains(n) => {
+                    self.count(Construct::WrtHelperCall);
+                    let lits: Vec<f64> = LITS
+                        .iter()
+                        .copied()
+                        .filter(|l| *l <= HELPER_ARG_BOUND)
+                        .collect();
+                    let l = self.pick(&lits);
+                    args.push(format!("{l:?}"));
+                }
                 Param::Scalar(_) => {
                     if let Some(x) = scalar.take() {
                         args.push(x.to_string());
@@ -3375,7 +3403,9 @@ fn emit_file(
         s.push('\n');
     }
     s.push_str("pub fn cases() -> Vec<Case> {\n    vec![\n");
-    for f in all {
+    // A helper with scalars outside its `wrt` has no case of its own (the adapters pass a
+    // tangent for every scalar): its callers check it.
+    for f in all.iter().filter(|f| f.fixed.is_empty()) {
         emit_case(&mut s, cfg, helpers, f);
     }
     for f in na {

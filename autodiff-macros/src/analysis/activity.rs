@@ -61,6 +61,7 @@ pub fn expr_active(vars: &[Var], e: &Expr) -> bool {
         | ExprKind::PlainMethod { .. }
         | ExprKind::VecNew { .. }
         | ExprKind::StopGradient(_)
+        | ExprKind::Fixed(..)
         | ExprKind::Poison => false,
         ExprKind::Var(v) | ExprKind::CopySeq(v, _) | ExprKind::MutRef(v, ..) => vars[*v].active,
         ExprKind::Index { base, .. } | ExprKind::SubSlice { base, .. } => vars[*base].active,
@@ -134,6 +135,19 @@ fn check(f: &Function, diag: &mut Diag) {
                     )
                 };
                 diag.error(n.span, msg);
+            }
+            // An argument the callee takes without a tangent (`registry.rs`).
+            ExprKind::Fixed(inner, fixed) if expr_active(vars, inner) => {
+                let FixedArg { callee, param, wrt } = &**fixed;
+                diag.error(
+                    inner.span,
+                    format!(
+                        "`{callee}` is differentiated only with respect to `{wrt}` \
+                         (`wrt({wrt})`); its argument `{param}` receives a value that depends on \
+                         the inputs here: add `{param}` to `{callee}`'s `wrt(...)`, or pass \
+                         `stop_gradient(..)`"
+                    ),
+                );
             }
             // A method of a plain call that is itself reported (`NumCast::from(x).unwrap_or(y)`):
             // one error, at the inner call.

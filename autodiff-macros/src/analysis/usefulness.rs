@@ -57,7 +57,7 @@ pub(crate) fn useful(body: &[R], vars: &[Var], acc: &mut BTreeSet<VarId>) {
 /// The variables an adjoint of `e` can flow back to: what `e` reads, except under
 /// `stop_gradient(..)`, whose value is a constant.
 fn adjoint_reads(e: &Expr, out: &mut Vec<VarId>) {
-    if matches!(e.kind, ExprKind::StopGradient(_)) {
+    if matches!(e.kind, ExprKind::StopGradient(_) | ExprKind::Fixed(..)) {
         return;
     }
     out.extend(e.own_read());

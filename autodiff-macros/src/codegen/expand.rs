@@ -51,6 +51,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#err #plain);
         }
     };
+    // Known to later callers from here on; calls of functions known before take their
+    // conventions (`registry.rs`).
+    crate::registry::record(&f, attr.wrt.as_deref());
+    crate::registry::apply(&mut f, &mut diag);
     ir_dump.section("lowered", || print::function(&f));
     // `hvp`: the generic copy is made from the IR before activity (`codegen/hvp.rs`).
     let pre_activity = attr.hvp.as_ref().map(|_| f.clone());
@@ -294,7 +298,7 @@ impl<'a> Signatures<'a> {
         let allow = quote!(#[allow(unused_mut, unused_variables, unused_assignments, unused_parens, unused_braces, unreachable_code, non_snake_case, clippy::all)]);
         let companion = |suffix: &str| match flat {
             true => names::flat_companion(name, suffix),
-            false => names::companion(name, suffix),
+            false => self.public_companion(suffix),
         };
         let hidden = flat.then(|| quote!(#[doc(hidden)]));
         let (tan_ty, adj_ty): (TypeOf, TypeOf) = match flat {
@@ -610,6 +614,16 @@ impl<'a> Signatures<'a> {
         }
     }
 
+    /// The name of a public companion other differentiated functions call (`_jvp`, `_vjp`,
+    /// `_vjp_dropped`): spanned at `wrt` when the attribute has it (`Function::wrt_span`).
+    fn public_companion(&self, suffix: &str) -> syn::Ident {
+        let mut id = names::companion(&self.f.item.sig.ident, suffix);
+        if let Some(s) = self.f.wrt_span {
+            id.set_span(s);
+        }
+        id
+    }
+
     /// `<f>_vjp_dropped`: the reverse of a call of `f` whose value is dropped (a call statement
     /// `f(.., &mut v);` in another differentiated function, where the caller cannot see whether
     /// `f` gives a value): `f_vjp` with a zero seed, or without one when `f` gives `()`.
@@ -620,7 +634,7 @@ impl<'a> Signatures<'a> {
         let generics = self.generics();
         let inputs = self.inputs();
         let adjs = self.shadow_args(Self::pub_adjoint_ty);
-        let dropped = names::companion(name, "vjp_dropped");
+        let dropped = self.public_companion("vjp_dropped");
         let vjp = self.call_path(&names::companion(name, "vjp"));
         // With a struct output the body is the reverse sweep's (`codegen/structs.rs`).
         let allow = quote!(#[allow(unused_mut, unused_variables, unused_assignments, unused_parens, unused_braces, unreachable_code, non_snake_case, clippy::all)]);

@@ -303,6 +303,7 @@ pub fn compose(e: &Expr, kids: &[TokenStream]) -> TokenStream {
             let (x, rt) = (k(0), names::rt());
             quote_spanned!(span=> #rt::stop_gradient(#x))
         }
+        ExprKind::Fixed(..) => k(0),
         // Leaves: printed by the callers.
         _ => quote!(()),
     }

@@ -481,6 +481,7 @@ impl<'a> Forward<'a> {
             | ExprKind::PlainMethod { .. }
             | ExprKind::VecNew { .. }
             | ExprKind::StopGradient(_)
+            | ExprKind::Fixed(..)
             | ExprKind::Poison => Val::Plain(self.primal(e)),
             // Only an argument of a call, lent by `call_args`.
             ExprKind::MutRef(..) => Val::Plain(self.primal(e)),

@@ -434,8 +434,25 @@ pub enum ExprKind {
     /// `stop_gradient(expr)`: the value of `expr`, treated as a constant by both modes (never
     /// active: no tangent comes out of it, no adjoint flows into `expr`). Printed as `(expr)`.
     StopGradient(Box<Expr>),
+    /// An argument of a call of a function declared with `wrt(...)` at a parameter that `wrt`
+    /// leaves out (`registry.rs`): its value is passed alone, with no tangent or adjoint, as the
+    /// callee's companions take none. Never active (an active value here is reported by
+    /// activity analysis); shaped `Other`, so the emitters pass its value only. Printed as the
+    /// value.
+    Fixed(Box<Expr>, Box<FixedArg>),
     /// Placeholder after an error was reported; never emitted.
     Poison,
+}
+
+/// The call a `Fixed` argument belongs to, for the error when an active value reaches it.
+#[derive(Clone, Debug)]
+pub struct FixedArg {
+    /// The callee's name.
+    pub callee: String,
+    /// The callee's parameter the argument is passed to.
+    pub param: String,
+    /// The callee's `wrt(...)` names, joined by `, `.
+    pub wrt: String,
 }
 
 /// How a conversion is written; every emitter prints it with [`CastForm`]'s own syntax, so the
@@ -726,6 +743,11 @@ pub struct Function {
     pub float_generics: Vec<syn::Ident>,
     /// The `#[checkpoint]` loops, by their index variable.
     pub checkpoints: std::collections::BTreeMap<VarId, Checkpoint>,
+    /// Where `wrt` is written in the attribute, if it is: the names of the public `_jvp`, `_vjp`
+    /// and `_vjp_dropped` carry this span, so that rustc's "function defined here" under an
+    /// argument-count error at a call (a caller that did not know the callee's `wrt`, README)
+    /// shows the `wrt(...)` that fixes the convention.
+    pub wrt_span: Option<proc_macro2::Span>,
 }
 
 impl Function {

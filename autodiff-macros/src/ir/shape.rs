@@ -90,6 +90,8 @@ pub fn shape_of(vars: &[Var], e: &Expr) -> Shape {
         ExprKind::Call { shape, .. } => shape.clone(),
         ExprKind::PlainCall { shape, .. } => shape.clone(),
         ExprKind::StopGradient(inner) => shape_of(vars, inner),
+        // Passed without a tangent: to the emitters, not a float.
+        ExprKind::Fixed(..) => Shape::Other,
         ExprKind::Tuple(items) => Shape::Tuple(items.iter().map(|i| shape_of(vars, i)).collect()),
         ExprKind::Array(items) => {
             if items.iter().any(|i| shape_of(vars, i) == Shape::Scalar) {

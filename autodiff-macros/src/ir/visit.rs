@@ -93,7 +93,8 @@ macro_rules! children_of {
             ExprKind::Unary { expr, .. }
             | ExprKind::Cast { expr, .. }
             | ExprKind::Ref(expr)
-            | ExprKind::StopGradient(expr) => $out.push(expr),
+            | ExprKind::StopGradient(expr)
+            | ExprKind::Fixed(expr, _) => $out.push(expr),
             ExprKind::Field { base, .. } => $out.push(base),
             ExprKind::Method { recv, args, .. } | ExprKind::PlainMethod { recv, args, .. } => {
                 $out.push(recv);
@@ -438,7 +439,9 @@ impl Expr {
                     index: i2,
                 },
             ) => index == i2 && base.same(b2),
-            (K::Ref(a), K::Ref(b)) | (K::StopGradient(a), K::StopGradient(b)) => a.same(b),
+            (K::Ref(a), K::Ref(b))
+            | (K::StopGradient(a), K::StopGradient(b))
+            | (K::Fixed(a, _), K::Fixed(b, _)) => a.same(b),
             (K::MutRef(a, _, r), K::MutRef(b, _, r2)) => {
                 a == b
                     && match (r, r2) {

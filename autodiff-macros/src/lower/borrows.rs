@@ -203,6 +203,14 @@ impl Lowerer<'_> {
                     );
                     return Some(None);
                 }
+                if self.chunked.contains_key(&v) {
+                    self.poison(
+                        ix,
+                        "ranges of the chunks of `as_chunks` (yet)",
+                        "borrow one chunk (`&c[i]`) or index elements (`c[i][j]`)",
+                    );
+                    return Some(None);
+                }
                 if self.rows.contains_key(&v) && !self.views.contains_key(&v) {
                     self.poison(
                         ix,

@@ -18,6 +18,9 @@ impl Lowerer<'_> {
                  for_each/collect, or loop over it with `for`",
             );
         }
+        if let Some(e) = self.chunked_method(m) {
+            return e;
+        }
         if let Some(v) = self.var_of_path(&m.receiver) {
             if let Some(view) = self.views.get(&v) {
                 if name == "len" && m.args.is_empty() {
@@ -393,9 +396,10 @@ impl Lowerer<'_> {
         if any_float {
             self.check_unseen_args(c, &args);
         }
-        // A float by reference (`g(&y)`, or `g(x)` with `x: &f64`) for a differentiated callee:
-        // its companions would take the tangent and adjoint by reference as well.
-        for (a, e) in c.args.iter().zip(&args) {
+        // A float by reference (`g(&y)`, or `g(x)` with `x: &f64`) for a differentiated callee,
+        // whose companions take its tangent as `&T` and its adjoint as `&mut T`: `Ref` of the
+        // float (the value borrowed; `&y` of a float lowers to `y` itself).
+        for (a, e) in c.args.iter().zip(args.iter_mut()) {
             let by_ref = match &e.kind {
                 // `&mut s`: the callee writes through it (the in-out convention).
                 ExprKind::MutRef(..) => false,
@@ -420,11 +424,9 @@ impl Lowerer<'_> {
                 let msg = super::shapes::call_result_untyped(&name, &examples);
                 self.diag.error_at(a, msg);
             } else if by_ref {
-                self.diag.unsupported_at(
-                    a,
-                    "passing a float by reference to a differentiated function (yet)",
-                    "take the float by value in the called function and pass `*x`",
-                );
+                let span = e.span;
+                let inner = std::mem::replace(e, Expr::new(ExprKind::Poison, span));
+                *e = Expr::new(ExprKind::Ref(Box::new(inner)), span);
             }
         }
         if !any_float {

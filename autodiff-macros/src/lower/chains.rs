@@ -440,6 +440,10 @@ impl Lowerer<'_> {
         if let Some(rows) = self.rows_written(&inner) {
             return Some(rows);
         }
+        // The chunks of `as_chunks_mut`: written through already.
+        if matches!(inner, ISeq::Chunks { mutable: true, .. }) {
+            return Some(inner);
+        }
         self.diag.unsupported_at(
             e,
             "iterating mutably over this expression",

@@ -56,6 +56,10 @@ impl Lowerer<'_> {
     /// `if` as a statement (`result` None) or as an expression whose value goes to `result`.
     pub(super) fn if_stmt(&mut self, i: &syn::ExprIf, result: Option<VarId>, out: &mut Vec<Stmt>) {
         if let syn::Expr::Let(l) = &*i.cond {
+            // `if let Some(c) = v.first_chunk::<N>()`: a length check, `c` a view.
+            if self.if_let_first_chunk(i, l, result, out) {
+                return;
+            }
             self.diag
                 .unsupported_at(&l, "`if let`", "use `match` on an integer or a plain `if`");
             return;

@@ -80,6 +80,11 @@ impl Lowerer<'_> {
                             );
                         }
                         if let Some(view) = self.views.get(&v) {
+                            // The chunks of `as_chunks`, whole: borrowed as `&[[T; N]]`.
+                            let array = match self.chunked.get(&v) {
+                                Some(n) => Some(Nesting::Rows(n.clone())),
+                                None => view.row.clone().map(Nesting::Row),
+                            };
                             let end = Expr::new(
                                 ExprKind::Binary {
                                     op: BinOp::Add,
@@ -94,7 +99,7 @@ impl Lowerer<'_> {
                                     start: Some(Box::new(view.offset.clone())),
                                     end: Some(Box::new(end)),
                                     inclusive: false,
-                                    array: view.row.clone().map(Nesting::Row),
+                                    array,
                                 },
                                 span,
                             );

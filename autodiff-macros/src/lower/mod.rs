@@ -19,6 +19,7 @@ mod build;
 mod calls;
 mod chains;
 mod checkpoint;
+mod chunks;
 mod closures;
 mod consumers;
 mod control;
@@ -53,6 +54,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         loop_results: Vec::new(),
         closures: HashMap::new(),
         views: HashMap::new(),
+        chunked: HashMap::new(),
         poisoned_names: Vec::new(),
         call_lets: Vec::new(),
         items: Vec::new(),
@@ -206,6 +208,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         items: cx.items,
         float_generics,
         checkpoints,
+        wrt_span: attr.wrt_span,
     })
 }
 
@@ -299,6 +302,9 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) closures: HashMap<VarId, (syn::ExprClosure, Scopes)>,
     /// Names bound to a window of a sequence (`windows`, `chunks`): `w[j]` reads `base[offset + j]`.
     pub(crate) views: HashMap<VarId, View>,
+    /// Views whose items are chunks of a fixed length (the `chunks` of
+    /// `let (chunks, rest) = v.as_chunks::<N>();`): `N` (`chunks.rs`).
+    pub(crate) chunked: HashMap<VarId, ArrayLen>,
     /// Arguments already reported as unsupported: uses of them are not reported again.
     pub(crate) poisoned_names: Vec<String>,
     /// Variables bound without a type to the result of a call (assumed to be one float).

@@ -128,8 +128,9 @@ impl Lowerer<'_> {
         match e {
             syn::Expr::Index(ix) if !matches!(&*ix.index, syn::Expr::Range(_)) => {
                 self.var_of_path(&ix.expr).is_some_and(|v| {
-                    (self.rows.contains_key(&v) || self.is_ragged(v))
-                        && !self.views.contains_key(&v)
+                    ((self.rows.contains_key(&v) || self.is_ragged(v))
+                        && !self.views.contains_key(&v))
+                        || self.chunked.contains_key(&v)
                 })
             }
             syn::Expr::Paren(p) => self.is_row(&p.expr),
@@ -148,6 +149,9 @@ impl Lowerer<'_> {
             return None;
         }
         let v = self.var_of_path(&ix.expr)?;
+        if self.chunked.contains_key(&v) {
+            return self.chunk_row(v, ix, out);
+        }
         if self.views.contains_key(&v) {
             return None;
         }
@@ -175,6 +179,9 @@ impl Lowerer<'_> {
     /// The rows of a nested array variable `v` iterated (`p.iter()`, `for q in p`): chunks of its
     /// row length.
     pub(super) fn rows_source(&self, v: VarId) -> Option<ISeq> {
+        if self.chunked.contains_key(&v) {
+            return self.chunk_rows(v);
+        }
         if self.views.contains_key(&v) {
             return None;
         }
@@ -239,6 +246,15 @@ impl Lowerer<'_> {
                 "ranges of rows of a sequence of `Vec`s (yet)",
                 "iterate over all rows with `skip`/`take` (`m.iter().skip(a).take(n)`), or index \
                  the rows (`for i in a..b { m[i] }`)",
+            );
+            return true;
+        }
+        if self.chunked.contains_key(&v) {
+            self.diag.unsupported_at(
+                ix,
+                "ranges of the chunks of `as_chunks` (yet)",
+                "iterate over all chunks with `skip`/`take` (`c.iter().skip(a).take(n)`), or \
+                 index them (`for i in a..b { c[i] }`)",
             );
             return true;
         }

@@ -155,6 +155,12 @@ impl Lowerer<'_> {
         let init = match &l.init {
             Some(init) => {
                 if let Some((else_tok, else_expr)) = &init.diverge {
+                    // `let Some(c) = v.first_chunk::<N>() else { .. };`: the same.
+                    if let syn::Expr::Block(eb) = &**else_expr {
+                        if self.let_else_first_chunk(pat, &init.expr, &eb.block, out) {
+                            return;
+                        }
+                    }
                     // `let [a, b, ..] = v[..] else { .. };`: a length check, then the reads.
                     if let (syn::Pat::Slice(ps), syn::Expr::Block(eb)) = (pat, &**else_expr) {
                         self.slice_let_else(ps, &init.expr, &eb.block, out);
@@ -212,6 +218,18 @@ impl Lowerer<'_> {
         // `let (h, t) = v.split_at(k);`: two views of `v`.
         if let (Some(init), None) = (init, &ty) {
             if self.split_at(pat, init, out) {
+                return;
+            }
+        }
+        // `let (chunks, rest) = v.as_chunks::<N>();`: two views of `v`, the first chunked.
+        if let (Some(init), None) = (init, &ty) {
+            if self.as_chunks(pat, init, out) {
+                return;
+            }
+        }
+        // `let c = v.first_chunk::<N>().unwrap();`: a view of `v`.
+        if let Some(init) = init {
+            if self.let_first_chunk(pat, init, out) {
                 return;
             }
         }

@@ -427,6 +427,20 @@ impl Emitter<'_> {
                 after.push((a, quote!(#t)));
             };
             match (&a.kind, &shape) {
+                // A float by reference (`g(&y)`): a temporary adjoint lent as `&mut T`, added
+                // into `y`'s after the call (never `y`'s own: the statement may have just
+                // zeroed it, and its later contributions assign the first).
+                (ExprKind::Ref(_), Shape::Scalar) => {
+                    let t = self.fresh("a");
+                    code.push(Op::Let {
+                        pat: quote!(mut #t),
+                        value: quote!(#rt::zero_tangent(#v)),
+                    });
+                    adjs.push(quote!(&mut #t));
+                    if active {
+                        after.push((a, quote!(#t)));
+                    }
+                }
                 // A struct passed whole: its adjoint (a local `<S>Tangent`, added into the
                 // caller's buffer at the end) is lent to the call.
                 (ExprKind::Var(w), Shape::Struct) if active => {
