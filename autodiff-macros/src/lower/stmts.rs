@@ -170,11 +170,9 @@ impl Lowerer<'_> {
             }
             None => None,
         };
-        // `let m: Vec<Vec<f64>> = ..`, `vec![vec![..]; n]`: reported; later uses are not.
-        if self.ragged_local(ty.as_ref(), init) {
-            if let syn::Pat::Ident(pi) = pat {
-                self.poisoned_names.push(pi.ident.to_string());
-            }
+        // `let m: Vec<Vec<f64>> = ..`, `vec![vec![..]; n]`, `m.clone()` of rows: flat storage
+        // and offsets, or reported (later uses are not).
+        if self.ragged_local(pat, ty.as_ref(), init, out) {
             return;
         }
         // `let (a, b) = (e1, e2);` splits into one binding per component.
