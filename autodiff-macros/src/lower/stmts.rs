@@ -528,7 +528,9 @@ impl Lowerer<'_> {
                     return;
                 }
                 let mut pre = Vec::new();
+                self.in_while_cond = true;
                 let cond = self.expr(&w.cond, &mut pre);
+                self.in_while_cond = false;
                 if !pre.is_empty() {
                     self.diag.unsupported_at(
                         &w.cond,
