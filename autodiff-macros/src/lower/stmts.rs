@@ -575,6 +575,17 @@ impl Lowerer<'_> {
             syn::Expr::Macro(m) => self.stmt_macro(&m.mac, out),
             syn::Expr::Call(c) if self.mem_swap(c, out) => {}
             syn::Expr::MethodCall(m) if self.inplace_method(m, out) => {}
+            // `push` onto a `Vec` declared to hold no floats (`out: &mut Vec<usize>`, `let mut
+            // v: Vec<i32>`): a plain method.
+            syn::Expr::MethodCall(m)
+                if m.method == "push"
+                    && self
+                        .var_of_path(&m.receiver)
+                        .is_some_and(|v| self.declared_without_floats(v)) =>
+            {
+                let v = self.expr(e, out);
+                push_eval(out, v);
+            }
             syn::Expr::MethodCall(m) if m.method == "push" && m.args.len() == 1 => {
                 match self.var_of_path(&m.receiver) {
                     // Its tangent and adjoint are the caller's slices, of a fixed length.
@@ -604,5 +615,21 @@ impl Lowerer<'_> {
                 push_eval(out, v);
             }
         }
+    }
+
+    /// Whether variable `v` was declared with a type holding no floats (`&mut Vec<usize>`,
+    /// `Vec<i32>`): its methods are plain code, whatever is pushed onto it.
+    fn declared_without_floats(&self, v: VarId) -> bool {
+        let mut t = match &self.vars[v].ty {
+            Some(t) => t,
+            None => return false,
+        };
+        while let syn::Type::Reference(r) = t {
+            t = &r.elem;
+        }
+        matches!(
+            self.classify(t),
+            TypeClass::Int | TypeClass::Bool | TypeClass::Other
+        ) && !self.mentions_float(t)
     }
 }
