@@ -5,7 +5,7 @@
 //! out of the generated code (wrong value and derivative); a value read before a call changed
 //! the buffer was read again after it in the reverse sweep (wrong gradient); a differentiated
 //! callee changing such a buffer was run a second time on the caller's buffer by the reverse
-//! sweep (wrong gradient and wrong final state); `rng.next()` inside an expression did not
+//! sweep (wrong gradient and wrong final state); `rng.draw()` inside an expression did not
 //! compile (E0382). Each against central differences, forward against reverse.
 #![allow(clippy::ptr_arg)]
 
@@ -69,7 +69,7 @@ fn buffer_methods_and_calls_in_both_modes() {
 pub struct Lcg(u64);
 
 impl Lcg {
-    pub fn next(&mut self) -> f64 {
+    pub fn draw(&mut self) -> f64 {
         self.0 = self
             .0
             .wrapping_mul(6364136223846793005)
@@ -82,7 +82,7 @@ impl Lcg {
 fn noisy(x: f64, rng: &mut Lcg) -> f64 {
     let mut s = 0.0;
     for _ in 0..3 {
-        s += (x * rng.next()).sin() + x * x * rng.next();
+        s += (x * rng.draw()).sin() + x * x * rng.draw();
     }
     s
 }
@@ -135,4 +135,29 @@ fn a_callee_changing_a_buffer_runs_once() {
     let want = fd(|x| calls_push(x, &mut vec![]), x);
     assert!(close(dy, want, 1e-6), "{dy} vs {want}");
     assert!(close(dx, want, 1e-6), "{dx} vs {want}");
+}
+
+/// `push` onto a `&mut Vec<usize>` (twice), elements of integer slices converted to floats, with
+/// second order: the generic copy takes them as constants.
+#[differentiate(hvp)]
+fn indexed(x: f64, idx: &mut Vec<usize>, w: &[usize]) -> f64 {
+    idx.push(1);
+    idx.push(w[0]);
+    x * x * idx[idx.len() - 2] as f64 + x * w[0] as f64 * idx[idx.len() - 1] as f64
+}
+
+#[test]
+fn integer_buffers_with_second_order() {
+    let x = 2.0;
+    let mut idx = vec![3];
+    let (y, g, hv) = indexed_hvp(x, &mut idx, &[2], 1.0);
+    // x² + 4x: value 12, derivative 2x + 4 = 8, second derivative 2.
+    assert_eq!(y, 12.0);
+    assert_eq!((g.x, hv.x), (8.0, 2.0));
+    assert_eq!(idx, vec![3, 1, 2]);
+    let mut idx = vec![3];
+    let (y, dy) = indexed_jvp(x, &mut idx, &[2], 1.0);
+    assert_eq!((y, dy), (12.0, 8.0));
+    assert_eq!(idx, vec![3, 1, 2]);
+    assert_eq!(indexed(x, &mut vec![3], &[2]), 12.0);
 }
