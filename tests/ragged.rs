@@ -729,3 +729,116 @@ fn in_place_methods_of_rows() {
         })
         .random(3, -1.0, 1.0);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Locals holding rows: `vec![vec![x; c]; r]` and copies of rows (`m.clone()`)
+
+/// A grid of rows built inside the function, written through `g[i][j]`, iterated by rows, and a
+/// copy of the argument's rows written and read.
+#[differentiate]
+fn grid_local(m: &[Vec<f64>], w: f64, cols: usize) -> f64 {
+    let rows = m.len();
+    let mut g: Vec<Vec<f64>> = vec![vec![w; cols]; rows];
+    for i in 0..rows {
+        for j in 0..g[i].len() {
+            if j < m[i].len() {
+                g[i][j] = g[i][j] * m[i][j] + (j as f64);
+            }
+        }
+    }
+    let mut c = m.to_vec();
+    for i in 0..c.len() {
+        for j in 0..c[i].len() {
+            c[i][j] = c[i][j].sin() * w;
+        }
+    }
+    let mut s = 0.0;
+    for r in g.iter() {
+        for x in r.iter() {
+            s += x * x;
+        }
+    }
+    for (i, r) in c.iter().enumerate() {
+        s += r.iter().sum::<f64>() * (i as f64 + 1.0);
+    }
+    s + g.len() as f64
+}
+
+/// An unannotated local grid (`mut`), rows lent to another differentiated function, a row copied
+/// (`to_vec`), f32.
+#[differentiate]
+fn grid32(v: &[f32], k: f32) -> f32 {
+    let mut g = vec![vec![0.0f32; v.len()]; 3];
+    for i in 0..3 {
+        for j in 0..v.len() {
+            g[i][j] = v[j] * (k + i as f32);
+        }
+    }
+    let last = g[2].to_vec();
+    let mut s = 0.0f32;
+    for i in 0..g.len() {
+        s += norm32(&g[i]);
+    }
+    s + last[0] * k
+}
+
+#[differentiate]
+fn norm32(v: &[f32]) -> f32 {
+    v.iter().map(|x| x * x).sum::<f32>().sqrt()
+}
+
+#[test]
+fn local_rows_in_both_modes() {
+    let n = total();
+    Harness::new(n + 1)
+        .primal(move |x| vec![grid_local(&rows_of(&x[1..], &LENS), x[0], 3)])
+        .jvp(move |x, t| {
+            let m = rows_of(&x[1..], &LENS);
+            let (v, d) = grid_local_jvp(&m, x[0], 3, &rows_of(&t[1..], &LENS), t[0]);
+            (vec![v], vec![d])
+        })
+        .vjp(move |x, c, g| {
+            let m = rows_of(&x[1..], &LENS);
+            let (mut bm, mut bw) = (zeros(), 0.0);
+            let v = grid_local_vjp(&m, x[0], 3, &mut bm, &mut bw, c[0]);
+            g[0] += bw;
+            add_into(&mut g[1..], &flat_of(&bm));
+            vec![v]
+        })
+        .random(4, -1.0, 1.0);
+    // The primal against the same code on real rows.
+    let m = rows_of(&[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], &LENS);
+    let mut want = 4.0;
+    for (i, r) in m.iter().enumerate() {
+        for j in 0..3 {
+            let x = if j < r.len() {
+                0.7 * r[j] + j as f64
+            } else {
+                0.7
+            };
+            want += x * x;
+        }
+        want += r.iter().map(|x| x.sin() * 0.7).sum::<f64>() * (i as f64 + 1.0);
+    }
+    assert!((grid_local(&m, 0.7, 3) - want).abs() < 1e-12);
+}
+
+#[test]
+fn local_rows_f32() {
+    let v = [0.3f32, -0.4, 0.5];
+    let k = 0.7f32;
+    let (y, dy) = grid32_jvp(&v, k, &[1.0, 0.0, 0.0], 0.0);
+    let (mut dv, mut dk) = ([0.0f32; 3], 0.0f32);
+    let y2 = grid32_vjp(&v, k, &mut dv, &mut dk, 1.0);
+    assert_eq!(y, y2);
+    assert!((dy - dv[0]).abs() < 1e-5, "{dy} vs {}", dv[0]);
+    let h = 1e-2f32;
+    let mut vp = v;
+    vp[0] += h;
+    let mut vm = v;
+    vm[0] -= h;
+    let fd = (grid32(&vp, k) - grid32(&vm, k)) / (2.0 * h);
+    assert!((fd - dv[0]).abs() < 2e-3, "{fd} vs {}", dv[0]);
+    let fdk = (grid32(&v, k + h) - grid32(&v, k - h)) / (2.0 * h);
+    assert!((fdk - dk).abs() < 2e-3, "{fdk} vs {dk}");
+}

@@ -17,6 +17,12 @@ pub fn offsets<T>(m: &[Vec<T>]) -> Vec<usize> {
     off
 }
 
+/// The row offsets of `rows` rows of `cols` elements each (a local `vec![vec![x; cols]; rows]`
+/// kept flat): `0, cols, 2 cols, .., rows cols`.
+pub fn rect_offsets(rows: usize, cols: usize) -> Vec<usize> {
+    (0..=rows).map(|i| i * cols).collect()
+}
+
 /// The rows of `m`, one after another.
 pub fn flatten<T: Copy>(m: &[Vec<T>]) -> Vec<T> {
     let mut flat = Vec::with_capacity(m.iter().map(Vec::len).sum());

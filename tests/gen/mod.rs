@@ -44,6 +44,7 @@ mod ragged;
 pub mod second;
 pub mod split;
 mod structs;
+mod tally;
 
 /// Smallest slice length (and value of `n`) the test passes; constant indices stay below it.
 pub const N_MIN: usize = 4;
@@ -257,6 +258,10 @@ constructs! {
     RaggedParam => "ragged_param",
     RaggedRead => "ragged_read",
     RaggedRows => "ragged_rows",
+    // An integer buffer taken by `&mut` (emitted by `tally.rs`).
+    TallyParam => "tally_param",
+    TallyRead => "tally_read",
+    TallyMethod => "tally_method",
     // Struct arguments (emitted by `structs.rs`).
     StructRef => "struct_ref",
     StructValue => "struct_value",
@@ -589,6 +594,8 @@ enum Param {
     Ragged(String, Vec<usize>),
     /// A struct of the program's own type, or the receiver of a method (`structs.rs`).
     Struct(structs::Layout),
+    /// `&mut Vec<usize>`, not differentiated, changed by its methods (`tally.rs`).
+    Tally(String),
 }
 
 /// Output type of a generated function.
@@ -795,6 +802,7 @@ enum Tail {
 enum St {
     /// A summary of the ragged parameter's rows (`ragged.rs`).
     Ragged,
+    Tally,
     Let,
     LetMut,
     Assign,
@@ -931,6 +939,8 @@ struct FnGen<'a> {
     unit_place: Option<String>,
     /// The row lengths of the ragged parameter `rp`, if any (`ragged.rs`).
     ragged: Option<Vec<usize>>,
+    /// Whether the program takes `tally: &mut Vec<usize>` (`tally.rs`).
+    tally: bool,
 }
 
 impl<'a> FnGen<'a> {
@@ -979,6 +989,7 @@ impl<'a> FnGen<'a> {
             strukt: None,
             unit_place: None,
             ragged: None,
+            tally: false,
         }
     }
 
@@ -1046,6 +1057,7 @@ impl<'a> FnGen<'a> {
         self.shuffle_params(&mut params);
         self.struct_param(k, &mut params);
         self.ragged_param(&mut params);
+        self.tally_param(k as u64, &mut params);
         for n in &names[..scalars] {
             self.push_input(n, 1.0);
         }
@@ -1138,6 +1150,7 @@ impl<'a> FnGen<'a> {
                 Param::Row(n, c) => format!("{n}: &[f64; {c}]"),
                 Param::InOutRow(n, c) => format!("{n}: &mut [f64; {c}]"),
                 Param::Ragged(n, _) => format!("{n}: &[Vec<f64>]"),
+                Param::Tally(n) => format!("{n}: &mut Vec<usize>"),
                 Param::Struct(l) => structs::sig(l),
             })
             .collect();
@@ -1159,7 +1172,7 @@ impl<'a> FnGen<'a> {
                         | Param::Ragged(..)
                         | Param::Struct(_) => true,
                         Param::Slice(_) => !self.wrt_no_slice,
-                        Param::Len(_) | Param::Workspace(_) => false,
+                        Param::Len(_) | Param::Workspace(_) | Param::Tally(_) => false,
                     })
                     .map(param_name)
                     .collect();
@@ -1436,6 +1449,9 @@ impl<'a> FnGen<'a> {
         if self.ragged.is_some() && self.on(Construct::RaggedRead) {
             opts.push((6, 1.5));
         }
+        if self.tally && self.on(Construct::TallyRead) {
+            opts.push((7, 1.0));
+        }
         if self.on(Construct::Cast) && (self.has_len() || !self.index_vars().is_empty()) {
             opts.push((4, 0.8));
         }
@@ -1446,6 +1462,7 @@ impl<'a> FnGen<'a> {
             3 => self.vec_read(),
             5 => self.nested_read(),
             6 => self.ragged_read(),
+            7 => self.tally_read(),
             _ => self.cast(),
         }
     }
@@ -2045,6 +2062,7 @@ impl<'a> FnGen<'a> {
                 | Param::Row(..)
                 | Param::InOutRow(..)
                 | Param::Ragged(..)
+                | Param::Tally(_)
                 | Param::Struct(_) => {
                     unreachable!("helpers take no arrays or in-out arguments")
                 }
@@ -2257,6 +2275,9 @@ impl<'a> FnGen<'a> {
         if self.ragged.is_some() && self.on(Construct::RaggedRows) {
             opts.push((St::Ragged, 0.8));
         }
+        if self.tally && self.on(Construct::TallyMethod) {
+            opts.push((St::Tally, 0.6));
+        }
         self.idiom_stmts(&mut opts, loop_ok && can_nest);
         self.checkpoint_stmts(&mut opts);
         match self.pick_weighted(&opts) {
@@ -2293,6 +2314,7 @@ impl<'a> FnGen<'a> {
             St::Idiom(c) => self.s_idiom(c),
             St::Checkpoint => self.s_checkpoint(),
             St::Ragged => self.s_ragged_rows(),
+            St::Tally => self.s_tally(),
             St::SinCos => {
                 self.count(Construct::SinCos);
                 let (s, c) = (self.fresh("t"), self.fresh("t"));
@@ -3345,7 +3367,8 @@ fn param_name(p: &Param) -> String {
         | Param::Nested(n, ..)
         | Param::Row(n, _)
         | Param::InOutRow(n, _)
-        | Param::Ragged(n, _) => n.clone(),
+        | Param::Ragged(n, _)
+        | Param::Tally(n) => n.clone(),
         Param::Struct(l) => l.kind.root().to_string(),
     }
 }
@@ -3547,6 +3570,7 @@ fn emit_case(s: &mut String, cfg: &Config, helpers: &[FnOut], f: &FnOut) {
                 stores.push_str(&a.store);
                 k += a.slots;
             }
+            Param::Tally(_) => args.push("&mut vec![3usize, 1, 4]".to_string()),
             Param::Workspace(n) => {
                 // Constants in, whatever the function leaves in it out (not an output).
                 args.push("&mut [0.5, -0.25, 1.0]".to_string());

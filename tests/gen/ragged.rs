@@ -98,7 +98,8 @@ impl FnGen<'_> {
             self.fresh("i"),
             self.fresh("j"),
         );
-        let bound = match self.rng.gen_range(0..5) {
+        let g = self.fresh("g");
+        let bound = match self.rng.gen_range(0..7) {
             0 => {
                 self.line(format!("let mut {t} = 0.0;"));
                 self.line(format!("for {r} in rp.iter() {{"));
@@ -136,6 +137,37 @@ impl FnGen<'_> {
                 self.line("    }");
                 self.line("}");
                 1.0 + lens.iter().enumerate().map(|(i, _)| i as f64).sum::<f64>()
+            }
+            4 => {
+                // A local copy of the rows, written, then read by rows.
+                self.line(format!("let mut {g} = rp.to_vec();"));
+                self.line(format!("for {i} in 0..{g}.len() {{"));
+                self.line(format!("    for {j} in 0..{g}[{i}].len() {{"));
+                self.line(format!(
+                    "        {g}[{i}][{j}] = {g}[{i}][{j}] * {c} + 0.5;"
+                ));
+                self.line("    }");
+                self.line("}");
+                self.line(format!("let mut {t} = 0.0;"));
+                self.line(format!("for {r} in {g}.iter() {{"));
+                self.line(format!("    for {x} in {r}.iter() {{"));
+                self.line(format!("        {t} += {x}.sin();"));
+                self.line("    }");
+                self.line("}");
+                total as f64
+            }
+            5 => {
+                // A local grid of rows `vec![vec![c; 3]; rows]`, written from the rows.
+                self.line(format!("let mut {g} = vec![vec![{c}; 3]; rp.len()];"));
+                self.line(format!("for {i} in 0..rp.len() {{"));
+                self.line(format!("    for {j} in 0..rp[{i}].len().min(3) {{"));
+                self.line(format!("        {g}[{i}][{j}] += rp[{i}][{j}] * {c};"));
+                self.line("    }");
+                self.line("}");
+                self.line(format!(
+                    "let {t}: f64 = {g}.iter().map(|{r}| {r}.iter().map(|{x}| {x} * {x}).sum::<f64>()).sum();"
+                ));
+                12.0 * lens.len() as f64
             }
             _ => {
                 let full: Vec<usize> = (0..lens.len()).filter(|&i| lens[i] > 0).collect();

@@ -2,9 +2,9 @@ use autodiff_runtime::differentiate;
 
 #[differentiate]
 fn f(x: f64, n: usize) -> f64 {
-    // A local holding rows of `Vec`s, annotated or built.
+    // A local holding rows of `Vec`s other than `vec![vec![x; c]; r]`, annotated or built.
     let a: Vec<Vec<f64>> = Vec::new();
-    let mut b = vec![vec![0.0; 3]; n];
+    let mut b = vec![vec![0.0; 3], vec![0.0; n]];
     b[0][0] = x;
     b[0][0] * x
 }

@@ -128,7 +128,15 @@ impl Lowerer<'_> {
             // A method of a value that is never differentiated (integers, options of constants,
             // other types): plain code. Activity analysis rejects it if an active value flows in.
             let args = m.args.iter().map(|a| self.expr(a, out)).collect();
-            return Expr::new(
+            // A method of a variable that changes (`rng.next()`, `v.pop()` with `rng: &mut
+            // Lcg`, `let mut v: Vec<usize>`) may change it: evaluated once, where it is
+            // written, into a local the reverse sweep reads by name (never evaluated again to
+            // recompute a value). Methods known not to change their receiver stay in place.
+            let changes = matches!(&recv.kind, ExprKind::Var(v)
+                if self.vars[*v].mutable
+                    && self.vars[*v].shape == Shape::Other
+                    && !READ_ONLY_METHODS.contains(&name.as_str()));
+            let e = Expr::new(
                 ExprKind::PlainMethod {
                     recv: Box::new(recv),
                     method: m.method.clone(),
@@ -138,6 +146,11 @@ impl Lowerer<'_> {
                 },
                 span,
             );
+            return if changes && !self.in_while_cond {
+                self.once(e, out)
+            } else {
+                e
+            };
         }
         // `arr.map(f).to_vec()`, `[a, b].len()`: an array that is not a variable, bound to one
         // first.
@@ -557,3 +570,30 @@ impl Lowerer<'_> {
         }
     }
 }
+
+/// Methods that never change their receiver, kept in place when the receiver is a variable that
+/// changes (see `method_call`).
+const READ_ONLY_METHODS: &[&str] = &[
+    "len",
+    "is_empty",
+    "get",
+    "contains",
+    "first",
+    "last",
+    "clone",
+    "to_vec",
+    "to_owned",
+    "iter",
+    "capacity",
+    "is_some",
+    "is_none",
+    "unwrap",
+    "as_slice",
+    "binary_search",
+    "starts_with",
+    "ends_with",
+    "min",
+    "max",
+    "abs",
+    "count_ones",
+];

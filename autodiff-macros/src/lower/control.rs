@@ -214,7 +214,15 @@ impl Lowerer<'_> {
             // Reported when the struct arguments were planned (`lower/structs.rs`).
             syn::Expr::Field(_) if self.int_field(e) => None,
             syn::Expr::Paren(p) => self.place(&p.expr, out),
-            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.place(&u.expr, out),
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                if let Some(v) = self.var_of_path(&u.expr) {
+                    if self.mut_ref_scalar(&Expr::new(ExprKind::Var(v), u.span())) {
+                        self.mut_ref_scalar_error(u);
+                        return None;
+                    }
+                }
+                self.place(&u.expr, out)
+            }
             syn::Expr::Index(ix) => {
                 // `p[i][j] = ..` of a nested array `p` (flattened).
                 if let Some((base, index)) = self.nested_elem(ix, out) {

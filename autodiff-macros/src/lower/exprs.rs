@@ -23,6 +23,29 @@ impl Lowerer<'_> {
         r
     }
 
+    /// Whether `e` names an argument taken by `&mut` holding one integer or bool (`n: &mut
+    /// usize`): read or written through `*n`, which the emitters do not serve yet.
+    pub(super) fn mut_ref_scalar(&self, e: &Expr) -> bool {
+        match e.kind {
+            ExprKind::Var(v) => {
+                let var = &self.vars[v];
+                var.in_out_ref() && matches!(var.shape, Shape::Int | Shape::Bool)
+            }
+            _ => false,
+        }
+    }
+
+    /// The error for `*n` of [`Self::mut_ref_scalar`], at `at`.
+    pub(super) fn mut_ref_scalar_error(&mut self, at: &dyn ToTokens) -> Expr {
+        self.poison(
+            at,
+            "reading or writing an integer or bool argument through `&mut` (`*n += 1` with `n: \
+             &mut usize`) (yet)",
+            "return the new value (`-> (f64, usize)`), or keep it in a `&mut [usize]` \
+             (`n[0] += 1`)",
+        )
+    }
+
     pub(super) fn expr(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) -> Expr {
         let span = e.span();
         // A nested array literal is allowed at the top of a `let`'s value or a returned value.
@@ -163,6 +186,10 @@ impl Lowerer<'_> {
                         },
                         span,
                     ),
+                    // `*n` of an integer or bool argument taken by `&mut`: not yet.
+                    syn::UnOp::Deref(_) if self.mut_ref_scalar(&inner) => {
+                        self.mut_ref_scalar_error(u)
+                    }
                     // `*x` of a float bound by reference is the float; `*a` of an array is a copy.
                     syn::UnOp::Deref(_) => match inner.kind {
                         ExprKind::Var(v) if matches!(self.vars[v].shape, Shape::Seq(_)) => {
@@ -329,6 +356,16 @@ impl Lowerer<'_> {
                     }
                     // A borrowed sequence value: `&[a, b, c]`, `&vec![..]`, `&v.to_vec()`.
                     _ if matches!(self.shape_of(&inner), Shape::Seq(_)) => {
+                        Expr::new(ExprKind::Ref(Box::new(inner)), span)
+                    }
+                    // A borrowed value that is never differentiated (`&[1, 2]`, `&n` passed to
+                    // a plain method or call): the borrow is part of the call's signature.
+                    _ if !matches!(inner.kind, ExprKind::Var(_))
+                        && matches!(
+                            self.shape_of(&inner),
+                            Shape::Int | Shape::Bool | Shape::Other
+                        ) =>
+                    {
                         Expr::new(ExprKind::Ref(Box::new(inner)), span)
                     }
                     _ => inner,

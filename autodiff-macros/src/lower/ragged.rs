@@ -255,25 +255,130 @@ impl Lowerer<'_> {
         true
     }
 
-    /// A `let` whose type or value is rows of `Vec`s (`let m: Vec<Vec<f64>> = ..`,
-    /// `vec![vec![..]; n]`): reported, `true`.
+    /// A `let` whose type or value is rows of `Vec`s. `let [mut] m[: Vec<Vec<T>>] = vec![vec![e;
+    /// c]; r];` (rows of one length) becomes flat storage and its offsets, lowered as
+    /// `let rr: usize = r; let rc: usize = c; let m = vec![e; rr * rc];` and `let off:
+    /// Vec<usize> = ragged::rect_offsets(rr, rc);`, `m` then ragged like an argument; so does
+    /// `let m2 = m.clone();` (or `to_vec()`) of a ragged variable, sharing its offsets. Any other
+    /// such `let` (`Vec::new()` then pushed rows, `vec![vec![..], ..]`) is reported. `true`:
+    /// handled (lowered or reported).
     pub(super) fn ragged_local(
         &mut self,
+        pat: &syn::Pat,
         ty: Option<&syn::Type>,
         init: Option<&syn::Expr>,
+        out: &mut Vec<Stmt>,
     ) -> bool {
+        if let (syn::Pat::Ident(pi), Some(e)) = (pat, init) {
+            if pi.by_ref.is_none() && pi.subpat.is_none() {
+                if let Some(src) = self.ragged_copy_source(e) {
+                    if ty.is_none_or(|t| self.vec_of_vecs(t).is_some()) {
+                        self.ragged_copy(pi, src, e, out);
+                        return true;
+                    }
+                }
+            }
+        }
         let at: &dyn ToTokens = match (ty, init) {
             (Some(t), _) if self.ragged_type(t).is_some() => t,
             (_, Some(e)) if vec_of_vecs_literal(e) => e,
             _ => return false,
         };
+        if let (syn::Pat::Ident(pi), Some(e)) = (pat, init) {
+            let elem = match ty {
+                Some(t) => self.vec_of_vecs(t).map(Some),
+                None => Some(None),
+            };
+            if let (Some(elem), Some((x, c, r)), None, None) =
+                (elem, rect_literal(e), &pi.by_ref, &pi.subpat)
+            {
+                self.ragged_rect(pi, elem, (x, c, r), out);
+                return true;
+            }
+        }
         self.diag.unsupported_at(
             at,
-            "local variables holding rows of `Vec`s (`Vec<Vec<T>>`, `vec![vec![..]; n]`) (yet)",
-            "keep the data flat (`let m = vec![0.0; rows * cols];`, `m[i * cols + j]`) or take \
-             the rows as an argument (`m: &[Vec<f64>]`, `m: &mut [Vec<f64>]`)",
+            "local variables holding rows of `Vec`s other than `vec![vec![x; cols]; rows]` or a \
+             copy of such rows (`m.clone()`) (yet)",
+            "build the rows with `vec![vec![0.0; cols]; rows]` and write their elements, keep \
+             the data flat (`let m = vec![0.0; rows * cols];`, `m[i * cols + j]`), or take the \
+             rows as an argument (`m: &[Vec<f64>]`, `m: &mut [Vec<f64>]`)",
         );
+        if let syn::Pat::Ident(pi) = pat {
+            self.poisoned_names.push(pi.ident.to_string());
+        }
         true
+    }
+
+    /// `let m = vec![vec![x; c]; r];`: see [`Self::ragged_local`].
+    fn ragged_rect(
+        &mut self,
+        pi: &syn::PatIdent,
+        elem: Option<syn::Type>,
+        (x, c, r): (syn::Expr, syn::Expr, syn::Expr),
+        out: &mut Vec<Stmt>,
+    ) {
+        let n = self.vars.len();
+        let (rr, rc) = (
+            crate::names::synthetic("rrows", n),
+            crate::names::synthetic("rcols", n),
+        );
+        let off = crate::names::synthetic("roff", n);
+        let (m, name) = (&pi.mutability, &pi.ident);
+        let rt = crate::names::rt();
+        let ty = elem.map(|t| quote::quote!(: ::std::vec::Vec<#t>));
+        let stmts: [syn::Stmt; 4] = [
+            syn::parse_quote_spanned!(r.span()=> let #rr: usize = #r;),
+            syn::parse_quote_spanned!(c.span()=> let #rc: usize = #c;),
+            syn::parse_quote_spanned!(pi.span()=> let #m #name #ty = vec![#x; #rr * #rc];),
+            syn::parse_quote!(let #off: ::std::vec::Vec<usize> = #rt::ragged::rect_offsets(#rr, #rc);),
+        ];
+        for st in &stmts {
+            if let syn::Stmt::Local(l) = st {
+                self.local(l, out);
+            }
+        }
+        if let (Some(v), Some(o)) = (
+            self.lookup(&name.to_string()),
+            self.lookup(&off.to_string()),
+        ) {
+            self.ragged.insert(v, o);
+        }
+    }
+
+    /// The ragged variable `e` copies whole (`m.clone()`, `m.to_vec()`, `m.to_owned()`).
+    fn ragged_copy_source(&self, e: &syn::Expr) -> Option<VarId> {
+        let syn::Expr::MethodCall(mc) = strip_parens(e) else {
+            return None;
+        };
+        if !mc.args.is_empty()
+            || !matches!(
+                mc.method.to_string().as_str(),
+                "clone" | "to_vec" | "to_owned"
+            )
+        {
+            return None;
+        }
+        self.var_of_path(&mc.receiver)
+            .filter(|v| self.is_ragged(*v))
+    }
+
+    /// `let m2 = m.clone();` of a ragged `m`: the flat storage copied (`m.to_vec()`), the
+    /// offsets shared (they never change).
+    fn ragged_copy(&mut self, pi: &syn::PatIdent, src: VarId, e: &syn::Expr, out: &mut Vec<Stmt>) {
+        let off = self.ragged[&src];
+        let (m, name) = (&pi.mutability, &pi.ident);
+        let from = &self.vars[src].name;
+        let st: syn::Stmt = syn::parse_quote_spanned!(e.span()=> let #m #name = #from.to_vec(););
+        // The copy is lowered from the flat storage: the source is not ragged for this read.
+        self.ragged.remove(&src);
+        if let syn::Stmt::Local(l) = &st {
+            self.local(l, out);
+        }
+        self.ragged.insert(src, off);
+        if let Some(v) = self.lookup(&name.to_string()) {
+            self.ragged.insert(v, off);
+        }
     }
 
     /// After lowering: every use of a ragged variable other than through its rows and elements
@@ -302,8 +407,28 @@ impl Lowerer<'_> {
             } if ragged.contains_key(base) => whole.push((e.span, *base)),
             _ => {}
         };
+        // `let c = m.to_vec();` into another ragged variable sharing `m`'s offsets: a copy of
+        // the rows, not a whole use (`ragged_copy`).
+        let mut copies: Vec<*const Expr> = Vec::new();
+        visit_stmt_list(body, &mut |x: &Stmt| {
+            if let Stmt::Let {
+                pat: Pat::Bind(t),
+                init: Some(e),
+            } = x
+            {
+                if let ExprKind::CopySeq(src, _) = &e.kind {
+                    if ragged.get(t).is_some_and(|o| ragged.get(src) == Some(o)) {
+                        copies.push(e);
+                    }
+                }
+            }
+        });
         for s in body {
-            walk_stmt_exprs(s, &mut |e| e.visit(&mut check));
+            walk_stmt_exprs(s, &mut |e| {
+                if !copies.contains(&(e as *const Expr)) {
+                    e.visit(&mut check)
+                }
+            });
         }
         if let Some(t) = tail {
             t.visit(&mut check);
@@ -388,17 +513,37 @@ fn vec_of_vecs_literal(e: &syn::Expr) -> bool {
     matches!(first, Some(syn::Expr::Macro(inner)) if inner.mac.path.is_ident("vec"))
 }
 
+/// `vec![vec![x; c]; r]`: `(x, c, r)`.
+fn rect_literal(e: &syn::Expr) -> Option<(syn::Expr, syn::Expr, syn::Expr)> {
+    let syn::Expr::Macro(m) = strip_parens(e) else {
+        return None;
+    };
+    if !m.mac.path.is_ident("vec") {
+        return None;
+    }
+    let outer = m.mac.parse_body::<VecRepeat>().ok()?;
+    let syn::Expr::Macro(inner) = strip_parens(&outer.elem) else {
+        return None;
+    };
+    if !inner.mac.path.is_ident("vec") {
+        return None;
+    }
+    let row = inner.mac.parse_body::<VecRepeat>().ok()?;
+    Some((row.elem, row.len, outer.len))
+}
+
 /// `elem; len` inside `vec![..]`.
 struct VecRepeat {
     elem: syn::Expr,
+    len: syn::Expr,
 }
 
 impl syn::parse::Parse for VecRepeat {
     fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
         let elem: syn::Expr = input.parse()?;
         let _: syn::Token![;] = input.parse()?;
-        let _: syn::Expr = input.parse()?;
-        Ok(VecRepeat { elem })
+        let len: syn::Expr = input.parse()?;
+        Ok(VecRepeat { elem, len })
     }
 }
 

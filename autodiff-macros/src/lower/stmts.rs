@@ -176,11 +176,9 @@ impl Lowerer<'_> {
             }
             None => None,
         };
-        // `let m: Vec<Vec<f64>> = ..`, `vec![vec![..]; n]`: reported; later uses are not.
-        if self.ragged_local(ty.as_ref(), init) {
-            if let syn::Pat::Ident(pi) = pat {
-                self.poisoned_names.push(pi.ident.to_string());
-            }
+        // `let m: Vec<Vec<f64>> = ..`, `vec![vec![..]; n]`, `m.clone()` of rows: flat storage
+        // and offsets, or reported (later uses are not).
+        if self.ragged_local(pat, ty.as_ref(), init, out) {
             return;
         }
         // `let (a, b) = (e1, e2);` splits into one binding per component.
@@ -548,7 +546,9 @@ impl Lowerer<'_> {
                     return;
                 }
                 let mut pre = Vec::new();
+                self.in_while_cond = true;
                 let cond = self.expr(&w.cond, &mut pre);
+                self.in_while_cond = false;
                 if !pre.is_empty() {
                     self.diag.unsupported_at(
                         &w.cond,
@@ -593,6 +593,17 @@ impl Lowerer<'_> {
             syn::Expr::Macro(m) => self.stmt_macro(&m.mac, out),
             syn::Expr::Call(c) if self.mem_swap(c, out) => {}
             syn::Expr::MethodCall(m) if self.inplace_method(m, out) => {}
+            // `push` onto a `Vec` declared to hold no floats (`out: &mut Vec<usize>`, `let mut
+            // v: Vec<i32>`): a plain method.
+            syn::Expr::MethodCall(m)
+                if m.method == "push"
+                    && self
+                        .var_of_path(&m.receiver)
+                        .is_some_and(|v| self.declared_without_floats(v)) =>
+            {
+                let v = self.expr(e, out);
+                push_eval(out, v);
+            }
             syn::Expr::MethodCall(m) if m.method == "push" && m.args.len() == 1 => {
                 match self.var_of_path(&m.receiver) {
                     // Its tangent and adjoint are the caller's slices, of a fixed length.
@@ -622,5 +633,21 @@ impl Lowerer<'_> {
                 push_eval(out, v);
             }
         }
+    }
+
+    /// Whether variable `v` was declared with a type holding no floats (`&mut Vec<usize>`,
+    /// `Vec<i32>`): its methods are plain code, whatever is pushed onto it.
+    fn declared_without_floats(&self, v: VarId) -> bool {
+        let mut t = match &self.vars[v].ty {
+            Some(t) => t,
+            None => return false,
+        };
+        while let syn::Type::Reference(r) = t {
+            t = &r.elem;
+        }
+        matches!(
+            self.classify(t),
+            TypeClass::Int | TypeClass::Bool | TypeClass::Other
+        ) && !self.mentions_float(t)
     }
 }

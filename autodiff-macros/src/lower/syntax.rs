@@ -5,8 +5,11 @@
 use super::*;
 
 pub(super) fn push_eval(out: &mut Vec<Stmt>, e: Expr) {
-    // A bare value statement (`x;`) has no effect; only calls are kept.
-    if e.has_call() {
+    // A bare value statement (`x;`) has no effect; only calls are kept, and methods of values
+    // never differentiated (`v.sort()`, `out.clear()` on integer buffers change them).
+    let mut plain = false;
+    e.visit(&mut |x| plain |= matches!(x.kind, ExprKind::PlainMethod { .. }));
+    if e.has_call() || plain {
         out.push(Stmt::Eval(e));
     }
 }

@@ -190,8 +190,12 @@ impl Lowerer<'_> {
             let active = selected && shape.is_float();
             let var = self.new_var(
                 name.clone(),
-                // The contents of a `&mut` argument change in the body.
-                mutable || inout,
+                // The contents of a `&mut` argument change in the body, floats or not (an
+                // integer buffer written by a call or a method is not stable: the reverse
+                // sweep cannot read its earlier values by name).
+                mutable
+                    || inout
+                    || matches!(&ty, syn::Type::Reference(r) if r.mutability.is_some()),
                 shape.clone(),
                 VarOrigin::Param(i),
                 Some(ty.clone()),

@@ -49,6 +49,14 @@ impl Emitter<'_> {
                     false,
                 ),
                 Some(_) => quote!(&#name[..]),
+                // A copy of an argument of a type the macro does not know, taken by `&mut` and
+                // passed on (`g(x, rng)`): lent again as `&mut`, a copy of the copy (the
+                // reverse sweep may lend it more than once).
+                None if matches!(read.kind, ExprKind::Var(v)
+                    if self.vars[v].shape == Shape::Other && self.vars[v].in_out_ref()) =>
+                {
+                    quote!(&mut ::std::clone::Clone::clone(&#name))
+                }
                 None => name,
             };
             cx.snap.insert(key, name);
@@ -80,6 +88,14 @@ impl Emitter<'_> {
                         self.count_read(v);
                     }
                     let t = self.fwd_expr(read);
+                    // A variable of a type the macro does not know (`v: &mut Vec<i32>`, a user
+                    // type) is copied by `clone` (a move would end it).
+                    let t = match read.kind {
+                        ExprKind::Var(v) if self.vars[v].shape == Shape::Other => {
+                            quote!((#t).clone())
+                        }
+                        _ => t,
+                    };
                     snaps.push(Snap::new(read, false, t));
                 }
                 SnapSite::OwnedVar { read, var } => {
@@ -397,6 +413,18 @@ pub(super) fn snap_sites<'e>(
             }
             // The index also locates the element's adjoint.
             snap_sites(scope, index, needed, out);
+        }
+        // A method of a changing variable of a type the macro does not know (`v.len()` with
+        // `v: &mut Vec<i32>`): its value copied, not the variable.
+        ExprKind::PlainMethod { recv, .. }
+            if here
+                && matches!(recv.kind, ExprKind::Var(v)
+                    if !scope.stable_at_stmt(v) && scope.vars[v].shape == Shape::Other) =>
+        {
+            out.push(SnapSite::Copy {
+                read: e,
+                counted: None,
+            });
         }
         ExprKind::Len(v) if here && !scope.stable_at_stmt(*v) => {
             out.push(SnapSite::Copy {

@@ -317,7 +317,9 @@ fn rewrite(e: &mut Expr, vars: &[Var], to: Option<&syn::Ident>, diag: &mut Diag)
                 (Shape::Scalar, false) if matches!(form, CastForm::As) => {
                     Action::RealPart(ty.to_token_stream())
                 }
-                (Shape::Int | Shape::Bool, true) => Action::FromInt,
+                // A value never differentiated (an integer, an element of an integer slice
+                // `w[i] as f64`, a value of another type): a constant in the copy.
+                (Shape::Int | Shape::Bool | Shape::Other, true) => Action::FromInt,
                 _ => Action::Keep,
             }
         }
