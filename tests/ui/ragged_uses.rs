@@ -14,7 +14,7 @@ fn total(m: &[Vec<f64>]) -> f64 {
 fn f(m: &mut [Vec<f64>], x: f64) -> f64 {
     // Passed on whole, copied, bound to another name.
     let a = total(m);
-    let c = m.to_vec();
+    let c = m.first();
     let r = &*m;
     // A method with no meaning on the rows.
     m.swap(0, 1);

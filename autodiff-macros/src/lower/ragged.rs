@@ -299,7 +299,7 @@ impl Lowerer<'_> {
         self.diag.unsupported_at(
             at,
             "local variables holding rows of `Vec`s other than `vec![vec![x; cols]; rows]` or a \
-             copy of such rows (`m.clone()`) (yet)",
+             copy of rows (`m.to_vec()`) (yet)",
             "build the rows with `vec![vec![0.0; cols]; rows]` and write their elements, keep \
              the data flat (`let m = vec![0.0; rows * cols];`, `m[i * cols + j]`), or take the \
              rows as an argument (`m: &[Vec<f64>]`, `m: &mut [Vec<f64>]`)",
