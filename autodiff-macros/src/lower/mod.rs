@@ -123,14 +123,21 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
             let (what, instead) = if calls {
                 (
                     "this use of a whole struct argument (yet)",
-                    "pass it bare to a differentiated function or method (`g(s, x)`, \
-                     `s.energy(x)`), or read its fields",
+                    "pass it to a differentiated function or method (`g(s, x)`, `g(&s)`, \
+                     `g(s.clone())`, `s.energy(x)`), or read its fields",
+                )
+            } else if p.strukt == Some(StructArg::MutRef) {
+                (
+                    "using a struct argument taken by `&mut` whole (passing it on, calling its \
+                     methods, copying it) (yet)",
+                    "read and write its fields (`s.x`, `self.v[i]`) and pass those on \
+                     (`push(&mut self.v, dt)`), or take it by `&` or by value",
                 )
             } else {
                 (
-                    "using a struct argument taken by value or by `&mut` whole (passing it on, \
-                     calling its methods, copying it) (yet)",
-                    "read its fields (`s.x`, `self.v[i]`) and pass those on, or take it by `&`",
+                    "using a struct argument taken by value whole when the function writes its \
+                     fields (yet)",
+                    "keep the changed values in locals, or take the struct by `&mut`",
                 )
             };
             cx.diag.unsupported_at(&whole, what, instead);
