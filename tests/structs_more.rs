@@ -116,3 +116,151 @@ fn structs_by_value_passed_whole() {
             .random(6, 0.2, 1.5);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Struct outputs given by `if`/`match` and by early `return`s
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Osc {
+    pub x: f64,
+    pub v: f64,
+    pub q: [f64; 2],
+    pub steps: usize,
+}
+
+impl Osc {
+    /// `Self` from an `if` with a struct literal, a `..*self` update and `self.clone()`.
+    #[differentiate]
+    pub fn kick(&self, dt: f64) -> Self {
+        let a = -self.x.sin();
+        if self.v > 0.0 {
+            let v = self.v + dt * a;
+            Self {
+                x: self.x + dt * v,
+                v,
+                ..*self
+            }
+        } else if self.x > 0.5 {
+            Osc {
+                v: self.v * 0.5 + dt * self.q[0],
+                ..*self
+            }
+        } else {
+            self.clone()
+        }
+    }
+}
+
+/// Early `return`s from a loop and a `match` at the end; `steps` the same in every exit.
+#[differentiate]
+fn settle(s: Osc, dt: f64) -> Osc {
+    let mut x = s.x;
+    let mut v = s.v;
+    for _ in 0..s.steps {
+        v -= dt * x;
+        x += dt * v;
+        if x * x + v * v < 0.05 {
+            return Osc {
+                x,
+                v,
+                q: [x * v, v],
+                steps: s.steps + 1,
+            };
+        }
+    }
+    match s.steps {
+        0 => {
+            return Osc {
+                steps: s.steps + 1,
+                q: [s.q[0], s.q[1]],
+                ..s
+            }
+        }
+        1 => Osc {
+            x: x * 2.0,
+            v,
+            q: [v, x],
+            steps: s.steps + 1,
+        },
+        _ => {
+            let w = x * v;
+            Osc {
+                x: x + w,
+                v: v - w,
+                q: [w, s.q[0]],
+                steps: s.steps + 1,
+            }
+        }
+    }
+}
+
+fn osc(v: &[f64], steps: usize) -> Osc {
+    Osc {
+        x: v[0],
+        v: v[1],
+        q: [v[2], v[3]],
+        steps,
+    }
+}
+
+fn osc_tangent(v: &[f64]) -> OscTangent {
+    OscTangent {
+        x: v[0],
+        v: v[1],
+        q: [v[2], v[3]],
+        steps: (),
+    }
+}
+
+fn osc_flat(t: &OscTangent) -> Vec<f64> {
+    vec![t.x, t.v, t.q[0], t.q[1]]
+}
+
+fn osc_values(o: &Osc) -> Vec<f64> {
+    vec![o.x, o.v, o.q[0], o.q[1]]
+}
+
+#[test]
+fn struct_outputs_from_branches_and_returns() {
+    // (which, steps): `kick` in its three branches, `settle` through each exit.
+    for (which, steps) in [(0, 0), (1, 0), (1, 1), (1, 2), (1, 6), (1, 40)] {
+        let f = move |o: Osc, dt: f64| match which {
+            0 => o.kick(dt),
+            _ => settle(o, dt),
+        };
+        let checks = Harness::new(5)
+            .primal(|v| {
+                let o = f(osc(v, steps), v[4]);
+                assert_eq!(o.steps, if which == 1 { steps + 1 } else { steps });
+                osc_values(&o)
+            })
+            .jvp(|v, t| {
+                let (o, dt) = (osc(v, steps), v[4]);
+                let (y, dy) = match which {
+                    0 => o.kick_jvp(dt, &osc_tangent(t), t[4]),
+                    _ => settle_jvp(o, dt, osc_tangent(t), t[4]),
+                };
+                (osc_values(&y), osc_flat(&dy))
+            })
+            .vjp(|v, c, g| {
+                let (o, dt) = (osc(v, steps), v[4]);
+                let mut bo = osc_tangent(&[0.0; 4]);
+                let mut bdt = 0.0;
+                let y = match which {
+                    0 => o.kick_vjp(dt, &mut bo, &mut bdt, osc_tangent(c)),
+                    _ => settle_vjp(o, dt, &mut bo, &mut bdt, osc_tangent(c)),
+                };
+                for (k, x) in osc_flat(&bo).into_iter().chain([bdt]).enumerate() {
+                    g[k] += x;
+                }
+                osc_values(&y)
+            });
+        // Points in each branch of `kick`: v > 0; v <= 0, x > 0.5; v <= 0, x <= 0.5.
+        checks.at(&[
+            &[0.3, 0.7, 0.2, -0.4, 0.1],
+            &[0.9, -0.6, 0.5, 0.3, 0.2],
+            &[0.1, -0.3, -0.7, 0.8, 0.05],
+            &[0.05, 0.1, 0.3, 0.2, 0.1],
+        ]);
+    }
+}

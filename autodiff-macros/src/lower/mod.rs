@@ -32,6 +32,7 @@ mod patterns;
 mod ragged;
 mod shapes;
 mod stmts;
+mod struct_exits;
 mod struct_values;
 mod structs;
 mod syntax;
@@ -184,7 +185,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         }
     }
     if let (Some(o), Some(p)) = (output.as_mut(), out_plan.as_ref()) {
-        cx.finish_struct_output(o, p, &values.block, &mut tail);
+        cx.finish_struct_output(o, p, &values.block, &mut tail, &mut body);
     }
     checkpoint::misplaced(&item.block, cx.diag);
     let attrs = std::mem::take(&mut cx.checkpoint_attrs);
