@@ -264,3 +264,52 @@ fn struct_outputs_from_branches_and_returns() {
         ]);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// A struct only passed on (active without a field read), and one left out of `wrt`
+
+/// Reads no field itself: active because it passes the struct on.
+#[differentiate]
+fn only_passes(b: &Body, a: f64) -> f64 {
+    by_ref(b, a) * a + b.energy(a)
+}
+
+/// `b` is a constant: its callees get a zero tangent and a scratch adjoint.
+#[differentiate(wrt(a))]
+fn passes_inactive(b: &Body, a: f64) -> f64 {
+    by_ref(b, a) * b.k + b.clone().scaled(a)
+}
+
+#[test]
+fn structs_passed_on_without_field_reads_and_left_out_of_wrt() {
+    Harness::new(5)
+        .primal(|v| vec![only_passes(&body(v), v[4])])
+        .jvp(|v, t| {
+            let (y, dy) = only_passes_jvp(&body(v), v[4], &body_tangent(t), t[4]);
+            (vec![y], vec![dy])
+        })
+        .vjp(|v, c, g| {
+            let mut bb = body_tangent(&[0.0; 4]);
+            let mut ba = 0.0;
+            let y = only_passes_vjp(&body(v), v[4], &mut bb, &mut ba, c[0]);
+            for (k, x) in flat(&bb).into_iter().chain([ba]).enumerate() {
+                g[k] += x;
+            }
+            vec![y]
+        })
+        .random(6, 0.2, 1.5);
+    let b = body(&[0.3, -0.8, 1.1, 0.7]);
+    Harness::new(1)
+        .primal(|v| vec![passes_inactive(&b, v[0])])
+        .jvp(|v, t| {
+            let (y, dy) = passes_inactive_jvp(&b, v[0], t[0]);
+            (vec![y], vec![dy])
+        })
+        .vjp(|v, c, g| {
+            let mut ba = 0.0;
+            let y = passes_inactive_vjp(&b, v[0], &mut ba, c[0]);
+            g[0] += ba;
+            vec![y]
+        })
+        .random(6, 0.2, 1.5);
+}

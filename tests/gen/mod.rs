@@ -274,6 +274,8 @@ constructs! {
     StructLocal => "struct_local",
     StructPattern => "struct_pattern",
     StructOutput => "struct_output",
+    StructWhole => "struct_whole",
+    StructOutBranch => "struct_out_branch",
     // `#[checkpoint]` loops (emitted by `checkpoint.rs`).
     CheckpointLoop => "checkpoint_loop",
     CheckpointSnapshots => "checkpoint_snapshots",

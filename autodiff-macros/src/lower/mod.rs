@@ -115,10 +115,11 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         }
     }
     let struct_checks = cx.field_checks(&plan);
-    for p in params
-        .iter()
-        .filter(|p| p.strukt.is_some() && p.active && !plan.rebound.contains(&p.name.to_string()))
-    {
+    for p in params.iter().filter(|p| {
+        p.strukt.is_some()
+            && (p.active || p.shape == Shape::Struct)
+            && !plan.rebound.contains(&p.name.to_string())
+    }) {
         let calls = p.shape == Shape::Struct;
         for whole in structs::whole_uses(&block, &p.name.to_string(), calls) {
             let (what, instead) = if calls {

@@ -47,6 +47,9 @@ pub(crate) struct StructPlan {
     /// The struct argument a struct output takes the fields it does not list from (`..*s`, or
     /// `s` returned whole): active even if the body reads no float field of it.
     pub(super) out_base: Option<String>,
+    /// Struct arguments passed whole to a call (`g(s, x)`, `s.energy(x)`): active even if the
+    /// body reads no float field of them.
+    passed: Vec<String>,
 }
 
 impl StructPlan {
@@ -67,6 +70,7 @@ impl StructPlan {
     /// fields from it.
     pub(super) fn has_float_fields(&self, root: &str) -> bool {
         self.out_base.as_deref() == Some(root)
+            || self.passed.iter().any(|p| p == root)
             || self
                 .fields
                 .iter()
@@ -279,6 +283,12 @@ impl Lowerer<'_> {
                 ident,
             });
         }
+        plan.passed = plan
+            .roots
+            .iter()
+            .map(|(n, _)| n.clone())
+            .filter(|n| passed_to_calls(&item.block, n))
+            .collect();
         let mut block = (*item.block).clone();
         let mut rw = Rewrite {
             plan: &plan,
@@ -647,6 +657,25 @@ fn passed_whole(e: &syn::Expr, root: &str) -> bool {
         }
         _ => is_root(e, root) || deref(e) || cloned_root(e, root),
     }
+}
+
+/// Whether struct argument `root` is passed whole to a call or is the receiver of one of its
+/// own methods.
+fn passed_to_calls(block: &syn::Block, root: &str) -> bool {
+    struct F<'r>(&'r str, bool);
+    impl<'ast> Visit<'ast> for F<'_> {
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            self.1 |= c.args.iter().any(|a| passed_whole(a, self.0));
+            syn::visit::visit_expr_call(self, c);
+        }
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            self.1 |= receiver_whole(&m.receiver, self.0) && own_method(&m.method.to_string());
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    let mut f = F(root, false);
+    f.visit_block(block);
+    f.1
 }
 
 /// The receiver of a method of a struct argument passed whole: `s`, `s.clone()`.

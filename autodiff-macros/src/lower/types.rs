@@ -289,9 +289,10 @@ impl Lowerer<'_> {
         // only read through its fields.
         // So may one by value whose fields the body does not write (a clone of the argument is
         // then the struct as it came in).
+        // (One left out of `wrt(...)` too: it is lent a zero tangent and a scratch adjoint.)
         let shape = match kind {
-            StructArg::Ref if active => Shape::Struct,
-            StructArg::Value if active && !self.structs.writes_fields(&key) => Shape::Struct,
+            StructArg::Ref => Shape::Struct,
+            StructArg::Value if !self.structs.writes_fields(&key) => Shape::Struct,
             _ => Shape::Other,
         };
         let var = self.new_var(

@@ -449,6 +449,15 @@ impl Emitter<'_> {
                         adjs.push(quote!(&mut #b));
                     }
                 }
+                // An inactive struct (left out of `wrt`): a scratch adjoint, dropped.
+                (ExprKind::Var(w) | ExprKind::CopySeq(w, CopyTo::Struct(_)), Shape::Struct) => {
+                    let (t, x) = (self.fresh("a"), self.uname(*w));
+                    code.push(Op::Let {
+                        pat: quote!(mut #t),
+                        value: quote!(#rt::zero_tangent(&#x)),
+                    });
+                    adjs.push(quote!(&mut #t));
+                }
                 (ExprKind::Ref(_) | ExprKind::SubSlice { .. }, _) if active && !lends => {
                     temporary(self, code)
                 }
