@@ -98,7 +98,7 @@ fn leaves_mut(e: &mut syn::Expr, f: &mut dyn FnMut(&mut syn::Expr)) -> Result<()
     }
 }
 
-/// Calls `f` on the value of every `return` (closures excluded).
+/// Calls `f` on the value of every `return` (closures and items excluded).
 fn returns_mut(b: &mut syn::Block, f: &mut dyn FnMut(&mut syn::Expr)) {
     struct R<'f>(&'f mut dyn FnMut(&mut syn::Expr));
     impl VisitMut for R<'_> {
@@ -114,6 +114,8 @@ fn returns_mut(b: &mut syn::Block, f: &mut dyn FnMut(&mut syn::Expr)) {
                 _ => syn::visit_mut::visit_expr_mut(self, e),
             }
         }
+        // Items in the body (`fn`, `const`) have `return`s of their own.
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
     }
     R(f).visit_block_mut(b);
 }
