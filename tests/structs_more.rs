@@ -313,3 +313,41 @@ fn structs_passed_on_without_field_reads_and_left_out_of_wrt() {
         })
         .random(6, 0.2, 1.5);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Integer fields of a struct local, written
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Acc {
+    pub s: f64,
+    pub n: usize,
+}
+
+/// A running mean in a struct local: its integer field counts.
+#[differentiate]
+fn mean_square(x: &[f64]) -> f64 {
+    let mut a = Acc { s: 0.0, n: 0 };
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            a.s += x[i] * x[i];
+            a.n += 1;
+        }
+    }
+    a.s / (a.n.max(1) as f64)
+}
+
+#[test]
+fn integer_fields_of_struct_locals_written() {
+    Harness::new(5)
+        .primal(|v| vec![mean_square(v)])
+        .jvp(|v, t| {
+            let (y, dy) = mean_square_jvp(v, t);
+            (vec![y], vec![dy])
+        })
+        .vjp(|v, c, g| {
+            let y = mean_square_vjp(v, g, c[0]);
+            vec![y]
+        })
+        .random(6, -1.0, 1.0);
+    assert_eq!(mean_square(&[1.0, -2.0, 3.0]), 5.0);
+}
