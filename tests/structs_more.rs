@@ -351,3 +351,95 @@ fn integer_fields_of_struct_locals_written() {
         .random(6, -1.0, 1.0);
     assert_eq!(mean_square(&[1.0, -2.0, 3.0]), 5.0);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Integer fields of a `&mut` struct only written (counters)
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Counted {
+    pub x: Vec<f64>,
+    pub k: f64,
+    pub calls: usize,
+    pub evals: u32,
+}
+
+impl Counted {
+    /// Relaxes `x` in place and gives its squared norm, counting calls and evaluations.
+    #[differentiate]
+    pub fn relax(&mut self, dt: f64) -> f64 {
+        self.calls += 1;
+        let mut e = 0.0;
+        for i in 0..self.x.len() {
+            self.x[i] -= dt * self.k * self.x[i].sin();
+            e += self.x[i] * self.x[i];
+            self.evals += 2;
+        }
+        e
+    }
+}
+
+fn counted(v: &[f64]) -> Counted {
+    Counted {
+        x: v[..3].to_vec(),
+        k: v[3],
+        calls: 5,
+        evals: 0,
+    }
+}
+
+fn counted_tangent(v: &[f64]) -> CountedTangent {
+    CountedTangent {
+        x: v[..3].to_vec(),
+        k: v[3],
+        calls: (),
+        evals: (),
+    }
+}
+
+fn counted_flat(t: &CountedTangent) -> Vec<f64> {
+    t.x.iter().copied().chain([t.k]).collect()
+}
+
+#[test]
+fn counters_of_a_mut_struct_are_written_once_per_call() {
+    // Inputs: x, k, dt; outputs: the value, then the final x and k.
+    let check = |c: &Counted| {
+        assert_eq!((c.calls, c.evals), (6, 6));
+    };
+    Harness::new(5)
+        .primal(|v| {
+            let mut c = counted(v);
+            let e = c.relax(v[4]);
+            check(&c);
+            std::iter::once(e)
+                .chain(c.x.iter().copied())
+                .chain([c.k])
+                .collect()
+        })
+        .jvp(|v, t| {
+            let mut c = counted(v);
+            let mut dc = counted_tangent(t);
+            let (e, de) = c.relax_jvp(v[4], &mut dc, t[4]);
+            check(&c);
+            let y = std::iter::once(e).chain(c.x.iter().copied()).chain([c.k]);
+            (
+                y.collect(),
+                std::iter::once(de).chain(counted_flat(&dc)).collect(),
+            )
+        })
+        .vjp(|v, s, g| {
+            let mut c = counted(v);
+            let mut bc = counted_tangent(&s[1..]);
+            let mut bdt = 0.0;
+            let e = c.relax_vjp(v[4], &mut bc, &mut bdt, s[0]);
+            check(&c);
+            for (k, b) in counted_flat(&bc).into_iter().chain([bdt]).enumerate() {
+                g[k] += b;
+            }
+            std::iter::once(e)
+                .chain(c.x.iter().copied())
+                .chain([c.k])
+                .collect()
+        })
+        .random(5, -0.8, 0.8);
+}

@@ -276,6 +276,7 @@ constructs! {
     StructOutput => "struct_output",
     StructWhole => "struct_whole",
     StructOutBranch => "struct_out_branch",
+    StructCounter => "struct_counter",
     // `#[checkpoint]` loops (emitted by `checkpoint.rs`).
     CheckpointLoop => "checkpoint_loop",
     CheckpointSnapshots => "checkpoint_snapshots",

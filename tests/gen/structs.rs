@@ -18,7 +18,10 @@
 //! (`let lc3 = S017 { k: e, ..*st };`) and taken apart by a pattern (`let S017 { g: pk4, .. } =
 //! *st;`), whose fields and names are then read like the argument's. Such a program may give
 //! a struct `S017Out { a, b, n }` built by a literal at the end of its body instead of its pair
-//! of floats (`n` carried from the integer field `m`, checked by the test's `Out` view).
+//! of floats (`n` carried from the integer field `m`, checked by the test's `Out` view), also by
+//! an `if`/`else` of two literals or an early `return` of one. A struct read only may be passed
+//! whole to helpers defined with its type (`s017_by_ref(st, x)`, `s017_by_value(st.clone(), x)`,
+//! `st.whole(x)`); one taken by `&mut` may have a counter `c` the program only writes.
 
 use super::*;
 
@@ -78,6 +81,9 @@ pub(super) struct Layout {
     /// A struct read only is also passed whole to differentiated helpers defined with the type
     /// (`<ty>_by_ref(st, x)`, `<ty>_by_value(st.clone(), x)`, `st.whole(x)`): which of the three.
     pub whole: Option<u8>,
+    /// A struct taken by `&mut` has a counter `c: usize` the program only writes
+    /// (`st.c += 1;`).
+    pub counter: bool,
 }
 
 const FLOAT_FIELDS: &[&str] = &["k", "g"];
@@ -130,6 +136,9 @@ impl Layout {
         }
         if self.exp.is_some() {
             s.push_str("    e: i32,\n");
+        }
+        if self.counter {
+            s.push_str("    c: usize,\n");
         }
         if self.nested {
             s.push_str(&format!("    sub: {}In,\n", self.ty));
@@ -194,6 +203,9 @@ impl Layout {
                 "e: {}",
                 if tangent { "()".into() } else { e.to_string() }
             ));
+        }
+        if self.counter {
+            fields.push(format!("c: {}", if tangent { "()" } else { "0" }));
         }
         if self.nested {
             fields.push(format!(
@@ -483,10 +495,12 @@ impl FnGen<'_> {
         };
         let whole = (!kind.mutable() && self.on(Construct::StructWhole) && self.chance(0.5))
             .then(|| self.rng.gen_range(0..3u8));
+        let counter = kind.mutable() && self.on(Construct::StructCounter) && self.chance(0.5);
         let l = Layout {
             out,
             out_branch,
             whole,
+            counter,
             ty: format!("S{k:03}"),
             kind,
             floats,
@@ -576,6 +590,10 @@ impl FnGen<'_> {
         self.line(format!("let {t} = {sum};"));
         // Bound of any float of the struct on entry, times the terms.
         self.declare(t.clone(), Ty::Float, false, reads.len() as f64, 0.0);
+        if l.counter {
+            self.count(Construct::StructCounter);
+            self.line(format!("{root}.c += 1;"));
+        }
         if let Some(call) = l.whole_call(&t) {
             self.count(Construct::StructWhole);
             let h = self.fresh("sw");

@@ -12,12 +12,19 @@ impl Model {
         x * self.scale
     }
 
-    // A struct used whole (a method call, passed on) and an integer field written: reported
-    // together, each at its own tokens.
+    // A struct taken by `&mut` used whole (a method call): reported. (The counter only written
+    // is taken.)
     #[differentiate]
     fn eval(&mut self, x: f64) -> f64 {
         self.calls += 1;
         self.scale * self.helper(x)
+    }
+
+    // An integer field written and read.
+    #[differentiate]
+    fn counted(&mut self, x: f64) -> f64 {
+        self.calls += 1;
+        x * self.scale * self.calls as f64
     }
 }
 

@@ -419,7 +419,7 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn expr_stmt(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) {
-        if self.na_assign(e, out) {
+        if self.na_assign(e, out) || self.counter_write(e, out) {
             return;
         }
         match e {
@@ -605,4 +605,22 @@ impl Lowerer<'_> {
             }
         }
     }
+}
+
+/// `+=`, `-=`, `*=`... (any compound assignment operator).
+pub(super) fn is_compound_assign(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
 }

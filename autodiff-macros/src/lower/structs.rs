@@ -50,6 +50,9 @@ pub(crate) struct StructPlan {
     /// Struct arguments passed whole to a call (`g(s, x)`, `s.energy(x)`): active even if the
     /// body reads no float field of them.
     passed: Vec<String>,
+    /// Integer fields of `&mut` struct arguments the body only writes (`self.calls += 1;`),
+    /// by key (`self.calls`): each such statement is kept verbatim (`Stmt::Macro`).
+    int_writes: Vec<String>,
 }
 
 impl StructPlan {
@@ -257,11 +260,21 @@ impl Lowerer<'_> {
                 Span::mixed_site().located_at(tokens.span()),
             );
             let kind = plan.root_kind(&root.to_string()).cloned();
-            if written {
+            // An integer field of a `&mut` struct only written (a counter): kept as written.
+            let counter = written
+                && class == Class::Int
+                && kind == Some(StructArg::MutRef)
+                && write_only(&item.block, &root.to_string(), &members);
+            if counter {
+                plan.int_writes.push(key.clone());
+            }
+            if written && !counter {
                 let why = match (class, kind) {
                     (Class::Int, _) => Some(
-                        "writing an integer field of a struct argument (yet): keep the counter \
-                         in a local variable, or in an argument of its own",
+                        "writing an integer field of a struct argument that the function also \
+                         reads, or one not taken by `&mut` (yet): keep the counter in a local \
+                         variable and write the field once (`self.calls += n;`), or take it in \
+                         an argument of its own",
                     ),
                     (Class::Seq, Some(StructArg::Value)) => Some(
                         "writing into a sequence field of a struct passed by value (yet): take \
@@ -368,6 +381,40 @@ impl Lowerer<'_> {
                 quote::quote_spanned!(span=> #rt::#check(&#root #(.#members)*);)
             })
             .collect()
+    }
+
+    /// `s.calls += 1;` (or `=`, `-=`...) of an integer field of a `&mut` struct argument the
+    /// body only writes (`StructPlan::int_writes`), its right-hand side naming no view or
+    /// element alias: the statement, kept verbatim by both companions (`Stmt::Macro`; never
+    /// active, run once by the forward sweep).
+    pub(super) fn counter_write(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) -> bool {
+        let (left, right) = match e {
+            syn::Expr::Assign(a) => (&*a.left, &*a.right),
+            syn::Expr::Binary(b) if super::stmts::is_compound_assign(&b.op) => {
+                (&*b.left, &*b.right)
+            }
+            _ => return false,
+        };
+        let plan = &self.structs;
+        let Some((root, members)) = chain(left, &|n| plan.is_root(n)) else {
+            return false;
+        };
+        if !plan.int_writes.contains(&key_string(&root, &members)) {
+            return false;
+        }
+        let mut visible = Vec::new();
+        for word in mentioned_names(&right.to_token_stream()) {
+            if let Some(v) = self.lookup(&word) {
+                if self.views.contains_key(&v) || self.elem_aliases.contains_key(&v) {
+                    return false;
+                }
+                if !visible.contains(&v) {
+                    visible.push(v);
+                }
+            }
+        }
+        out.push(Stmt::Macro(e.to_token_stream(), visible));
+        true
     }
 
     /// Whether `e` reads an integer field of a struct argument (`s.n`, `self.cfg.steps`).
@@ -676,6 +723,63 @@ fn passed_to_calls(block: &syn::Block, root: &str) -> bool {
     let mut f = F(root, false);
     f.visit_block(block);
     f.1
+}
+
+/// Whether every use of field `root.members` in the block is the place of an assignment
+/// statement (`s.calls += 1;`) whose right-hand side does not read it.
+fn write_only(block: &syn::Block, root: &str, members: &[syn::Member]) -> bool {
+    struct F<'a> {
+        root: &'a str,
+        members: &'a [syn::Member],
+        uses: usize,
+        writes: usize,
+    }
+    impl F<'_> {
+        fn is_it(&self, e: &syn::Expr) -> bool {
+            chain(e, &|n| n == self.root).is_some_and(|(_, m)| m == self.members)
+        }
+    }
+    impl<'ast> Visit<'ast> for F<'_> {
+        fn visit_stmt(&mut self, s: &'ast syn::Stmt) {
+            if let syn::Stmt::Expr(e, Some(_)) = s {
+                let left = match e {
+                    syn::Expr::Assign(a) => Some(&*a.left),
+                    syn::Expr::Binary(b) if super::stmts::is_compound_assign(&b.op) => {
+                        Some(&*b.left)
+                    }
+                    _ => None,
+                };
+                if left.is_some_and(|l| self.is_it(l)) {
+                    self.writes += 1;
+                }
+            }
+            syn::visit::visit_stmt(self, s);
+        }
+        fn visit_expr(&mut self, e: &'ast syn::Expr) {
+            if self.is_it(e) {
+                self.uses += 1;
+                return;
+            }
+            syn::visit::visit_expr(self, e);
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            // A macro naming the struct may read the field.
+            if crate::ir::token_names(&m.tokens, true)
+                .iter()
+                .any(|n| n == self.root)
+            {
+                self.uses += 1;
+            }
+        }
+    }
+    let mut f = F {
+        root,
+        members,
+        uses: 0,
+        writes: 0,
+    };
+    f.visit_block(block);
+    f.writes > 0 && f.uses == f.writes
 }
 
 /// The receiver of a method of a struct argument passed whole: `s`, `s.clone()`.
