@@ -56,6 +56,7 @@ fn total(b: Body, a: f64) -> f64 {
 
 /// A struct by `&` passed on as a clone and by dereference-and-borrow.
 #[differentiate]
+#[allow(clippy::borrow_deref_ref)] // `&*b` is what is tested
 fn total_ref(b: &Body, a: f64) -> f64 {
     by_value(b.clone(), a) * by_ref(&*b, a) + b.clone().scaled(a) * b.x[1]
 }
@@ -153,6 +154,7 @@ impl Osc {
 
 /// Early `return`s from a loop and a `match` at the end; `steps` the same in every exit.
 #[differentiate]
+#[allow(clippy::needless_return)] // a `return` in the last `match` is what is tested
 fn settle(s: Osc, dt: f64) -> Osc {
     let mut x = s.x;
     let mut v = s.v;

@@ -763,11 +763,14 @@ fn write_only(block: &syn::Block, root: &str, members: &[syn::Member]) -> bool {
             syn::visit::visit_expr(self, e);
         }
         fn visit_macro(&mut self, m: &'ast syn::Macro) {
-            // A macro naming the struct may read the field.
-            if crate::ir::token_names(&m.tokens, true)
-                .iter()
-                .any(|n| n == self.root)
-            {
+            // A macro naming the struct and the field may read it (`vec![st.sub.y; n]` does
+            // not read `st.c`).
+            let names = crate::ir::token_names(&m.tokens, true);
+            let field = match self.members.last() {
+                Some(syn::Member::Named(id)) => names.contains(&id.to_string()),
+                _ => true,
+            };
+            if field && names.iter().any(|n| n == self.root) {
                 self.uses += 1;
             }
         }
