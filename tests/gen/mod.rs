@@ -281,6 +281,9 @@ constructs! {
     StructLocal => "struct_local",
     StructPattern => "struct_pattern",
     StructOutput => "struct_output",
+    StructWhole => "struct_whole",
+    StructOutBranch => "struct_out_branch",
+    StructCounter => "struct_counter",
     // `#[checkpoint]` loops (emitted by `checkpoint.rs`).
     CheckpointLoop => "checkpoint_loop",
     CheckpointSnapshots => "checkpoint_snapshots",

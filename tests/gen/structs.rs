@@ -18,7 +18,10 @@
 //! (`let lc3 = S017 { k: e, ..*st };`) and taken apart by a pattern (`let S017 { g: pk4, .. } =
 //! *st;`), whose fields and names are then read like the argument's. Such a program may give
 //! a struct `S017Out { a, b, n }` built by a literal at the end of its body instead of its pair
-//! of floats (`n` carried from the integer field `m`, checked by the test's `Out` view).
+//! of floats (`n` carried from the integer field `m`, checked by the test's `Out` view), also by
+//! an `if`/`else` of two literals or an early `return` of one. A struct read only may be passed
+//! whole to helpers defined with its type (`s017_by_ref(st, x)`, `s017_by_value(st.clone(), x)`,
+//! `st.whole(x)`); one taken by `&mut` may have a counter `c` the program only writes.
 
 use super::*;
 
@@ -72,6 +75,15 @@ pub(super) struct Layout {
     /// The program gives a struct `<ty>Out { a: f64, b: f64, n: usize }` (built by a literal
     /// from its pair of floats; `n` from the integer field or a constant) instead of the pair.
     pub out: bool,
+    /// How the struct output is given: 0 one literal, 1 an `if`/`else` of two literals, 2 an
+    /// early `return` of one before the last.
+    pub out_branch: u8,
+    /// A struct read only is also passed whole to differentiated helpers defined with the type
+    /// (`<ty>_by_ref(st, x)`, `<ty>_by_value(st.clone(), x)`, `st.whole(x)`): which of the three.
+    pub whole: Option<u8>,
+    /// A struct taken by `&mut` has a counter `c: usize` the program only writes
+    /// (`st.c += 1;`).
+    pub counter: bool,
 }
 
 const FLOAT_FIELDS: &[&str] = &["k", "g"];
@@ -99,9 +111,9 @@ impl Layout {
         out
     }
 
-    /// The type definitions (the nested struct first).
+    /// The type definitions (the nested struct first), and the helpers taking it whole.
     pub(super) fn definition(&self) -> String {
-        let derive = "#[derive(autodiff_runtime::Differentiable)]\n";
+        let derive = "#[derive(autodiff_runtime::Differentiable, Clone)]\n";
         let mut s = String::new();
         if self.nested {
             s.push_str(&format!(
@@ -125,11 +137,41 @@ impl Layout {
         if self.exp.is_some() {
             s.push_str("    e: i32,\n");
         }
+        if self.counter {
+            s.push_str("    c: usize,\n");
+        }
         if self.nested {
             s.push_str(&format!("    sub: {}In,\n", self.ty));
         }
         s.push_str("}\n\n");
+        if self.whole.is_some() {
+            let (t, lt) = (&self.ty, self.ty.to_lowercase());
+            s.push_str(&format!(
+                "#[differentiate]\nfn {lt}_by_ref(s: &{t}, x: f64) -> f64 {{\n    \
+                 s.k * x.sin() + s.k\n}}\n\n\
+                 #[differentiate]\nfn {lt}_by_value(s: {t}, x: f64) -> f64 {{\n    \
+                 s.k * s.k * x.cos()\n}}\n\n\
+                 impl {t} {{\n    #[differentiate]\n    fn whole(&self, x: f64) -> f64 {{\n        \
+                 (self.k * x).sin()\n    }}\n}}\n\n"
+            ));
+        }
         s
+    }
+
+    /// A call passing the struct whole to one of the helpers (`x` its float argument); its
+    /// value lies in [-2, 2].
+    fn whole_call(&self, x: &str) -> Option<String> {
+        let root = self.kind.root();
+        let lt = self.ty.to_lowercase();
+        let by_ref = match self.kind {
+            StructKind::Value => format!("&{root}"),
+            _ => root.to_string(),
+        };
+        Some(match self.whole? {
+            0 => format!("{lt}_by_ref({by_ref}, {x})"),
+            1 => format!("{lt}_by_value({root}.clone(), {x})"),
+            _ => format!("{root}.whole({x})"),
+        })
     }
 
     /// A struct literal (of the type, or of its tangent type) whose float places are
@@ -161,6 +203,9 @@ impl Layout {
                 "e: {}",
                 if tangent { "()".into() } else { e.to_string() }
             ));
+        }
+        if self.counter {
+            fields.push(format!("c: {}", if tangent { "()" } else { "0" }));
         }
         if self.nested {
             fields.push(format!(
@@ -202,6 +247,9 @@ pub(super) fn wrap(f: &mut FnOut) {
     let mut s = l.definition();
     if l.out && f.out == OutKind::Tuple && struct_output(f, &l) {
         f.counts[Construct::StructOutput as usize] += 1;
+        if l.out_branch != 0 {
+            f.counts[Construct::StructOutBranch as usize] += 1;
+        }
         s.push_str(&l.out_definition());
     }
     if l.kind.method() {
@@ -258,7 +306,18 @@ fn struct_output(f: &mut FnOut, l: &Layout) -> bool {
         Some(_) => format!("{}.m + 1", l.kind.root()),
         None => "3".to_string(),
     };
-    lines[at] = format!("    {}Out {{ n: {n}, a: {a}, b: {b} }}", l.ty);
+    let t = &l.ty;
+    lines[at] = match l.out_branch {
+        1 => format!(
+            "    if ({a}) < ({b}) {{\n        {t}Out {{ n: {n}, a: {a}, b: {b} }}\n    }} else {{\n        \
+             {t}Out {{ a: {b}, b: ({a}) * 0.5, n: {n} }}\n    }}"
+        ),
+        2 => format!(
+            "    if ({a}) > ({b}) {{\n        return {t}Out {{ b: {a}, a: ({b}) * 0.5, n: {n} }};\n    }}\n    \
+             {t}Out {{ n: {n}, a: {a}, b: {b} }}"
+        ),
+        _ => format!("    {t}Out {{ n: {n}, a: {a}, b: {b} }}"),
+    };
     f.source = lines.join("\n") + "\n";
     true
 }
@@ -429,8 +488,19 @@ impl FnGen<'_> {
         let floats = self.rng.gen_range(1..=FLOAT_FIELDS.len());
         let out =
             self.on(Construct::StructOutput) && self.on(Construct::TupleOut) && self.chance(0.6);
+        let out_branch = if out && self.on(Construct::StructOutBranch) && self.chance(0.5) {
+            self.rng.gen_range(1..=2)
+        } else {
+            0
+        };
+        let whole = (!kind.mutable() && self.on(Construct::StructWhole) && self.chance(0.5))
+            .then(|| self.rng.gen_range(0..3u8));
+        let counter = kind.mutable() && self.on(Construct::StructCounter) && self.chance(0.5);
         let l = Layout {
             out,
+            out_branch,
+            whole,
+            counter,
             ty: format!("S{k:03}"),
             kind,
             floats,
@@ -519,7 +589,17 @@ impl FnGen<'_> {
         let sum = reads.join(" + ");
         self.line(format!("let {t} = {sum};"));
         // Bound of any float of the struct on entry, times the terms.
-        self.declare(t, Ty::Float, false, reads.len() as f64, 0.0);
+        self.declare(t.clone(), Ty::Float, false, reads.len() as f64, 0.0);
+        if l.counter {
+            self.count(Construct::StructCounter);
+            self.line(format!("{root}.c += 1;"));
+        }
+        if let Some(call) = l.whole_call(&t) {
+            self.count(Construct::StructWhole);
+            let h = self.fresh("sw");
+            self.line(format!("let {h} = {call};"));
+            self.declare(h, Ty::Float, false, 2.0, 0.0);
+        }
         self.struct_local(&l);
         self.strukt = Some(l);
     }

@@ -15,17 +15,44 @@ pub struct Cloud {
 
 // Struct outputs the macro does not take yet, each reported at its own tokens.
 #[differentiate]
-fn early(s: &State, dt: f64) -> State {
-    if dt < 0.0 {
-        return State { x: s.x, v: s.v };
+fn returned_branch(s: &State, dt: f64) -> State {
+    if dt > 1.0 {
+        return if dt > 2.0 { s.clone() } else { State { x: dt, v: dt } };
     }
     State { x: s.x + dt * s.v, v: s.v }
 }
 
 #[differentiate]
-fn not_a_literal(s: &State, dt: f64) -> State {
-    let _ = dt;
-    s.clone()
+fn two_bases(a: &State, b: &State, dt: f64) -> State {
+    if dt > 0.0 {
+        State { x: dt, ..*a }
+    } else {
+        State { v: dt, ..*b }
+    }
+}
+
+#[derive(Differentiable, Clone)]
+pub struct Arr {
+    pub q: [f64; 2],
+    pub n: usize,
+}
+
+#[differentiate]
+fn array_from_base(s: &Arr, dt: f64) -> Arr {
+    if dt > 0.0 {
+        Arr { q: [dt, s.q[0]], ..*s }
+    } else {
+        s.clone()
+    }
+}
+
+#[differentiate]
+fn count_differs(s: &Arr, dt: f64) -> Arr {
+    if dt > 0.0 {
+        Arr { q: [dt, s.q[0]], n: s.n + 1 }
+    } else {
+        Arr { q: [s.q[1], dt], n: s.n }
+    }
 }
 
 #[differentiate]

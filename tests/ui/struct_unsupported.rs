@@ -1,6 +1,7 @@
 use autodiff_runtime::{differentiate, Differentiable};
 
 #[derive(Differentiable)]
+#[derive(Clone)]
 struct Model {
     scale: f64,
     calls: usize,
@@ -11,12 +12,19 @@ impl Model {
         x * self.scale
     }
 
-    // A struct used whole (a method call, passed on) and an integer field written: reported
-    // together, each at its own tokens.
+    // A struct taken by `&mut` used whole (a method call): reported. (The counter only written
+    // is taken.)
     #[differentiate]
     fn eval(&mut self, x: f64) -> f64 {
         self.calls += 1;
         self.scale * self.helper(x)
+    }
+
+    // An integer field written and read.
+    #[differentiate]
+    fn counted(&mut self, x: f64) -> f64 {
+        self.calls += 1;
+        x * self.scale * self.calls as f64
     }
 }
 
@@ -30,6 +38,25 @@ fn rebinds(m: &Model, x: f64) -> f64 {
 #[differentiate]
 fn with_rows(m: &Model, p: &[[f64; 3]]) -> f64 {
     m.scale * p[0][0]
+}
+
+#[differentiate]
+fn pair(a: &Model, b: &Model, x: f64) -> f64 {
+    a.scale * b.scale * x
+}
+
+// A struct by value whose fields are written, passed on whole; one struct passed twice to one
+// call; a clone bound to a local.
+#[differentiate]
+fn writes_then_passes(mut m: Model, x: f64) -> f64 {
+    m.scale *= 2.0;
+    pair(&m, &m, x)
+}
+
+#[differentiate]
+fn twice(m: &Model, x: f64) -> f64 {
+    let c = m.clone();
+    pair(m, m, x) + m.scale
 }
 
 fn main() {}

@@ -361,6 +361,8 @@ pub fn copy_seq(b: &TokenStream, to: CopyTo) -> TokenStream {
     match to {
         CopyTo::Array => quote!(#rt::copy_array(&#b)),
         CopyTo::Vec => quote!(::std::borrow::ToOwned::to_owned(&#b[..])),
+        CopyTo::Struct(true) => quote!(::core::clone::Clone::clone(#b)),
+        CopyTo::Struct(false) => quote!(::core::clone::Clone::clone(&#b)),
     }
 }
 

@@ -95,14 +95,31 @@ impl Forward<'_> {
                 tangents.push(t);
                 continue;
             }
-            // A struct passed whole (by `&`): its tangent is the caller's `&<S>Tangent`.
-            if let (ExprKind::Var(w), Shape::Struct) = (&a.kind, &shape) {
+            // A struct passed whole: its tangent is a `&<S>Tangent` (the caller's, or a borrow of
+            // it for a struct taken by value), lent as it is, or cloned with a clone of the struct
+            // (`CopyTo::Struct`).
+            let whole = match &a.kind {
+                ExprKind::Var(w) => Some((*w, false)),
+                ExprKind::Ref(inner) => match inner.kind {
+                    ExprKind::Var(w) => Some((w, false)),
+                    _ => None,
+                },
+                ExprKind::CopySeq(w, CopyTo::Struct(_)) => Some((*w, true)),
+                _ => None,
+            };
+            if let (Some((w, cloned)), Shape::Struct) = (whole, &shape) {
                 let p = self.primal(a);
-                tangents.push(if self.var_active(*w) {
-                    self.tangent(*w).to_token_stream()
+                let rt = names::rt();
+                let t = if self.var_active(w) {
+                    self.tangent(w).to_token_stream()
                 } else {
-                    let rt = names::rt();
-                    quote!(&#rt::zero_tangent(#p))
+                    let x = self.primal(&Expr::new(ExprKind::Var(w), a.span));
+                    quote!(&#rt::zero_tangent(&#x))
+                };
+                tangents.push(if cloned {
+                    quote!(::core::clone::Clone::clone(#t))
+                } else {
+                    t
                 });
                 primals.push(p);
                 continue;

@@ -97,6 +97,11 @@ fn forward_program_in(f: &Function, lanes: Option<&syn::Ident>) -> Vec<Op> {
                 ));
                 continue;
             }
+            // A struct taken by value and passed whole: its tangent borrowed, like one by `&`
+            // (the prologue has borrowed its fields already).
+            None if p.shape == Shape::Struct && !matches!(p.ty, syn::Type::Reference(_)) => {
+                quote!(&#d)
+            }
             None => quote!(#d),
         };
         out.push(tangent_let(quote!(#m #t), Tan::Expr(init)));

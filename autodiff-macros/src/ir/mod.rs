@@ -499,6 +499,10 @@ pub enum CopyTo {
     Array,
     /// A `Vec` (`v.to_vec()`, or any copy of a slice or `Vec`).
     Vec,
+    /// A clone of a struct argument passed whole by value to a differentiated call
+    /// (`g(s.clone())`, `g(s)` of a struct taken by value): `true` when the variable is a
+    /// reference (`s: &State`, printed `Clone::clone(s)`; else `Clone::clone(&s)`).
+    Struct(bool),
 }
 
 #[derive(Clone, Debug)]

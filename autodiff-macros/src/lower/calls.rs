@@ -50,6 +50,11 @@ impl Lowerer<'_> {
             return e;
         }
         let recv_var = self.var_of_path(&m.receiver);
+        // `s.clone()` of a struct argument outside a call's arguments: reported with the struct's
+        // other whole uses (`structs::whole_uses`).
+        if name == "clone" && recv_var.is_some_and(|v| self.vars[v].shape == Shape::Struct) {
+            return Expr::new(ExprKind::Poison, span);
+        }
         let recv_is_seq = recv_var.is_some_and(|v| matches!(self.vars[v].shape, Shape::Seq(_)));
         match name.as_str() {
             "len" if m.args.is_empty() && recv_is_seq => {
@@ -344,7 +349,16 @@ impl Lowerer<'_> {
                  computation",
             );
         }
-        let mut args: Vec<Expr> = c.args.iter().map(|a| self.expr(a, out)).collect();
+        // A struct argument passed whole: by reference or as a clone (`lower/structs.rs`).
+        let mut args: Vec<Expr> = c
+            .args
+            .iter()
+            .map(|a| {
+                let e = self.struct_call_arg(a);
+                e.unwrap_or_else(|| self.expr(a, out))
+            })
+            .collect();
+        self.check_struct_twice(&args, c);
         // `g(r)` with `r: &mut [f64]` an argument: in a call statement, `g` may write through
         // it (`&mut *r`; for a callee that only reads it, its adjoint accumulating into `r`'s
         // is the same as the in-out convention's update); inside an expression, `g` reads it

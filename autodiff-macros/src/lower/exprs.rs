@@ -324,6 +324,15 @@ impl Lowerer<'_> {
                         span,
                     )
                 }
+                // `s2.x` of a local: a struct a differentiated call gave (`let s2: State =
+                // step(s, dt);`), the one way a local can hold a struct here.
+                syn::Member::Named(n) if self.var_of_path(&f.base).is_some() => self.poison(
+                    &n,
+                    "fields of a struct held in a local variable, such as the struct a \
+                     differentiated call gives (yet)",
+                    "have the callee give the fields you need as a tuple (`-> (f64, f64)`, then \
+                     `let (x, v) = step(s, dt);`), or read them inside the callee",
+                ),
                 syn::Member::Named(n) => self.poison(
                     &n,
                     "struct fields (yet)",

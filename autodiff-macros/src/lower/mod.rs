@@ -33,6 +33,7 @@ mod patterns;
 mod ragged;
 mod shapes;
 mod stmts;
+mod struct_exits;
 mod struct_values;
 mod structs;
 mod syntax;
@@ -117,23 +118,31 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         }
     }
     let struct_checks = cx.field_checks(&plan);
-    for p in params
-        .iter()
-        .filter(|p| p.strukt.is_some() && p.active && !plan.rebound.contains(&p.name.to_string()))
-    {
+    for p in params.iter().filter(|p| {
+        p.strukt.is_some()
+            && (p.active || p.shape == Shape::Struct)
+            && !plan.rebound.contains(&p.name.to_string())
+    }) {
         let calls = p.shape == Shape::Struct;
         for whole in structs::whole_uses(&block, &p.name.to_string(), calls) {
             let (what, instead) = if calls {
                 (
                     "this use of a whole struct argument (yet)",
-                    "pass it bare to a differentiated function or method (`g(s, x)`, \
-                     `s.energy(x)`), or read its fields",
+                    "pass it to a differentiated function or method (`g(s, x)`, `g(&s)`, \
+                     `g(s.clone())`, `s.energy(x)`), or read its fields",
+                )
+            } else if p.strukt == Some(StructArg::MutRef) {
+                (
+                    "using a struct argument taken by `&mut` whole (passing it on, calling its \
+                     methods, copying it) (yet)",
+                    "read and write its fields (`s.x`, `self.v[i]`) and pass those on \
+                     (`push(&mut self.v, dt)`), or take it by `&` or by value",
                 )
             } else {
                 (
-                    "using a struct argument taken by value or by `&mut` whole (passing it on, \
-                     calling its methods, copying it) (yet)",
-                    "read its fields (`s.x`, `self.v[i]`) and pass those on, or take it by `&`",
+                    "using a struct argument taken by value whole when the function writes its \
+                     fields (yet)",
+                    "keep the changed values in locals, or take the struct by `&mut`",
                 )
             };
             cx.diag.unsupported_at(&whole, what, instead);
@@ -180,7 +189,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         }
     }
     if let (Some(o), Some(p)) = (output.as_mut(), out_plan.as_ref()) {
-        cx.finish_struct_output(o, p, &values.block, &mut tail);
+        cx.finish_struct_output(o, p, &values.block, &mut tail, &mut body);
     }
     checkpoint::misplaced(&item.block, cx.diag);
     let attrs = std::mem::take(&mut cx.checkpoint_attrs);

@@ -435,7 +435,7 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn expr_stmt(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) {
-        if self.na_assign(e, out) {
+        if self.na_assign(e, out) || self.counter_write(e, out) {
             return;
         }
         match e {
@@ -650,4 +650,22 @@ impl Lowerer<'_> {
             TypeClass::Int | TypeClass::Bool | TypeClass::Other
         ) && !self.mentions_float(t)
     }
+}
+
+/// `+=`, `-=`, `*=`... (any compound assignment operator).
+pub(super) fn is_compound_assign(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
 }

@@ -124,11 +124,28 @@ impl Lowerer<'_> {
             count: 0,
         };
         let mut block = (*item.block).clone();
+        // Branches and `return`s giving the struct output: one literal at the end
+        // (`lower/struct_exits.rs`).
+        let exits = if struct_out {
+            let roots = pass.roots.clone();
+            match pass.cx.struct_exits(&mut block, &roots) {
+                Ok(exits) => exits,
+                // Reported: the body is not read further (its struct values would only repeat
+                // the error); the function gets stub companions.
+                Err(()) => {
+                    let mut out = item.clone();
+                    out.block = Box::new(syn::parse_quote!({ loop {} }));
+                    return (out, None);
+                }
+            }
+        } else {
+            false
+        };
         let mut locals = HashMap::new();
         let tail = pass.block(&mut block, &mut locals, struct_out);
         let mut out = item.clone();
         let plan = if struct_out {
-            if let Some(r) = returns(&block) {
+            if let Some(r) = returns(&block).filter(|_| !exits) {
                 pass.cx.diag.unsupported_at(
                     &r,
                     "an early `return` from a function with a struct output (yet)",
@@ -713,6 +730,7 @@ impl Lowerer<'_> {
         plan: &OutPlan,
         block: &syn::Block,
         tail: &mut Option<Expr>,
+        body: &mut [Stmt],
     ) {
         let Some(so) = o.strukt.as_mut() else {
             return;
@@ -762,8 +780,10 @@ impl Lowerer<'_> {
                         self.diag.unsupported_at(
                             tokens,
                             "a field of a struct output that is not a float and is computed from \
-                             local variables or from arguments the function writes (yet)",
-                            "compute it from the arguments and constants only (`steps: s.steps + \
+                             local variables, from arguments the function writes, or differently \
+                             in different branches (yet)",
+                            "compute it from the arguments and constants only, by the same \
+                             tokens wherever the function gives its value (`steps: s.steps + \
                              1`), or make it a float",
                         );
                     } else if floats {
@@ -790,6 +810,13 @@ impl Lowerer<'_> {
                 ),
             }
         }
+        // `return (a, n, b);` (`lower/struct_exits.rs`) gives the float fields the tail gives.
+        let floats_at: Vec<bool> = plan
+            .members
+            .iter()
+            .map(|(m, _)| floats.iter().any(|(f, _)| f == m))
+            .collect();
+        keep_float_returns(body, &floats_at, span);
         so.path = plan.path.clone();
         so.base = plan.base.clone();
         if floats.is_empty() {
@@ -825,5 +852,52 @@ impl Lowerer<'_> {
             *tail = Some(Expr::new(ExprKind::Tuple(kept), span));
         }
         so.floats = floats;
+    }
+}
+
+/// The `return`s of a struct output's body, each the tuple of the output's fields
+/// (`lower/struct_exits.rs`), cut to the float fields (`floats_at`): the one float, a tuple of
+/// them, or `0.0` when there are none (the output then is the base's).
+fn keep_float_returns(stmts: &mut [Stmt], floats_at: &[bool], span: Span) {
+    for s in stmts {
+        match s {
+            Stmt::Return { value: Some(v), .. } => {
+                let ExprKind::Tuple(items) = &mut v.kind else {
+                    continue;
+                };
+                if items.len() != floats_at.len() {
+                    continue;
+                }
+                let mut kept: Vec<Expr> = std::mem::take(items)
+                    .into_iter()
+                    .zip(floats_at)
+                    .filter(|(_, f)| **f)
+                    .map(|(e, _)| e)
+                    .collect();
+                *v = match kept.len() {
+                    0 => Expr::new(ExprKind::Lit(syn::parse_quote!(0.0_f64)), span),
+                    1 => kept
+                        .pop()
+                        .unwrap_or_else(|| Expr::new(ExprKind::Poison, span)),
+                    _ => Expr::new(ExprKind::Tuple(kept), v.span),
+                };
+            }
+            Stmt::If { then, els, .. } => {
+                keep_float_returns(&mut then.stmts, floats_at, span);
+                if let Some(b) = els {
+                    keep_float_returns(&mut b.stmts, floats_at, span);
+                }
+            }
+            Stmt::Match { arms, .. } => {
+                for a in arms {
+                    keep_float_returns(&mut a.body.stmts, floats_at, span);
+                }
+            }
+            Stmt::For { body, .. }
+            | Stmt::While { body, .. }
+            | Stmt::Loop { body, .. }
+            | Stmt::Block(body) => keep_float_returns(&mut body.stmts, floats_at, span),
+            _ => {}
+        }
     }
 }

@@ -47,6 +47,12 @@ pub(crate) struct StructPlan {
     /// The struct argument a struct output takes the fields it does not list from (`..*s`, or
     /// `s` returned whole): active even if the body reads no float field of it.
     pub(super) out_base: Option<String>,
+    /// Struct arguments passed whole to a call (`g(s, x)`, `s.energy(x)`): active even if the
+    /// body reads no float field of them.
+    passed: Vec<String>,
+    /// Integer fields of `&mut` struct arguments the body only writes (`self.calls += 1;`),
+    /// by key (`self.calls`): each such statement is kept verbatim (`Stmt::Macro`).
+    int_writes: Vec<String>,
 }
 
 impl StructPlan {
@@ -58,10 +64,16 @@ impl StructPlan {
         self.roots.iter().find(|(n, _)| n == name).map(|(_, k)| k)
     }
 
+    /// Whether the body writes a field of struct argument `root` (`s.x += ..`).
+    pub(super) fn writes_fields(&self, root: &str) -> bool {
+        self.fields.iter().any(|f| f.root == root && f.written)
+    }
+
     /// Whether the body uses a float field of struct argument `root`, or a struct output takes
     /// fields from it.
     pub(super) fn has_float_fields(&self, root: &str) -> bool {
         self.out_base.as_deref() == Some(root)
+            || self.passed.iter().any(|p| p == root)
             || self
                 .fields
                 .iter()
@@ -248,11 +260,21 @@ impl Lowerer<'_> {
                 Span::mixed_site().located_at(tokens.span()),
             );
             let kind = plan.root_kind(&root.to_string()).cloned();
-            if written {
+            // An integer field of a `&mut` struct only written (a counter): kept as written.
+            let counter = written
+                && class == Class::Int
+                && kind == Some(StructArg::MutRef)
+                && write_only(&item.block, &root.to_string(), &members);
+            if counter {
+                plan.int_writes.push(key.clone());
+            }
+            if written && !counter {
                 let why = match (class, kind) {
                     (Class::Int, _) => Some(
-                        "writing an integer field of a struct argument (yet): keep the counter \
-                         in a local variable, or in an argument of its own",
+                        "writing an integer field of a struct argument that the function also \
+                         reads, or one not taken by `&mut` (yet): keep the counter in a local \
+                         variable and write the field once (`self.calls += n;`), or take it in \
+                         an argument of its own",
                     ),
                     (Class::Seq, Some(StructArg::Value)) => Some(
                         "writing into a sequence field of a struct passed by value (yet): take \
@@ -274,6 +296,12 @@ impl Lowerer<'_> {
                 ident,
             });
         }
+        plan.passed = plan
+            .roots
+            .iter()
+            .map(|(n, _)| n.clone())
+            .filter(|n| passed_to_calls(&item.block, n))
+            .collect();
         let mut block = (*item.block).clone();
         let mut rw = Rewrite {
             plan: &plan,
@@ -355,6 +383,40 @@ impl Lowerer<'_> {
             .collect()
     }
 
+    /// `s.calls += 1;` (or `=`, `-=`...) of an integer field of a `&mut` struct argument the
+    /// body only writes (`StructPlan::int_writes`), its right-hand side naming no view or
+    /// element alias: the statement, kept verbatim by both companions (`Stmt::Macro`; never
+    /// active, run once by the forward sweep).
+    pub(super) fn counter_write(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) -> bool {
+        let (left, right) = match e {
+            syn::Expr::Assign(a) => (&*a.left, &*a.right),
+            syn::Expr::Binary(b) if super::stmts::is_compound_assign(&b.op) => {
+                (&*b.left, &*b.right)
+            }
+            _ => return false,
+        };
+        let plan = &self.structs;
+        let Some((root, members)) = chain(left, &|n| plan.is_root(n)) else {
+            return false;
+        };
+        if !plan.int_writes.contains(&key_string(&root, &members)) {
+            return false;
+        }
+        let mut visible = Vec::new();
+        for word in mentioned_names(&right.to_token_stream()) {
+            if let Some(v) = self.lookup(&word) {
+                if self.views.contains_key(&v) || self.elem_aliases.contains_key(&v) {
+                    return false;
+                }
+                if !visible.contains(&v) {
+                    visible.push(v);
+                }
+            }
+        }
+        out.push(Stmt::Macro(e.to_token_stream(), visible));
+        true
+    }
+
     /// Whether `e` reads an integer field of a struct argument (`s.n`, `self.cfg.steps`).
     pub(super) fn int_field(&self, e: &syn::Expr) -> bool {
         let plan = &self.structs;
@@ -366,13 +428,21 @@ impl Lowerer<'_> {
     }
 
     /// `s.energy(x)`, `self.force(i)` on a struct argument passed whole (`Shape::Struct`): a
-    /// call of the differentiated method `S::energy` / `Self::force` with the struct first.
+    /// call of the differentiated method `S::energy` / `Self::force` with the struct first, by
+    /// reference (`s`, or `&s` of a struct taken by value); `s.clone().energy(x)` passes a clone
+    /// by value (for a method taking `self`).
     pub(super) fn struct_method_call(
         &mut self,
         m: &syn::ExprMethodCall,
         out: &mut Vec<Stmt>,
     ) -> Option<Expr> {
-        let syn::Expr::Path(p) = &*m.receiver else {
+        let (recv, cloned) = match &*m.receiver {
+            syn::Expr::MethodCall(c) if c.method == "clone" && c.args.is_empty() => {
+                (&*c.receiver, true)
+            }
+            r => (r, false),
+        };
+        let syn::Expr::Path(p) = recv else {
             return None;
         };
         let v = self.lookup(&p.path.get_ident()?.to_string())?;
@@ -380,18 +450,21 @@ impl Lowerer<'_> {
             return None;
         }
         let method = &m.method;
-        let func: syn::Path = match &self.vars[v].ty {
-            Some(syn::Type::Reference(r)) => match &*r.elem {
-                syn::Type::Path(tp) if tp.qself.is_none() => {
-                    // `State<T>` is named `State` in a path; rustc infers `T`.
-                    let mut path = tp.path.clone();
-                    if let Some(last) = path.segments.last_mut() {
-                        last.arguments = syn::PathArguments::None;
-                    }
-                    syn::parse_quote!(#path::#method)
+        let by_ref = self.struct_by_ref(v);
+        let ty = match &self.vars[v].ty {
+            Some(syn::Type::Reference(r)) => &*r.elem,
+            Some(t) => t,
+            None => return None,
+        };
+        let func: syn::Path = match ty {
+            syn::Type::Path(tp) if tp.qself.is_none() => {
+                // `State<T>` is named `State` in a path; rustc infers `T`.
+                let mut path = tp.path.clone();
+                if let Some(last) = path.segments.last_mut() {
+                    last.arguments = syn::PathArguments::None;
                 }
-                _ => return None,
-            },
+                syn::parse_quote!(#path::#method)
+            }
             _ => return None,
         };
         if let Some(t) = &m.turbofish {
@@ -401,10 +474,18 @@ impl Lowerer<'_> {
                 "let the method's type parameters be inferred",
             ));
         }
-        let mut args = vec![Expr::new(ExprKind::Var(v), m.receiver.span())];
+        let var = Expr::new(ExprKind::Var(v), m.receiver.span());
+        let recv = match (cloned, by_ref) {
+            (true, _) => ExprKind::CopySeq(v, CopyTo::Struct(by_ref)),
+            (false, true) => var.kind,
+            (false, false) => ExprKind::Ref(Box::new(var)),
+        };
+        let mut args = vec![Expr::new(recv, m.receiver.span())];
         for a in &m.args {
-            args.push(self.expr(a, out));
+            let e = self.struct_call_arg(a);
+            args.push(e.unwrap_or_else(|| self.expr(a, out)));
         }
+        self.check_struct_twice(&args, m);
         Some(Expr::new(
             ExprKind::Call {
                 func,
@@ -413,6 +494,89 @@ impl Lowerer<'_> {
             },
             m.span(),
         ))
+    }
+
+    /// Whether struct variable `v` (`Shape::Struct`) is a reference (`s: &State`, `&self`).
+    pub(super) fn struct_by_ref(&self, v: VarId) -> bool {
+        matches!(self.vars[v].ty, Some(syn::Type::Reference(_)))
+    }
+
+    /// A struct argument passed whole as an argument of a differentiated call, as written:
+    /// `s` (a `&State`), `&s`, `&*s`, `*s`, `s.clone()`, `s` (a `State`): `Var(s)` for a reference
+    /// to the caller's struct (`s` itself, or `Ref(Var(s))` of a struct taken by value), a
+    /// `CopySeq(s, CopyTo::Struct)` for a clone passed by value. `None` when `e` is none of these.
+    pub(super) fn struct_call_arg(&self, e: &syn::Expr) -> Option<Expr> {
+        let span = e.span();
+        let var = |e: &syn::Expr| -> Option<VarId> {
+            let syn::Expr::Path(p) = e else { return None };
+            let v = self.lookup(&p.path.get_ident()?.to_string())?;
+            (p.qself.is_none() && self.vars[v].shape == Shape::Struct).then_some(v)
+        };
+        let deref = |e: &syn::Expr| match e {
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => var(&u.expr),
+            _ => None,
+        };
+        let borrowed = |v: VarId| {
+            let x = Expr::new(ExprKind::Var(v), span);
+            if self.struct_by_ref(v) {
+                x
+            } else {
+                Expr::new(ExprKind::Ref(Box::new(x)), span)
+            }
+        };
+        let cloned = |v: VarId| {
+            Expr::new(
+                ExprKind::CopySeq(v, CopyTo::Struct(self.struct_by_ref(v))),
+                span,
+            )
+        };
+        match e {
+            syn::Expr::Reference(r) if r.mutability.is_none() => {
+                let v =
+                    var(&r.expr).or_else(|| deref(&r.expr).filter(|v| self.struct_by_ref(*v)))?;
+                Some(borrowed(v))
+            }
+            syn::Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => {
+                var(&m.receiver).map(cloned)
+            }
+            syn::Expr::Unary(_) => deref(e).filter(|v| self.struct_by_ref(*v)).map(cloned),
+            _ => {
+                let v = var(e)?;
+                Some(if self.struct_by_ref(v) {
+                    borrowed(v)
+                } else {
+                    cloned(v)
+                })
+            }
+        }
+    }
+
+    /// One struct passed twice to one call (`g(s, s)`, `s.pair(s)`): its adjoint cannot be lent
+    /// twice.
+    pub(super) fn check_struct_twice(&mut self, args: &[Expr], at: &dyn ToTokens) {
+        let mut seen = Vec::new();
+        for a in args {
+            let v = match &a.kind {
+                ExprKind::Var(v) | ExprKind::CopySeq(v, CopyTo::Struct(_)) => *v,
+                ExprKind::Ref(inner) => match inner.kind {
+                    ExprKind::Var(v) => v,
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            if self.vars[v].shape != Shape::Struct {
+                continue;
+            }
+            if seen.contains(&v) {
+                self.diag.unsupported_at(
+                    at,
+                    "passing one struct argument twice to one differentiated call (yet)",
+                    "let the callee take the struct once",
+                );
+                return;
+            }
+            seen.push(v);
+        }
     }
 
     pub(super) fn class_of_type(&self, ty: &syn::Type) -> Option<Class> {
@@ -509,9 +673,121 @@ impl VisitMut for Rewrite<'_> {
     }
 }
 
-/// A method of a struct's own (not a float's or a sequence's): `self.force(i)`.
+/// A method of a struct's own (not a float's, a sequence's or `clone`): `self.force(i)`.
 fn own_method(name: &str) -> bool {
-    !SEQ_METHODS.contains(&name) && crate::methods::float_method(name).is_none()
+    !SEQ_METHODS.contains(&name)
+        && !matches!(name, "clone" | "to_owned")
+        && crate::methods::float_method(name).is_none()
+}
+
+/// `root` itself.
+fn is_root(e: &syn::Expr, root: &str) -> bool {
+    matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(root))
+}
+
+/// `root.clone()`.
+fn cloned_root(e: &syn::Expr, root: &str) -> bool {
+    matches!(e, syn::Expr::MethodCall(m)
+        if m.method == "clone" && m.args.is_empty() && is_root(&m.receiver, root))
+}
+
+/// A struct argument passed whole as an argument of a call: `s`, `&s`, `&*s`, `*s`,
+/// `s.clone()`.
+fn passed_whole(e: &syn::Expr, root: &str) -> bool {
+    let deref = |e: &syn::Expr| {
+        matches!(e, syn::Expr::Unary(u)
+            if matches!(u.op, syn::UnOp::Deref(_)) && is_root(&u.expr, root))
+    };
+    match e {
+        syn::Expr::Reference(r) if r.mutability.is_none() => {
+            is_root(&r.expr, root) || deref(&r.expr)
+        }
+        _ => is_root(e, root) || deref(e) || cloned_root(e, root),
+    }
+}
+
+/// Whether struct argument `root` is passed whole to a call or is the receiver of one of its
+/// own methods.
+fn passed_to_calls(block: &syn::Block, root: &str) -> bool {
+    struct F<'r>(&'r str, bool);
+    impl<'ast> Visit<'ast> for F<'_> {
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            self.1 |= c.args.iter().any(|a| passed_whole(a, self.0));
+            syn::visit::visit_expr_call(self, c);
+        }
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            self.1 |= receiver_whole(&m.receiver, self.0) && own_method(&m.method.to_string());
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    let mut f = F(root, false);
+    f.visit_block(block);
+    f.1
+}
+
+/// Whether every use of field `root.members` in the block is the place of an assignment
+/// statement (`s.calls += 1;`) whose right-hand side does not read it.
+fn write_only(block: &syn::Block, root: &str, members: &[syn::Member]) -> bool {
+    struct F<'a> {
+        root: &'a str,
+        members: &'a [syn::Member],
+        uses: usize,
+        writes: usize,
+    }
+    impl F<'_> {
+        fn is_it(&self, e: &syn::Expr) -> bool {
+            chain(e, &|n| n == self.root).is_some_and(|(_, m)| m == self.members)
+        }
+    }
+    impl<'ast> Visit<'ast> for F<'_> {
+        fn visit_stmt(&mut self, s: &'ast syn::Stmt) {
+            if let syn::Stmt::Expr(e, Some(_)) = s {
+                let left = match e {
+                    syn::Expr::Assign(a) => Some(&*a.left),
+                    syn::Expr::Binary(b) if super::stmts::is_compound_assign(&b.op) => {
+                        Some(&*b.left)
+                    }
+                    _ => None,
+                };
+                if left.is_some_and(|l| self.is_it(l)) {
+                    self.writes += 1;
+                }
+            }
+            syn::visit::visit_stmt(self, s);
+        }
+        fn visit_expr(&mut self, e: &'ast syn::Expr) {
+            if self.is_it(e) {
+                self.uses += 1;
+                return;
+            }
+            syn::visit::visit_expr(self, e);
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            // A macro naming the struct and the field may read it (`vec![st.sub.y; n]` does
+            // not read `st.c`).
+            let names = crate::ir::token_names(&m.tokens, true);
+            let field = match self.members.last() {
+                Some(syn::Member::Named(id)) => names.contains(&id.to_string()),
+                _ => true,
+            };
+            if field && names.iter().any(|n| n == self.root) {
+                self.uses += 1;
+            }
+        }
+    }
+    let mut f = F {
+        root,
+        members,
+        uses: 0,
+        writes: 0,
+    };
+    f.visit_block(block);
+    f.writes > 0 && f.uses == f.writes
+}
+
+/// The receiver of a method of a struct argument passed whole: `s`, `s.clone()`.
+fn receiver_whole(e: &syn::Expr, root: &str) -> bool {
+    is_root(e, root) || cloned_root(e, root)
 }
 
 /// The uses of a struct argument as a whole (`g(&s)`, `s.energy()`, `let t = s;`), outside field
@@ -529,7 +805,7 @@ pub(super) fn whole_uses(block: &syn::Block, root: &str, calls: bool) -> Vec<Tok
             if chain(e, &|n| n == root).is_some() {
                 return;
             }
-            let bare = |a: &syn::Expr| matches!(a, syn::Expr::Path(p) if p.path.is_ident(root));
+            let bare = |a: &syn::Expr| passed_whole(a, root);
             match e {
                 syn::Expr::Call(c) if self.calls => {
                     self.visit_expr(&c.func);
@@ -539,7 +815,9 @@ pub(super) fn whole_uses(block: &syn::Block, root: &str, calls: bool) -> Vec<Tok
                     return;
                 }
                 syn::Expr::MethodCall(m)
-                    if self.calls && bare(&m.receiver) && own_method(&m.method.to_string()) =>
+                    if self.calls
+                        && receiver_whole(&m.receiver, root)
+                        && own_method(&m.method.to_string()) =>
                 {
                     for a in &m.args {
                         self.visit_expr(a);

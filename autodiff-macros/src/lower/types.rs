@@ -289,10 +289,14 @@ impl Lowerer<'_> {
             .find(|(n, _)| *n == key)
             .map(|(_, k)| k.clone())
             .unwrap_or(StructArg::Value);
-        // An active struct by `&` may be passed whole to differentiated calls; any other is only
-        // read through its fields.
+        // An active struct by `&` may be passed whole to differentiated calls; one by `&mut` is
+        // only read through its fields.
+        // So may one by value whose fields the body does not write (a clone of the argument is
+        // then the struct as it came in).
+        // (One left out of `wrt(...)` too: it is lent a zero tangent and a scratch adjoint.)
         let shape = match kind {
-            StructArg::Ref if active => Shape::Struct,
+            StructArg::Ref => Shape::Struct,
+            StructArg::Value if !self.structs.writes_fields(&key) => Shape::Struct,
             _ => Shape::Other,
         };
         let var = self.new_var(

@@ -387,7 +387,15 @@ impl Emitter<'_> {
                 prims.push(v);
                 continue;
             }
-            prims.push(v.clone());
+            match &a.kind {
+                // A clone of a struct passed by value (`g(s.clone())`): the value computed before
+                // was moved into the primal call; the `_vjp` gets a clone of its own.
+                ExprKind::CopySeq(w, to @ CopyTo::Struct(_)) => {
+                    let b = self.uname(*w);
+                    prims.push(crate::codegen::primal::copy_seq(&quote!(#b), *to));
+                }
+                _ => prims.push(v.clone()),
+            }
             let active = self.active(a);
             if pullback && !active {
                 adjs.push(quote!(::core::option::Option::None));
@@ -443,9 +451,26 @@ impl Emitter<'_> {
                 }
                 // A struct passed whole: its adjoint (a local `<S>Tangent`, added into the
                 // caller's buffer at the end) is lent to the call.
-                (ExprKind::Var(w), Shape::Struct) if active => {
+                (ExprKind::Var(w) | ExprKind::CopySeq(w, CopyTo::Struct(_)), Shape::Struct)
+                    if active =>
+                {
                     let b = self.adj_used(*w);
                     adjs.push(quote!(&mut #b));
+                }
+                (ExprKind::Ref(inner), Shape::Struct) if active => {
+                    if let ExprKind::Var(w) = inner.kind {
+                        let b = self.adj_used(w);
+                        adjs.push(quote!(&mut #b));
+                    }
+                }
+                // An inactive struct (left out of `wrt`): a scratch adjoint, dropped.
+                (ExprKind::Var(w) | ExprKind::CopySeq(w, CopyTo::Struct(_)), Shape::Struct) => {
+                    let (t, x) = (self.fresh("a"), self.uname(*w));
+                    code.push(Op::Let {
+                        pat: quote!(mut #t),
+                        value: quote!(#rt::zero_tangent(&#x)),
+                    });
+                    adjs.push(quote!(&mut #t));
                 }
                 (ExprKind::Ref(_) | ExprKind::SubSlice { .. }, _) if active && !lends => {
                     temporary(self, code)
