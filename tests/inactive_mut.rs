@@ -78,7 +78,7 @@ impl Lcg {
     }
 }
 
-#[differentiate]
+#[differentiate(wrt(x))]
 fn noisy(x: f64, rng: &mut Lcg) -> f64 {
     let mut s = 0.0;
     for _ in 0..3 {

@@ -136,7 +136,9 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
                     "using a struct argument taken by `&mut` whole (passing it on, calling its \
                      methods, copying it) (yet)",
                     "read and write its fields (`s.x`, `self.v[i]`) and pass those on \
-                     (`push(&mut self.v, dt)`), or take it by `&` or by value",
+                     (`push(&mut self.v, dt)`), or take it by `&` or by value; a value holding \
+                     no floats to differentiate (a random-number generator, a counter) is \
+                     passed through unchanged when left out of `wrt(...)`",
                 )
             } else {
                 (
