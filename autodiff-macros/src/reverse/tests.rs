@@ -33,6 +33,7 @@ fn flat(ops: &[Op], out: &mut Vec<String>) {
                 ..
             } => "pop",
             Op::Restore { .. } => "take-slot",
+            Op::RestoreTuple { .. } => "pop",
             Op::Take { .. } => "take",
             Op::Acc { first: true, .. } => "acc-first",
             Op::Acc { .. } => "acc",

@@ -31,12 +31,14 @@ impl Emitter<'_> {
             let earlier = saved
                 .iter()
                 .find(|(r, o, _)| *o == owned && r.same(read))
-                .map(|(_, _, n)| n.clone());
+                .map(|(_, _, n)| n.clone())
+                .or_else(|| self.earlier_copy(read));
             let name = match earlier {
                 Some(n) => n,
                 None => {
                     let s = self.save(value, cx.level, out, None);
                     saved.push((read, owned, quote!(#s)));
+                    self.note_copy(read, owned, &s);
                     quote!(#s)
                 }
             };
@@ -52,6 +54,47 @@ impl Emitter<'_> {
                 None => name,
             };
             cx.snap.insert(key, name);
+        }
+    }
+
+    /// The value of the read `read` from a copy saved earlier in this block, if its variable
+    /// was not written since: the same read, or an element of a whole copy (`s[0]` for `y[0]`
+    /// after `y` was saved whole) whose index the reverse sweep can compute.
+    fn earlier_copy(&self, read: &Expr) -> Option<TokenStream> {
+        let (var, index) = copy_key(&self.scope, read)?;
+        let same = |c: &&SavedCopy| {
+            c.var == var
+                && match (&c.index, index) {
+                    (None, None) => true,
+                    (Some(a), Some(b)) => a.same(b),
+                    _ => false,
+                }
+        };
+        if let Some(c) = self.copies.iter().find(same) {
+            return Some(c.name.clone());
+        }
+        let index = index?;
+        let whole = self
+            .copies
+            .iter()
+            .find(|c| c.var == var && c.index.is_none())?;
+        let (name, ix) = (&whole.name, self.fwd_expr(index));
+        Some(quote!(#name[#ix]))
+    }
+
+    /// Notes the copy `name` of `read` (`owned`: a copy of a borrowed whole sequence) for
+    /// later reads in this block.
+    fn note_copy(&mut self, read: &Expr, owned: bool, name: &syn::Ident) {
+        // An owned copy of a sub-slice is not the whole sequence.
+        if owned && !matches!(read.kind, ExprKind::Var(_)) {
+            return;
+        }
+        if let Some((var, index)) = copy_key(&self.scope, read) {
+            self.copies.push(SavedCopy {
+                var,
+                index: index.cloned(),
+                name: quote!(#name),
+            });
         }
     }
 
@@ -229,6 +272,34 @@ impl Emitter<'_> {
         });
         cx.vals.insert(key, quote!(#name));
         quote!(#name)
+    }
+}
+
+/// A value saved earlier in the block being emitted: variable `var` whole (`index` `None`) or
+/// its element `var[index]`, read in the reverse sweep as `name`.
+pub(super) struct SavedCopy {
+    pub(super) var: VarId,
+    index: Option<Expr>,
+    name: TokenStream,
+}
+
+/// The variable and index of a read that a saved copy can stand for: a whole variable, or an
+/// element whose index reads only values the reverse sweep can name (no element reads, no
+/// calls), so that the index means the same at every statement of the block and can be
+/// computed again in the reverse sweep.
+fn copy_key<'e>(scope: &Scope, read: &'e Expr) -> Option<(VarId, Option<&'e Expr>)> {
+    match &read.kind {
+        ExprKind::Var(v) => Some((*v, None)),
+        ExprKind::Index { base, index } => {
+            let mut plain = true;
+            index.visit(&mut |n| match &n.kind {
+                ExprKind::Lit(_) | ExprKind::Binary { .. } | ExprKind::Unary { .. } => {}
+                ExprKind::Var(v) => plain &= scope.stable(*v),
+                _ => plain = false,
+            });
+            plain.then_some((*base, Some(&**index)))
+        }
+        _ => None,
     }
 }
 
