@@ -52,10 +52,12 @@ impl Emitter<'_> {
             .iter()
             .any(|v| self.vars[*v].active && self.acc.contains(v))
             && self.active(init);
+        let mut shared = None;
         if any_active {
             self.prepare(init, &mut cx, out);
+            shared = self.share_top(init, &mut cx, out);
         }
-        let v = self.fwd_expr(init);
+        let v = self.fwd_expr(shared.as_ref().unwrap_or(init));
         out.fwd.push(Op::Let {
             pat: p.clone(),
             value: v.clone(),
@@ -163,10 +165,12 @@ impl Emitter<'_> {
             Place::Index(_, i) if useful || restored => Some(self.val(i, &mut cx, out, &mut rev)),
             _ => None,
         };
+        let mut shared = None;
         if useful && self.active(value) {
             self.prepare(value, &mut cx, out);
+            shared = self.share_top(value, &mut cx, out);
         }
-        let val = self.fwd_expr(value);
+        let val = self.fwd_expr(shared.as_ref().unwrap_or(value));
         // A restored sequence: save the element about to be overwritten, put it back in reverse.
         let mut restore_code = None;
         if restored {

@@ -98,6 +98,96 @@ impl Emitter<'_> {
         }
     }
 
+    /// At the top level, where the reverse sweep can read the forward sweep's locals: the
+    /// float-method nodes of `e` whose rules the reverse sweep calls (needed, with partials
+    /// reading values) are computed once by the forward sweep into locals that the reverse sweep
+    /// reads instead of evaluating them again (`exp(x)`, whose rule reads its output; `sqrt`);
+    /// a method the primitive table computes jointly with others (`cos` as `sin_cos(x).1`) is
+    /// computed by the joint method, whose other outputs its rule then reads. Returns `e` with
+    /// those nodes replaced by their locals, for the forward sweep to print (`None`: nothing
+    /// shared). Nodes under `&&`/`||` are left alone: they may not be evaluated.
+    pub(super) fn share_top(
+        &mut self,
+        e: &Expr,
+        cx: &mut StmtCx,
+        out: &mut BlockOut,
+    ) -> Option<Expr> {
+        if cx.level != Level::Top {
+            return None;
+        }
+        let mut shared = false;
+        let e = self.share(e, cx, out, &mut shared);
+        shared.then_some(e)
+    }
+
+    fn share(&mut self, e: &Expr, cx: &mut StmtCx, out: &mut BlockOut, shared: &mut bool) -> Expr {
+        let mut copy = e.clone();
+        match &e.kind {
+            ExprKind::Binary {
+                op: BinOp::And | BinOp::Or,
+                ..
+            }
+            | ExprKind::StopGradient(_) => return copy,
+            ExprKind::Method { method, .. }
+                if cx.needed.contains(&e.id)
+                    && !cx.snap.contains_key(&e.id)
+                    && self.active(e)
+                    && methods::float_method(&method.to_string())
+                        .is_some_and(|r| r.linearity == Linearity::General) =>
+            {
+                let ExprKind::Method { recv, args, .. } = &mut copy.kind else {
+                    return copy;
+                };
+                **recv = self.share(recv, cx, out, shared);
+                for a in args.iter_mut() {
+                    *a = self.share(a, cx, out, shared);
+                }
+                let name = self.fresh("h");
+                let value = match crate::primitives::joint(&method.to_string()) {
+                    Some((jp, k)) if jp.outputs.len() > k => {
+                        let rt = names::rt();
+                        let r = self.fwd_expr(recv);
+                        let j = syn::Ident::new(jp.name, proc_macro2::Span::call_site());
+                        let outs: Vec<syn::Ident> =
+                            (0..jp.outputs.len()).map(|_| self.fresh("h")).collect();
+                        out.fwd.push(Op::Let {
+                            pat: quote!((#(#outs,)*)),
+                            value: quote!(#rt::Float::#j(#r)),
+                        });
+                        let o = outs[k].clone();
+                        cx.joint
+                            .insert(e.id, (names::runtime_item(jp.name), outs, k));
+                        quote!(#o)
+                    }
+                    _ => self.fwd_expr(&copy),
+                };
+                out.fwd.push(Op::Let {
+                    pat: quote!(#name),
+                    value,
+                });
+                cx.snap.insert(e.id, quote!(#name));
+                *shared = true;
+                return Expr::new(
+                    ExprKind::Opaque {
+                        tokens: quote!(#name),
+                        shape: Shape::Scalar,
+                    },
+                    e.span,
+                );
+            }
+            _ => {}
+        }
+        let kids: Vec<Expr> = e
+            .children()
+            .into_iter()
+            .map(|k| self.share(k, cx, out, shared))
+            .collect();
+        for (slot, k) in copy.children_mut().into_iter().zip(kids) {
+            *slot = k;
+        }
+        copy
+    }
+
     /// Which of `(lhs, rhs, result)` the partials of the active operands read.
     pub(super) fn binop_needs(&self, op: BinOp, lhs: &Expr, rhs: &Expr) -> [bool; 3] {
         binop_needs(self.vars, op, lhs, rhs)
@@ -334,6 +424,9 @@ pub(super) struct StmtCx {
     /// added (`0.0 + g` is not `g` in IEEE arithmetic, so rustc could not drop the addition, and
     /// in a loop it would chain every iteration to the previous one).
     pub(super) zeroed: Vec<Adj>,
+    /// Method nodes the forward sweep computed by a joint primitive (`share_top`): the joint
+    /// rule, the locals holding its outputs, and which output is the node.
+    pub(super) joint: HashMap<ExprId, (syn::Ident, Vec<syn::Ident>, usize)>,
 }
 
 impl StmtCx {
@@ -352,6 +445,7 @@ impl StmtCx {
             snap: HashMap::new(),
             vals: HashMap::new(),
             zeroed: Vec::new(),
+            joint: HashMap::new(),
         }
     }
 }
