@@ -121,6 +121,23 @@ macro_rules! functions {
                 loss
             }
 
+            /// `let`s in a loop that the reverse reads: costly ones (`exp`, `sin`, `tanh`)
+            /// saved, their own rules reading the saved value; cheap ones (`sqrt`, products)
+            /// recomputed; chains of both.
+            #[differentiate]
+            pub fn chains(a: $t, x: &[$t], n: usize) -> $t {
+                let mut s = 0.0;
+                for i in 0..n {
+                    let p = x[i] * a;
+                    let e = p.exp();
+                    let c = (e * 0.1).sin();
+                    let q = p.sqrt() * c;
+                    let w = (q / e).tanh();
+                    s = s + w * c + e.ln() * q;
+                }
+                s
+            }
+
             /// Top-level values the reverse sweep reads: `sqrt`, `exp` (rules reading their
             /// output), `cos` and `sin` of one operand, `sin` alone, `cos` inside a call's
             /// argument and a nested `exp(cos(..))`, and a method under `&&` (left alone).
@@ -287,4 +304,16 @@ fn values_shared_between_the_sweeps() {
 fn values_shared_between_the_sweeps_f32() {
     use t32::{shared, shared_jvp, shared_vjp};
     chk32!(shared, shared_jvp, shared_vjp; 0, 1).random(8, -2.0, 2.0);
+}
+
+#[test]
+fn costly_lets_saved_cheap_ones_recomputed() {
+    use t64::{chains, chains_jvp, chains_vjp};
+    chk_xv!(chains, chains_jvp, chains_vjp; 4, 4).random(6, 0.2, 1.5);
+}
+
+#[test]
+fn costly_lets_saved_cheap_ones_recomputed_f32() {
+    use t32::{chains, chains_jvp, chains_vjp};
+    chk32_xv!(chains, chains_jvp, chains_vjp; 4, 4).random(4, 0.2, 1.5);
 }

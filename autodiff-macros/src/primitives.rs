@@ -173,6 +173,28 @@ primitive_table! {
 /// the other output: no second evaluation of the sine or cosine). `(method, joint, output)`.
 pub const JOINT: &[(&str, &str, usize)] = &[("sin", "sin_cos", 0), ("cos", "sin_cos", 1)];
 
+/// Methods that cost a few instructions (no library call): the reverse sweep recomputes a value
+/// built from these and arithmetic rather than saving it; a value computed by any other method
+/// (`exp`, `sin`, `powf`, ...: a library call each) is saved (the cost model of
+/// `reverse/stmts.rs`, ARCHITECTURE.md).
+pub const CHEAP: &[&str] = &[
+    "abs",
+    "signum",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "fract",
+    "to_degrees",
+    "to_radians",
+    "max",
+    "min",
+    "clamp",
+    "mul_add",
+    "sqrt",
+    "recip",
+];
+
 /// The joint primitive computing method `name` as one of its outputs, and which output.
 pub fn joint(name: &str) -> Option<(&'static Primitive, usize)> {
     let (_, of, k) = JOINT.iter().find(|(m, _, _)| *m == name)?;

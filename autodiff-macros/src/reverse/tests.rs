@@ -303,3 +303,29 @@ fn top_level_sin_cos_and_exp_are_computed_once() {
     });
     assert!(!t.contains("sin_cos"), "{t}");
 }
+
+#[test]
+fn a_costly_let_is_saved_and_a_cheap_one_recomputed() {
+    let body = |m: syn::Ident| -> syn::ItemFn {
+        parse_quote! {
+            fn f(x: &[f64], n: usize) -> f64 {
+                let mut s = 0.0;
+                for i in 0..n {
+                    let a = x[i] * 2.0;
+                    let b = a.#m();
+                    s = s + b.sin();
+                }
+                s
+            }
+        }
+    };
+    // `exp` is a library call: `b` is saved (one push an iteration), and the reverse of its
+    // `let` reads it for `exp`'s rule instead of computing `exp` again.
+    let t = text(body(parse_quote!(exp)));
+    assert_eq!(t.matches(". push (").count(), 1, "{t}");
+    assert_eq!(t.matches("Float :: exp").count(), 1, "{t}");
+    // `sqrt` is one instruction: `b` is recomputed from `a` in the reverse, nothing is saved.
+    let t = text(body(parse_quote!(sqrt)));
+    assert_eq!(t.matches(". push (").count(), 0, "{t}");
+    assert_eq!(t.matches("Float :: sqrt").count(), 2, "{t}");
+}
