@@ -203,6 +203,14 @@ pub(super) fn combine_tapes(
             }
         }
     }
+    // A name restored twice (a value saved under its variable's name by two sites, as a
+    // `#[checkpoint]` loop's inputs and a kept `let`: the same immutable value) is bound once:
+    // the tuple pattern cannot bind it twice.
+    for i in 0..names.len() {
+        if names[i + 1..].contains(&names[i]) {
+            names[i] = local();
+        }
+    }
     let at = pops
         .iter()
         .position(|p| matches!(p, Op::Restore { site: Site::Tape(u), .. } if tapes.contains(u)))

@@ -329,3 +329,46 @@ fn a_costly_let_is_saved_and_a_cheap_one_recomputed() {
     assert_eq!(t.matches(". push (").count(), 0, "{t}");
     assert_eq!(t.matches("Float :: sqrt").count(), 2, "{t}");
 }
+
+#[test]
+fn a_name_restored_twice_is_bound_once_in_the_tuple() {
+    // Two sites saving one immutable value under its variable's name (a `#[checkpoint]` loop's
+    // input and a kept `let`, found by the random programs): the tuple pattern binds it once.
+    use super::program::combine_tapes;
+    use quote::format_ident;
+    let (t1, t2, x) = (format_ident!("t1"), format_ident!("t2"), format_ident!("x"));
+    let mut fwd = vec![
+        Op::Save {
+            site: Site::Tape(t1.clone()),
+            value: quote::quote!(x),
+        },
+        Op::Save {
+            site: Site::Tape(t2.clone()),
+            value: quote::quote!(x),
+        },
+    ];
+    let mut pops = vec![
+        Op::Restore {
+            name: x.clone(),
+            site: Site::Tape(t1),
+        },
+        Op::Restore {
+            name: x.clone(),
+            site: Site::Tape(t2.clone()),
+        },
+    ];
+    let mut n = 0;
+    let unused = combine_tapes(&mut fwd, &mut pops, || {
+        n += 1;
+        format_ident!("k{n}")
+    });
+    assert_eq!(unused, vec![t2]);
+    match pops.as_slice() {
+        [Op::RestoreTuple { names, .. }] => {
+            assert_eq!(names.len(), 2);
+            assert_ne!(names[0], names[1]);
+            assert_eq!(names[1], x);
+        }
+        _ => panic!("one tuple restored"),
+    }
+}
