@@ -166,6 +166,41 @@ primitive_table! {
     }
 }
 
+/// Methods that are one output of a primitive computing several values at once: `sin(x)` is
+/// `sin_cos(x).0`, `cos(x)` is `sin_cos(x).1` (the same bits). Where the forward sweep computes
+/// such a method for the reverse sweep, it calls the joint primitive instead, and the reverse
+/// sweep takes this output's partial from the joint primitive's rule (`sin_cos`'s partials read
+/// the other output: no second evaluation of the sine or cosine). `(method, joint, output)`.
+pub const JOINT: &[(&str, &str, usize)] = &[("sin", "sin_cos", 0), ("cos", "sin_cos", 1)];
+
+/// Methods that cost a few instructions (no library call): the reverse sweep recomputes a value
+/// built from these and arithmetic rather than saving it; a value computed by any other method
+/// (`exp`, `sin`, `powf`, ...: a library call each) is saved (the cost model of
+/// `reverse/stmts.rs`, ARCHITECTURE.md).
+pub const CHEAP: &[&str] = &[
+    "abs",
+    "signum",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "fract",
+    "to_degrees",
+    "to_radians",
+    "max",
+    "min",
+    "clamp",
+    "mul_add",
+    "sqrt",
+    "recip",
+];
+
+/// The joint primitive computing method `name` as one of its outputs, and which output.
+pub fn joint(name: &str) -> Option<(&'static Primitive, usize)> {
+    let (_, of, k) = JOINT.iter().find(|(m, _, _)| *m == name)?;
+    Some((method(of)?, *k))
+}
+
 /// One entry of the table.
 #[derive(Debug)]
 pub struct Primitive {
@@ -303,6 +338,19 @@ const _: () = {
         }
         i += 1;
     }
+    // A joint entry names a unary method and an output of a one-operand method with several.
+    let mut k = 0;
+    while k < JOINT.len() {
+        let (m, of, out) = JOINT[k];
+        match (method_const(m), method_const(of)) {
+            (Some(p), Some(j))
+                if matches!(p.arity(), Arity::Unary)
+                    && matches!(j.arity(), Arity::SinCos)
+                    && out < j.outputs.len() => {}
+            _ => a_joint_entry_names_no_such_output(m),
+        }
+        k += 1;
+    }
     // The reverse sweep calls `neg`'s rule with zeros for its values (reverse/backprop.rs).
     match operator_const("neg") {
         Some(p) if matches!(p.linearity(), Linearity::Linear) => {}
@@ -347,6 +395,17 @@ const fn check_entries(table: &[Primitive], operators: bool) {
     }
 }
 
+const fn method_const(name: &str) -> Option<&'static Primitive> {
+    let mut i = 0;
+    while i < METHODS.len() {
+        if str_eq(METHODS[i].name, name) {
+            return Some(&METHODS[i]);
+        }
+        i += 1;
+    }
+    None
+}
+
 const fn operator_const(name: &str) -> Option<&'static Primitive> {
     let mut i = 0;
     while i < OPERATORS.len() {
@@ -386,6 +445,9 @@ const fn an_operator_is_unary_or_binary(name: &str) {
     panic!("{}", name)
 }
 const fn a_linear_method_must_be_unary(name: &str) {
+    panic!("{}", name)
+}
+const fn a_joint_entry_names_no_such_output(name: &str) {
     panic!("{}", name)
 }
 const fn the_reverse_sweep_needs_a_linear(name: &str) {

@@ -284,7 +284,17 @@ impl Emitter<'_> {
         match rule.arity {
             Arity::Unary => {
                 let p = self.fresh("p");
-                code.push(rule_op(&[&p], method, vec![x, y]));
+                match cx.joint.get(&e.id).cloned() {
+                    // Computed by a joint primitive: its rule, reading the outputs kept.
+                    Some((joint, outs, k)) => {
+                        let ps: Vec<syn::Ident> = (0..outs.len())
+                            .map(|j| if j == k { p.clone() } else { self.fresh("p") })
+                            .collect();
+                        let ps: Vec<&syn::Ident> = ps.iter().collect();
+                        code.push(rule_op(&ps, &joint, vec![x, quote!((#(#outs,)*))]));
+                    }
+                    None => code.push(rule_op(&[&p], method, vec![x, y])),
+                }
                 self.backprop(recv, quote!(#rt::#scale(#g, #p)), cx, code);
             }
             Arity::PowI => {

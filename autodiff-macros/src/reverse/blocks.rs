@@ -9,12 +9,16 @@ impl Emitter<'_> {
     pub(super) fn block(&mut self, stmts: &[R], level: Level) -> BlockOut {
         let mut out = BlockOut::new();
         let mut declared = Vec::new();
+        // Copies saved by the enclosing block are not this block's to reuse.
+        let outer = std::mem::take(&mut self.copies);
         for s in stmts {
             if let R::Let { pat, .. } = s {
                 pat.vars(&mut declared);
             }
             self.stmt(s, level, &mut out);
+            self.forget_copies(s);
         }
+        self.copies = outer;
         // Adjoints of the active variables declared here, zero at the start of the reverse.
         let rt = names::rt();
         let mut zeros = Vec::new();
@@ -44,6 +48,25 @@ impl Emitter<'_> {
         }
         out.pops.extend(zeros);
         out
+    }
+
+    /// Drops the saved copies statement `s` may have made stale: those of the variable it
+    /// writes, all of them after a statement with blocks or a call writing through `&mut`.
+    fn forget_copies(&mut self, s: &R) {
+        match s {
+            R::Let { init: Some(e), .. } | R::Eval(e) if !e.mut_borrows().is_empty() => {
+                self.copies.clear()
+            }
+            R::Let { .. } | R::Eval(_) | R::Exit(_) => {}
+            R::Assign { place, .. } => {
+                let v = place.var();
+                self.copies.retain(|c| c.var != v);
+            }
+            R::Push { vec, .. } => self.copies.retain(|c| c.var != *vec),
+            R::Macro(..) | R::If { .. } | R::Match { .. } | R::For { .. } | R::While { .. } => {
+                self.copies.clear()
+            }
+        }
     }
 
     pub(super) fn stmt(&mut self, s: &R, level: Level, out: &mut BlockOut) {
@@ -156,7 +179,10 @@ impl Emitter<'_> {
             }
             R::While { cond, body, brk } => {
                 let cnt = self.fresh("n");
+                let pending_from = self.nested_reserve.len();
                 let mut b = self.loop_body(body);
+                // No trip count is known before a `while`: nothing nested is reserved.
+                self.nested_reserve.truncate(pending_from);
                 let head = match cond {
                     Some(c) => {
                         let c = self.fwd_expr(c);

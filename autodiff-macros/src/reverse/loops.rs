@@ -172,10 +172,19 @@ impl Emitter<'_> {
         (win.lo..=win.hi).contains(&c).then(|| win.slot(c).clone())
     }
 
+    /// A loop body's sweeps, its values saved once an iteration on one tape of tuples.
     pub(super) fn loop_body(&mut self, body: &[R]) -> BlockOut {
         self.depth += 1;
-        let b = self.block(body, Level::Loop);
+        let mut b = self.block(body, Level::Loop);
         self.depth -= 1;
+        let mut n = self.n;
+        let unused = program::combine_tapes(&mut b.fwd, &mut b.pops, || {
+            n += 1;
+            names::local("k", n)
+        });
+        self.n = n;
+        self.sites
+            .retain(|s| !matches!(s, Site::Tape(t) if unused.contains(t)));
         b
     }
 
@@ -252,7 +261,9 @@ impl Emitter<'_> {
                 .into_iter()
                 .map(|(arr, v, _)| (arr, self.adj_views.insert(arr, v)))
                 .collect();
+            let pending_from = self.nested_reserve.len();
             let mut b = self.loop_body(body);
+            let inner = self.nested_reserve.split_off(pending_from);
             for (arr, old) in saved_views {
                 self.views.remove(&arr);
                 if let Some(o) = old {
@@ -275,7 +286,7 @@ impl Emitter<'_> {
                 }
             }
             let r = self.fwd_range(range);
-            fwd_decls.extend(self.reserve_tapes(range, &r, &b.fwd, level));
+            fwd_decls.extend(self.reserve_tapes(range, &r, &b.fwd, level, true, inner));
             fwd_decls.push(Op::For {
                 var: quote!(#i),
                 range: r,
@@ -448,7 +459,10 @@ impl Emitter<'_> {
         } else {
             // Record the trip count; the index is saved per iteration if the reverse needs it.
             let cnt = self.fresh("n");
+            let pending_from = self.nested_reserve.len();
             let mut b = self.loop_body(body);
+            // Nested tapes are reserved only for loops without early exit.
+            self.nested_reserve.truncate(pending_from);
             if self.needed.contains(&var) {
                 self.needed_now.insert(var);
                 let site = Site::Tape(self.fresh("t"));
@@ -469,7 +483,8 @@ impl Emitter<'_> {
                 );
             }
             let r = self.fwd_range(range);
-            out.fwd.extend(self.reserve_tapes(range, &r, &b.fwd, level));
+            out.fwd
+                .extend(self.reserve_tapes(range, &r, &b.fwd, level, false, Vec::new()));
             let body = self.counted_body(&cnt, std::mem::take(&mut b.fwd), brk);
             out.fwd.push(Op::Let {
                 pat: quote!(mut #cnt: usize),
@@ -493,23 +508,29 @@ impl Emitter<'_> {
 impl Emitter<'_> {
     /// `tape.reserve(trip count)` for each tape the loop body `fwd` pushes at most once per
     /// iteration, so that a tape grows once per call instead of doubling its way up (a function
-    /// called in a time loop allocates its tapes once, not once per doubling). Only for loops
-    /// outside loops (inside one, a reserve per outer iteration measured slower than doubling)
-    /// and when the range can be evaluated again for its length (no calls in its bounds).
+    /// called in a time loop allocates its tapes once, not once per doubling), when the range
+    /// can be evaluated again for its length (no calls in its bounds). A loop inside loops
+    /// reserves nothing itself (a reserve per outer iteration measured slower than doubling):
+    /// when it has no early exit (`whole`, a simple loop) and its bounds read only arguments and top-level
+    /// immutable values (not an enclosing loop's index), its tapes, and those of the loops nested
+    /// in it the same way (`inner`), go up to the enclosing loop with their count per iteration
+    /// multiplied by this loop's trip count, and the outermost loop reserves them all. Only
+    /// loops at the top of the body are counted (`straight_tapes`): a loop under a branch may not
+    /// run, and its bounds need not be valid (`1..n - 1` with `n == 0`) when it does not.
     fn reserve_tapes(
         &mut self,
         range: &Range,
         r: &TokenStream,
         fwd: &[Op],
         level: Level,
+        whole: bool,
+        inner: Vec<(syn::Ident, TokenStream)>,
     ) -> Vec<Op> {
-        if level == Level::Loop {
-            return Vec::new();
-        }
         let Range::Bounds {
             start, end, step, ..
         } = range;
         let mut calls = false;
+        let mut reads = Vec::new();
         for e in [Some(start), Some(end), step.as_ref()]
             .into_iter()
             .flatten()
@@ -523,19 +544,56 @@ impl Emitter<'_> {
                         | ExprKind::Opaque { .. }
                 )
             });
+            e.reads(&mut reads);
         }
         let mut tapes = Vec::new();
         program::tapes_pushed_once(fwd, &mut tapes);
-        if calls || tapes.is_empty() {
+        let mut straight = Vec::new();
+        program::straight_tapes(fwd, &mut straight);
+        let inner: Vec<(syn::Ident, TokenStream)> = inner
+            .into_iter()
+            .filter(|(t, _)| straight.contains(t) && !tapes.contains(t))
+            .collect();
+        let rt = names::rt();
+        let steps = quote!(#rt::range_steps(#r));
+        if level == Level::Loop {
+            let hoistable = whole
+                && !calls
+                && reads
+                    .iter()
+                    .all(|v| self.stable(*v) && !self.scope.rebound.contains(v));
+            if hoistable {
+                for t in tapes {
+                    self.nested_reserve.push((t, steps.clone()));
+                }
+                for (t, per) in inner {
+                    self.nested_reserve
+                        .push((t, quote!(#steps.saturating_mul(#per))));
+                }
+            }
             return Vec::new();
         }
-        let rt = names::rt();
+        if calls || (tapes.is_empty() && inner.is_empty()) {
+            return Vec::new();
+        }
         let n = self.fresh("trips");
         let mut ops = vec![Op::Let {
             pat: quote!(#n),
-            value: quote!(#rt::range_steps(#r)),
+            value: steps,
         }];
         ops.extend(tapes.into_iter().map(|t| Op::Code(quote!(#t.reserve(#n);))));
+        // The inner bounds are evaluated only when the body runs at least once.
+        let nested: Vec<Op> = inner
+            .into_iter()
+            .map(|(t, per)| Op::Code(quote!(#t.reserve(#n.saturating_mul(#per));)))
+            .collect();
+        if !nested.is_empty() {
+            ops.push(Op::If {
+                cond: quote!(#n > 0),
+                then: nested,
+                els: None,
+            });
+        }
         ops
     }
 }

@@ -156,6 +156,14 @@ struct Emitter<'a> {
     /// The sequence a `#[checkpoint]` loop's `_vjp` call runs on in place (`checkpoint.rs`):
     /// lent as itself, not as a copy saved before the call.
     in_place: Option<VarId>,
+    /// Tapes pushed once an iteration by simple loops nested in the loop being emitted, with the
+    /// number of pushes per run of that loop's body (a product of trip counts that can be
+    /// evaluated before the outermost loop): reserved there at once (`loops.rs`).
+    nested_reserve: Vec<(syn::Ident, TokenStream)>,
+    /// Copies of variables and elements saved earlier in the block being emitted whose variable
+    /// has not been written since (`values.rs`): a later read of the same value, or of an
+    /// element of a whole copy, reads the copy instead of saving again.
+    copies: Vec<values::SavedCopy>,
 }
 
 /// A view of a sequence for one loop, with the largest offset it covers.
@@ -292,6 +300,8 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<S
         adj_views: HashMap::new(),
         scale: scale_fn(f),
         in_place: None,
+        nested_reserve: Vec::new(),
+        copies: Vec::new(),
     };
     let program = em.function(&body);
     // Emission must find exactly what the analysis computed: the values it needed, and no

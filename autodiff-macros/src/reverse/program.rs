@@ -32,6 +32,12 @@ pub(super) enum Op {
     /// `let name = pop(&mut tape);` or `let name = unslot(slot);`: the value saved by the
     /// matching `Save`.
     Restore { name: syn::Ident, site: Site },
+    /// `let (a, b, ..) = pop(&mut tape);`: the values a loop body saved on its one tape of
+    /// tuples (`combine_tapes`).
+    RestoreTuple {
+        names: Vec<syn::Ident>,
+        tape: syn::Ident,
+    },
     /// `let g = place; place = zero;`: the adjoint of a place the statement wrote is consumed.
     Take {
         g: syn::Ident,
@@ -106,6 +112,112 @@ pub(super) fn tapes_pushed_once(ops: &[Op], out: &mut Vec<syn::Ident>) {
             _ => {}
         }
     }
+}
+
+/// The tapes pushed at most once an iteration by the `for` loops `ops` runs outside branches
+/// (each run of `ops` runs those loops), nested ones too: the tapes whose pushes trip counts can
+/// bound before `ops` runs.
+pub(super) fn straight_tapes(ops: &[Op], out: &mut Vec<syn::Ident>) {
+    for op in ops {
+        match op {
+            Op::Block(b) => straight_tapes(b, out),
+            Op::For { body, .. } => {
+                tapes_pushed_once(body, out);
+                straight_tapes(body, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// One tape per loop: the tapes a loop body (`fwd`, its reverse's start `pops`) pushes at its own
+/// level, exactly once per iteration (a body runs to its end once entered), become one tape of
+/// tuples. Each value is bound to a local (`locals`, one per save, in order) where it was saved,
+/// and the tuple is pushed at the end of the body; the reverse pops it where the first of the
+/// separate pops stood. Returns the tapes no longer used (the first one carries the tuples).
+pub(super) fn combine_tapes(
+    fwd: &mut Vec<Op>,
+    pops: &mut Vec<Op>,
+    mut local: impl FnMut() -> syn::Ident,
+) -> Vec<syn::Ident> {
+    // Top-level saves on tapes, each with exactly one pop in this block's reverse start.
+    let mut tapes: Vec<syn::Ident> = Vec::new();
+    for op in fwd.iter() {
+        if let Op::Save {
+            site: Site::Tape(t),
+            ..
+        } = op
+        {
+            let pops_of = pops
+                .iter()
+                .filter(|p| matches!(p, Op::Restore { site: Site::Tape(u), .. } if u == t))
+                .count();
+            if pops_of == 1 && !tapes.contains(t) {
+                tapes.push(t.clone());
+            }
+        }
+    }
+    // A tape saved twice at this level (none today) keeps its own pushes.
+    tapes.retain(|t| {
+        fwd.iter()
+            .filter(|op| matches!(op, Op::Save { site: Site::Tape(u), .. } if u == t))
+            .count()
+            == 1
+    });
+    if tapes.len() < 2 {
+        return Vec::new();
+    }
+    let mut locals = Vec::new();
+    for op in fwd.iter_mut() {
+        let is_ours = matches!(op, Op::Save { site: Site::Tape(t), .. } if tapes.contains(t));
+        if !is_ours {
+            continue;
+        }
+        let Op::Save { value, .. } = std::mem::replace(op, Op::Code(TokenStream::new())) else {
+            continue;
+        };
+        let k = local();
+        *op = Op::Let {
+            pat: quote!(#k),
+            value,
+        };
+        locals.push(k);
+    }
+    let first = tapes[0].clone();
+    fwd.push(Op::Save {
+        site: Site::Tape(first.clone()),
+        value: quote!((#(#locals,)*)),
+    });
+    // The names the reverse binds, in the order of the saves.
+    let mut names = Vec::new();
+    for t in &tapes {
+        for p in pops.iter() {
+            if let Op::Restore {
+                name,
+                site: Site::Tape(u),
+            } = p
+            {
+                if u == t {
+                    names.push(name.clone());
+                }
+            }
+        }
+    }
+    // A name restored twice (a value saved under its variable's name by two sites, as a
+    // `#[checkpoint]` loop's inputs and a kept `let`: the same immutable value) is bound once:
+    // the tuple pattern cannot bind it twice.
+    for i in 0..names.len() {
+        if names[i + 1..].contains(&names[i]) {
+            names[i] = local();
+        }
+    }
+    let at = pops
+        .iter()
+        .position(|p| matches!(p, Op::Restore { site: Site::Tape(u), .. } if tapes.contains(u)))
+        .unwrap_or(0);
+    pops.retain(|p| !matches!(p, Op::Restore { site: Site::Tape(u), .. } if tapes.contains(u)));
+    pops.insert(at, Op::RestoreTuple { names, tape: first });
+    tapes.into_iter().skip(1).collect()
 }
 
 /// Where a value saved inside a loop or branch waits for the reverse sweep (top-level values are
@@ -222,6 +334,9 @@ impl ToTokens for Op {
                 name,
                 site: Site::Slot(k),
             } => quote!(let #name = #rt::unslot(#k);),
+            Op::RestoreTuple { names, tape } => {
+                quote!(let (#(#names,)*) = #rt::pop(&mut #tape);)
+            }
             Op::Take { g, place, zero } => quote!(let #g = #place; #place = #zero;),
             Op::Acc {
                 place,
@@ -301,6 +416,10 @@ fn print_into(ops: &[Op], depth: usize, out: &mut String) {
             Op::Set { place, value } => line(format!("set {place} = {value}")),
             Op::Save { site, value } => line(format!("save {} <- {value}", site_text(site))),
             Op::Restore { name, site } => line(format!("restore {name} <- {}", site_text(site))),
+            Op::RestoreTuple { names, tape } => {
+                let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+                line(format!("restore ({}) <- tape {tape}", names.join(", ")))
+            }
             Op::Take { g, place, zero } => line(format!(
                 "take {g} <- adjoint {} (then {zero})",
                 place.to_token_stream()

@@ -52,10 +52,27 @@ impl Emitter<'_> {
             .iter()
             .any(|v| self.vars[*v].active && self.acc.contains(v))
             && self.active(init);
+        let mut shared = None;
         if any_active {
             self.prepare(init, &mut cx, out);
+            // The value of the whole initialiser is the variable's, which the reverse sweep can
+            // read by name at the top level and, inside loops and branches, when it is kept
+            // (saved or recomputed at the start of the block's reverse): a rule reading its
+            // output (`let b = a.exp();`) reads `b` instead of computing it again.
+            if let Pat::Bind(var) = pat {
+                let kept =
+                    !self.vars[*var].mutable && (level == Level::Top || self.needed.contains(var));
+                if kept
+                    && matches!(init.kind, ExprKind::Method { .. } | ExprKind::Binary { .. })
+                    && !cx.snap.contains_key(&init.id)
+                {
+                    let n = self.uname(*var);
+                    cx.snap.insert(init.id, quote!(#n));
+                }
+            }
+            shared = self.share_top(init, &mut cx, out);
         }
-        let v = self.fwd_expr(init);
+        let v = self.fwd_expr(shared.as_ref().unwrap_or(init));
         out.fwd.push(Op::Let {
             pat: p.clone(),
             value: v.clone(),
@@ -163,10 +180,12 @@ impl Emitter<'_> {
             Place::Index(_, i) if useful || restored => Some(self.val(i, &mut cx, out, &mut rev)),
             _ => None,
         };
+        let mut shared = None;
         if useful && self.active(value) {
             self.prepare(value, &mut cx, out);
+            shared = self.share_top(value, &mut cx, out);
         }
-        let val = self.fwd_expr(value);
+        let val = self.fwd_expr(shared.as_ref().unwrap_or(value));
         // A restored sequence: save the element about to be overwritten, put it back in reverse.
         let mut restore_code = None;
         if restored {
@@ -280,13 +299,16 @@ impl Emitter<'_> {
 }
 
 /// Whether a needed immutable `let` in a loop or branch with initialiser `init` is recomputed at
-/// the start of its block's reverse (it reads no companion call and only stable or immutable
-/// variables), and the immutable variables declared in loops or branches it reads, which must be
-/// kept in turn (all of them when it is recomputed; those before the first mutable read
-/// otherwise).
+/// the start of its block's reverse, and the immutable variables declared in loops or branches it
+/// reads, which must be kept in turn (all of them when it is recomputed; those before the first
+/// mutable read otherwise). The cost model: recomputed when it only reads stable or immutable
+/// variables and is cheap (arithmetic, indexing, the primitive table's `CHEAP` methods); saved
+/// when it reads a value that may have changed by the reverse sweep, calls a differentiated
+/// function, or calls a costly float method (`exp`, `sin`, ...: a library call is dearer than a
+/// load from the tape).
 pub(super) fn recomputable(scope: &Scope, init: &Expr) -> (bool, Vec<VarId>) {
     let mut kept = Vec::new();
-    if init.has_call_to_companion() {
+    if init.has_call_to_companion() || costly(init) {
         return (false, kept);
     }
     let mut reads = Vec::new();
@@ -301,4 +323,15 @@ pub(super) fn recomputable(scope: &Scope, init: &Expr) -> (bool, Vec<VarId>) {
         kept.push(r);
     }
     (true, kept)
+}
+
+/// Whether `e` calls a float method outside the primitive table's cheap ones.
+fn costly(e: &Expr) -> bool {
+    let mut found = false;
+    e.visit(&mut |n| {
+        if let ExprKind::Method { method, .. } = &n.kind {
+            found |= !crate::primitives::CHEAP.contains(&method.to_string().as_str());
+        }
+    });
+    found
 }

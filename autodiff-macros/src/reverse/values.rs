@@ -31,12 +31,14 @@ impl Emitter<'_> {
             let earlier = saved
                 .iter()
                 .find(|(r, o, _)| *o == owned && r.same(read))
-                .map(|(_, _, n)| n.clone());
+                .map(|(_, _, n)| n.clone())
+                .or_else(|| self.earlier_copy(read));
             let name = match earlier {
                 Some(n) => n,
                 None => {
                     let s = self.save(value, cx.level, out, None);
                     saved.push((read, owned, quote!(#s)));
+                    self.note_copy(read, owned, &s);
                     quote!(#s)
                 }
             };
@@ -61,6 +63,137 @@ impl Emitter<'_> {
             };
             cx.snap.insert(key, name);
         }
+    }
+
+    /// The value of the read `read` from a copy saved earlier in this block, if its variable
+    /// was not written since: the same read, or an element of a whole copy (`s[0]` for `y[0]`
+    /// after `y` was saved whole) whose index the reverse sweep can compute.
+    fn earlier_copy(&self, read: &Expr) -> Option<TokenStream> {
+        let (var, index) = copy_key(&self.scope, read)?;
+        let same = |c: &&SavedCopy| {
+            c.var == var
+                && match (&c.index, index) {
+                    (None, None) => true,
+                    (Some(a), Some(b)) => a.same(b),
+                    _ => false,
+                }
+        };
+        if let Some(c) = self.copies.iter().find(same) {
+            return Some(c.name.clone());
+        }
+        let index = index?;
+        let whole = self
+            .copies
+            .iter()
+            .find(|c| c.var == var && c.index.is_none())?;
+        let (name, ix) = (&whole.name, self.fwd_expr(index));
+        Some(quote!(#name[#ix]))
+    }
+
+    /// Notes the copy `name` of `read` (`owned`: a copy of a borrowed whole sequence) for
+    /// later reads in this block.
+    fn note_copy(&mut self, read: &Expr, owned: bool, name: &syn::Ident) {
+        // An owned copy of a sub-slice is not the whole sequence.
+        if owned && !matches!(read.kind, ExprKind::Var(_)) {
+            return;
+        }
+        if let Some((var, index)) = copy_key(&self.scope, read) {
+            self.copies.push(SavedCopy {
+                var,
+                index: index.cloned(),
+                name: quote!(#name),
+            });
+        }
+    }
+
+    /// At the top level, where the reverse sweep can read the forward sweep's locals: the
+    /// float-method nodes of `e` whose rules the reverse sweep calls (needed, with partials
+    /// reading values) are computed once by the forward sweep into locals that the reverse sweep
+    /// reads instead of evaluating them again (`exp(x)`, whose rule reads its output; `sqrt`);
+    /// a method the primitive table computes jointly with others (`cos` as `sin_cos(x).1`) is
+    /// computed by the joint method, whose other outputs its rule then reads. Returns `e` with
+    /// those nodes replaced by their locals, for the forward sweep to print (`None`: nothing
+    /// shared). Nodes under `&&`/`||` are left alone: they may not be evaluated.
+    pub(super) fn share_top(
+        &mut self,
+        e: &Expr,
+        cx: &mut StmtCx,
+        out: &mut BlockOut,
+    ) -> Option<Expr> {
+        if cx.level != Level::Top {
+            return None;
+        }
+        let mut shared = false;
+        let e = self.share(e, cx, out, &mut shared);
+        shared.then_some(e)
+    }
+
+    fn share(&mut self, e: &Expr, cx: &mut StmtCx, out: &mut BlockOut, shared: &mut bool) -> Expr {
+        let mut copy = e.clone();
+        match &e.kind {
+            ExprKind::Binary {
+                op: BinOp::And | BinOp::Or,
+                ..
+            }
+            | ExprKind::StopGradient(_) => return copy,
+            ExprKind::Method { method, .. }
+                if cx.needed.contains(&e.id)
+                    && !cx.snap.contains_key(&e.id)
+                    && self.active(e)
+                    && methods::float_method(&method.to_string())
+                        .is_some_and(|r| r.linearity == Linearity::General) =>
+            {
+                let ExprKind::Method { recv, args, .. } = &mut copy.kind else {
+                    return copy;
+                };
+                **recv = self.share(recv, cx, out, shared);
+                for a in args.iter_mut() {
+                    *a = self.share(a, cx, out, shared);
+                }
+                let name = self.fresh("h");
+                let value = match crate::primitives::joint(&method.to_string()) {
+                    Some((jp, k)) if jp.outputs.len() > k => {
+                        let rt = names::rt();
+                        let r = self.fwd_expr(recv);
+                        let j = syn::Ident::new(jp.name, proc_macro2::Span::call_site());
+                        let outs: Vec<syn::Ident> =
+                            (0..jp.outputs.len()).map(|_| self.fresh("h")).collect();
+                        out.fwd.push(Op::Let {
+                            pat: quote!((#(#outs,)*)),
+                            value: quote!(#rt::Float::#j(#r)),
+                        });
+                        let o = outs[k].clone();
+                        cx.joint
+                            .insert(e.id, (names::runtime_item(jp.name), outs, k));
+                        quote!(#o)
+                    }
+                    _ => self.fwd_expr(&copy),
+                };
+                out.fwd.push(Op::Let {
+                    pat: quote!(#name),
+                    value,
+                });
+                cx.snap.insert(e.id, quote!(#name));
+                *shared = true;
+                return Expr::new(
+                    ExprKind::Opaque {
+                        tokens: quote!(#name),
+                        shape: Shape::Scalar,
+                    },
+                    e.span,
+                );
+            }
+            _ => {}
+        }
+        let kids: Vec<Expr> = e
+            .children()
+            .into_iter()
+            .map(|k| self.share(k, cx, out, shared))
+            .collect();
+        for (slot, k) in copy.children_mut().into_iter().zip(kids) {
+            *slot = k;
+        }
+        copy
     }
 
     /// Which of `(lhs, rhs, result)` the partials of the active operands read.
@@ -248,6 +381,34 @@ impl Emitter<'_> {
     }
 }
 
+/// A value saved earlier in the block being emitted: variable `var` whole (`index` `None`) or
+/// its element `var[index]`, read in the reverse sweep as `name`.
+pub(super) struct SavedCopy {
+    pub(super) var: VarId,
+    index: Option<Expr>,
+    name: TokenStream,
+}
+
+/// The variable and index of a read that a saved copy can stand for: a whole variable, or an
+/// element whose index reads only values the reverse sweep can name (no element reads, no
+/// calls), so that the index means the same at every statement of the block and can be
+/// computed again in the reverse sweep.
+fn copy_key<'e>(scope: &Scope, read: &'e Expr) -> Option<(VarId, Option<&'e Expr>)> {
+    match &read.kind {
+        ExprKind::Var(v) => Some((*v, None)),
+        ExprKind::Index { base, index } => {
+            let mut plain = true;
+            index.visit(&mut |n| match &n.kind {
+                ExprKind::Lit(_) | ExprKind::Binary { .. } | ExprKind::Unary { .. } => {}
+                ExprKind::Var(v) => plain &= scope.stable(*v),
+                _ => plain = false,
+            });
+            plain.then_some((*base, Some(&**index)))
+        }
+        _ => None,
+    }
+}
+
 /// A read saved before its statement: the node (`key` is its id), whether the copy is an owned
 /// copy of a borrowed sequence, and the forward-sweep code of the value.
 pub(super) struct Snap<'e> {
@@ -279,6 +440,9 @@ pub(super) struct StmtCx {
     /// added (`0.0 + g` is not `g` in IEEE arithmetic, so rustc could not drop the addition, and
     /// in a loop it would chain every iteration to the previous one).
     pub(super) zeroed: Vec<Adj>,
+    /// Method nodes the forward sweep computed by a joint primitive (`share_top`): the joint
+    /// rule, the locals holding its outputs, and which output is the node.
+    pub(super) joint: HashMap<ExprId, (syn::Ident, Vec<syn::Ident>, usize)>,
 }
 
 impl StmtCx {
@@ -297,6 +461,7 @@ impl StmtCx {
             snap: HashMap::new(),
             vals: HashMap::new(),
             zeroed: Vec::new(),
+            joint: HashMap::new(),
         }
     }
 }
