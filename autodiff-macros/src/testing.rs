@@ -37,6 +37,7 @@ pub fn normalized(item: syn::ItemFn) -> (Function, Vec<Var>, VarId, Vec<R>) {
     let ret = vars.len();
     let mut out = vars[0].clone();
     out.name = crate::names::synthetic("ret", ret);
+    out.shape = f.output.shape.clone();
     vars.push(out);
     let mut diag = Diag::default();
     let body = crate::transform::normalize::normalize(&f, &mut vars, ret, &mut diag);

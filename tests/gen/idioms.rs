@@ -268,6 +268,7 @@ impl FnGen<'_> {
             Construct::ArrayParamToVec => self.s_array_param_to_vec(),
             Construct::ZeroSqrt => self.s_zero_sqrt(),
             Construct::ZeroNorm => self.s_zero_norm(),
+            Construct::ReductionLoop => self.s_reduction_loop(),
             _ => self.s_idiom2(c),
         }
     }

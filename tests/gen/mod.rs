@@ -34,6 +34,7 @@ use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeSet;
 
 mod checkpoint;
+mod fusion;
 mod idioms;
 mod idioms2;
 mod inout;
@@ -196,6 +197,8 @@ constructs! {
     HelperInHelper => "helper_in_helper",
     TupleOut => "tuple_out",
     ArrayOut => "array_out",
+    // Reduction loops of issue 12 (emitted by `fusion.rs`).
+    ReductionLoop => "reduction_loop",
     // Idioms of issue 7 (emitted by `idioms.rs`).
     ClosureShadowedCapture => "closure_shadowed_capture",
     ClosureParamShadows => "closure_param_shadows",
@@ -1129,6 +1132,11 @@ impl<'a> FnGen<'a> {
         self.prologue();
         while self.budget > 0 {
             self.stmt();
+        }
+        // Sometimes a reduction loop last, where what follows it is only the returned value.
+        if self.reduction_loop_last() {
+            self.count(Construct::ReductionLoop);
+            self.s_reduction_loop();
         }
         // An in-out helper's `()` tail writes into `io`: squash after it; else before the value.
         if out != OutKind::Unit {
@@ -2280,6 +2288,9 @@ impl<'a> FnGen<'a> {
         }
         if self.tally && self.on(Construct::TallyMethod) {
             opts.push((St::Tally, 0.6));
+        }
+        if self.reduction_loop_ok() {
+            opts.push((St::Idiom(Construct::ReductionLoop), 2.0));
         }
         self.idiom_stmts(&mut opts, loop_ok && can_nest);
         self.checkpoint_stmts(&mut opts);

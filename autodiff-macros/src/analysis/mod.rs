@@ -2,4 +2,5 @@
 //! transformations and emitters read; none of them changes the IR or prints code.
 
 pub mod activity;
+pub(crate) mod fusion;
 pub mod usefulness;

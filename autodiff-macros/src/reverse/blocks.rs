@@ -19,7 +19,19 @@ impl Emitter<'_> {
             self.forget_copies(s);
         }
         self.copies = outer;
-        // Adjoints of the active variables declared here, zero at the start of the reverse.
+        let zeros = self.adjoint_zeros(declared, level, &mut out);
+        out.pops.extend(zeros);
+        out
+    }
+
+    /// Adjoints of the active variables declared in a block, zero at the start of its reverse
+    /// (a sequence's zero is shaped like its value at the end of `out.fwd`, saved there).
+    pub(super) fn adjoint_zeros(
+        &mut self,
+        declared: Vec<VarId>,
+        level: Level,
+        out: &mut BlockOut,
+    ) -> Vec<Op> {
         let rt = names::rt();
         let mut zeros = Vec::new();
         for v in declared {
@@ -36,7 +48,7 @@ impl Emitter<'_> {
                     // Shaped like the final value: recorded at the end of the forward block.
                     let name = self.uname(v);
                     let z = quote!(#rt::zero_tangent(&#name[..]));
-                    let s = self.save(z, level, &mut out, None);
+                    let s = self.save(z, level, out, None);
                     quote!(#s)
                 }
                 s => zero_adjoint(s),
@@ -46,8 +58,7 @@ impl Emitter<'_> {
                 value: init,
             });
         }
-        out.pops.extend(zeros);
-        out
+        zeros
     }
 
     /// Drops the saved copies statement `s` may have made stale: those of the variable it

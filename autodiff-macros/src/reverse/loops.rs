@@ -205,6 +205,9 @@ impl Emitter<'_> {
             step,
         } = range;
         let simple = simple_for(range, body, brk);
+        // A fused loop (`fuse.rs`) runs once, in the forward sweep, each iteration's reverse
+        // right after its forward code.
+        let fused = simple && self.fused.contains(&var);
         let i = self.uname(var);
         if simple {
             let s = self.decision(start, level, out);
@@ -242,6 +245,8 @@ impl Emitter<'_> {
                 fwd_decls.push(self.view_decl(quote!(#n), view, *hi, inv.clone(), &fe, false));
                 rev_decls.push(self.view_decl(quote!(#n), view, *hi, inv, &e, false));
             }
+            // The reverse's own declarations after these (the adjoint views).
+            let shared_decls = 1 + pviews.len();
             for (arr, view, hi) in &aviews {
                 let inv = view.inv_expr.as_ref().map(|x| self.fwd_expr(x));
                 let b = self.adj(*arr);
@@ -286,24 +291,40 @@ impl Emitter<'_> {
                 }
             }
             let r = self.fwd_range(range);
+            let fused_head = fused.then(|| self.fused_iteration(&mut b));
             fwd_decls.extend(self.reserve_tapes(range, &r, &b.fwd, level, true, inner));
-            fwd_decls.push(Op::For {
-                var: quote!(#i),
-                range: r,
-                body: std::mem::take(&mut b.fwd),
-            });
-            out.fwd.push(Op::Block(fwd_decls));
             let rr = crate::codegen::primal::range_tokens(&s, &e, *inclusive, *rev, st.as_ref());
+            if fused {
+                // One loop in the forward direction: the reverse's views are declared with the
+                // forward's, and its body runs after the forward body of the same iteration.
+                fwd_decls.extend(rev_decls.drain(shared_decls..));
+                rev_decls = fwd_decls;
+            } else {
+                fwd_decls.push(Op::For {
+                    var: quote!(#i),
+                    range: r.clone(),
+                    body: std::mem::take(&mut b.fwd),
+                });
+                out.fwd.push(Op::Block(fwd_decls));
+            }
+            // The loop over the indices of the reverse: backwards, or forwards when fused.
+            let (rev_range, rev_push): (TokenStream, &mut Vec<Op>) = match &fused_head {
+                Some(_) => (r.clone(), &mut out.fwd),
+                None => (quote!(#rr.rev()), &mut out.rev),
+            };
+            let mut iteration_head = fused_head.unwrap_or_default();
             if wins.is_empty() {
+                iteration_head.extend(b.reverse());
                 rev_decls.push(Op::For {
                     var: quote!(#i),
-                    range: quote!(#rr.rev()),
-                    body: b.reverse(),
+                    range: rev_range,
+                    body: iteration_head,
                 });
-                out.rev.push(Op::Block(rev_decls));
+                rev_push.push(Op::Block(rev_decls));
             } else {
-                // The reverse loop runs downwards unless the forward one ran upwards (`.rev()`).
-                let down = !*rev;
+                // The reverse loop runs downwards unless the forward one ran upwards (`.rev()`);
+                // a fused loop runs the way the forward one does.
+                let down = if fused { *rev } else { !*rev };
                 let rt = names::rt();
                 let last = self.fresh("last");
                 let nonempty = if *inclusive {
@@ -437,7 +458,8 @@ impl Emitter<'_> {
                     then: load_all,
                     els: None,
                 });
-                let mut body = load_new;
+                let mut body = iteration_head;
+                body.extend(load_new);
                 body.push(Op::Set {
                     place: quote!(#last),
                     value: quote!(#i),
@@ -446,7 +468,7 @@ impl Emitter<'_> {
                 body.extend(store_shift);
                 ops.push(Op::For {
                     var: quote!(#i),
-                    range: quote!(#rr.rev()),
+                    range: rev_range,
                     body,
                 });
                 ops.push(Op::If {
@@ -454,7 +476,7 @@ impl Emitter<'_> {
                     then: flush,
                     els: None,
                 });
-                out.rev.push(Op::Block(ops));
+                rev_push.push(Op::Block(ops));
             }
         } else {
             // Record the trip count; the index is saved per iteration if the reverse needs it.

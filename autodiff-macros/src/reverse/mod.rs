@@ -29,6 +29,7 @@ use std::collections::{BTreeSet, HashMap};
 mod backprop;
 mod blocks;
 mod checkpoint;
+mod fuse;
 mod loops;
 mod mutcalls;
 mod plan;
@@ -164,6 +165,12 @@ struct Emitter<'a> {
     /// has not been written since (`values.rs`): a later read of the same value, or of an
     /// element of a whole copy, reads the copy instead of saving again.
     copies: Vec<values::SavedCopy>,
+    /// Loop fusion (`fuse.rs`): the plan for the top-level block, and the index variables of
+    /// the loops emitted fused (forward and reverse code in one loop of the forward sweep).
+    fusion: Option<crate::analysis::fusion::Plan>,
+    fused: BTreeSet<VarId>,
+    /// Set when the fused program cannot be printed as planned: emission starts again unfused.
+    unfused: bool,
 }
 
 /// A view of a sequence for one loop, with the largest offset it covers.
@@ -200,7 +207,7 @@ impl Window {
 }
 
 pub fn emit_body(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<TokenStream> {
-    let Sweeps { mut fwd, rev, ret } = adjoint_program(f, diag, dump)?;
+    let Sweeps { mut fwd, rev, ret } = adjoint_program(f, diag, dump, true)?;
     fwd.extend(rev);
     fwd.push(Op::Code(ret));
     let program = fwd;
@@ -225,7 +232,8 @@ pub struct Split {
 
 /// The adjoint program of `f` cut in two for split mode (`None` after an error).
 pub fn emit_split(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<Split> {
-    let Sweeps { fwd, rev, ret } = adjoint_program(f, diag, dump)?;
+    // The forward sweep runs before the seed is known: no loop is fused.
+    let Sweeps { fwd, rev, ret } = adjoint_program(f, diag, dump, false)?;
     let mut bound: Vec<syn::Ident> = f.params.iter().map(|p| p.name.clone()).collect();
     for op in &fwd {
         if let Op::Let { pat, .. } = op {
@@ -257,8 +265,9 @@ struct Sweeps {
     ret: TokenStream,
 }
 
-/// The body of `f_vjp` as an adjoint program (`None` after an error, reported in `diag`).
-fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<Sweeps> {
+/// The body of `f_vjp` as an adjoint program (`None` after an error, reported in `diag`), with
+/// reduction loops fused when `fuse` (`fuse.rs`).
+fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool) -> Option<Sweeps> {
     let mut vars = f.vars.clone();
     let ret = vars.len();
     vars.push(Var {
@@ -281,15 +290,20 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<S
     // What must be kept, decided once before emission (`saves.rs`).
     let saves::Saves { needed, restore } = saves::saves(&body, &scope, &acc, &f.checkpoints);
     let scope = Scope { restore, ..scope };
-    let mut em = Emitter {
+    let plan_from = |from: usize, dump: &mut IrDump| {
+        let (plan, report) = crate::analysis::fusion::plan(&body, &vars, ret, &f.checkpoints, from);
+        dump.section("loop fusion (reverse mode)", || fuse::report_text(&report));
+        plan
+    };
+    let new_emitter = |fusion: Option<crate::analysis::fusion::Plan>| Emitter {
         f,
         vars: &vars,
         n: 0,
         sites: Vec::new(),
         needed: needed.clone(),
         needed_now: BTreeSet::new(),
-        acc,
-        scope,
+        acc: acc.clone(),
+        scope: scope.clone(),
         ret,
         bug: false,
         reads_w: HashMap::new(),
@@ -302,8 +316,21 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump) -> Option<S
         in_place: None,
         nested_reserve: Vec::new(),
         copies: Vec::new(),
+        fusion,
+        fused: BTreeSet::new(),
+        unfused: false,
     };
-    let program = em.function(&body);
+    let mut plan = if fuse { plan_from(0, dump) } else { None };
+    let (em, program) = loop {
+        let start = plan.as_ref().map(|p| p.start);
+        let mut em = new_emitter(plan);
+        let program = em.function(&body);
+        match start {
+            // The tail's reverse read a value of the region: a region starting later may fuse.
+            Some(start) if em.unfused => plan = plan_from(start + 1, dump),
+            _ => break (em, program),
+        }
+    };
     // Emission must find exactly what the analysis computed: the values it needed, and no
     // further sequence worth restoring.
     let agree = em.needed_now == needed
@@ -649,7 +676,13 @@ impl Emitter<'_> {
             ),
             s => (zero_adjoint(s), quote!(#seed)),
         };
-        let mut out = self.block(body, Level::Top);
+        let (mut out, hoist) = match self.fusion.take() {
+            Some(plan) => {
+                let (out, hoist) = self.fused_block(body, &plan);
+                (out, Some(hoist))
+            }
+            None => (self.block(body, Level::Top), None),
+        };
         let items = &f.items;
         let out_ty = &f.output.ty;
         // Floats by reference are worked on by value; a `&mut` one is written back after the
@@ -679,8 +712,6 @@ impl Emitter<'_> {
             pat: quote!(mut #ret: #out_ty),
             value: ret_init,
         });
-        program.append(&mut out.fwd);
-        program.extend(write_back);
         let mut rev = prologue;
         if !f.output.is_unit() {
             rev.push(Op::Let {
@@ -688,7 +719,24 @@ impl Emitter<'_> {
                 value: seed_init,
             });
         }
-        rev.extend(out.reverse());
+        match hoist {
+            None => {
+                program.append(&mut out.fwd);
+                rev.extend(out.reverse());
+            }
+            Some(h) => {
+                // Fused: the adjoints are declared, and the tail's reverse run, where the region
+                // starts; the reverse sweep keeps the statements before it and the deferred ones.
+                let region = out.fwd.split_off(h.at);
+                program.append(&mut out.fwd);
+                program.append(&mut rev);
+                program.append(&mut out.pops);
+                program.extend(h.tail_rev);
+                program.extend(region);
+                rev.extend(out.rev.into_iter().rev());
+            }
+        }
+        program.extend(write_back);
         rev.extend(epilogue);
         Sweeps {
             fwd: program,

@@ -9,7 +9,8 @@ fn program(item: syn::ItemFn) -> Vec<Op> {
     let f = analysed(item);
     let mut diag = crate::diag::Diag::default();
     let mut dump = crate::codegen::dump::IrDump::default();
-    let s = super::adjoint_program(&f, &mut diag, &mut dump).expect("an adjoint program");
+    // Unfused: these tests look at the two sweeps (`fuse.rs` tests the fused ones).
+    let s = super::adjoint_program(&f, &mut diag, &mut dump, false).expect("an adjoint program");
     let mut ops = s.fwd;
     ops.extend(s.rev);
     ops.push(Op::Code(s.ret));
