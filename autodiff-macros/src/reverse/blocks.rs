@@ -62,8 +62,37 @@ impl Emitter<'_> {
     }
 
     /// Drops the saved copies statement `s` may have made stale: those of the variable it
-    /// writes, all of them after a statement with blocks or a call writing through `&mut`.
+    /// writes, all of them after a statement with blocks or a call writing through `&mut`, those
+    /// of changing variables of unknown types that a call or method reads.
     fn forget_copies(&mut self, s: &R) {
+        // A variable of a type the macro does not know (`v: &mut Vec<usize>`, a generator)
+        // read by a call or a method may be changed by it (passed on bare, `v.sort()`).
+        let value = match s {
+            R::Let { init: Some(e), .. } | R::Eval(e) => Some(e),
+            R::Assign { value, .. } | R::Push { value, .. } => Some(value),
+            _ => None,
+        };
+        if let Some(e) = value {
+            let mut calls = false;
+            e.visit(&mut |n| {
+                calls |= matches!(
+                    n.kind,
+                    ExprKind::Call { .. }
+                        | ExprKind::PlainCall { .. }
+                        | ExprKind::PlainMethod { .. }
+                )
+            });
+            if calls {
+                let mut reads = Vec::new();
+                e.reads(&mut reads);
+                let vars = self.vars;
+                self.copies.retain(|c| {
+                    !(reads.contains(&c.var)
+                        && vars[c.var].mutable
+                        && vars[c.var].shape == Shape::Other)
+                });
+            }
+        }
         match s {
             R::Let { init: Some(e), .. } | R::Eval(e) if !e.mut_borrows().is_empty() => {
                 self.copies.clear()

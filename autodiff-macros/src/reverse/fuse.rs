@@ -180,7 +180,9 @@ fn to_slots(ops: &mut [Op], tapes: &[syn::Ident]) {
     };
     for op in ops {
         match op {
-            Op::Save { site, .. } | Op::Restore { site, .. } => fix(site),
+            Op::Save { site, .. } | Op::Restore { site, .. } | Op::RestoreTuple { site, .. } => {
+                fix(site)
+            }
             Op::Block(b) | Op::For { body: b, .. } | Op::Loop { body: b, .. } => to_slots(b, tapes),
             Op::If { then, els, .. } => {
                 to_slots(then, tapes);

@@ -33,11 +33,8 @@ pub(super) enum Op {
     /// matching `Save`.
     Restore { name: syn::Ident, site: Site },
     /// `let (a, b, ..) = pop(&mut tape);`: the values a loop body saved on its one tape of
-    /// tuples (`combine_tapes`).
-    RestoreTuple {
-        names: Vec<syn::Ident>,
-        tape: syn::Ident,
-    },
+    /// tuples (`combine_tapes`); `unslot(slot)` once a fused loop made the tape a slot.
+    RestoreTuple { names: Vec<syn::Ident>, site: Site },
     /// `let g = place; place = zero;`: the adjoint of a place the statement wrote is consumed.
     Take {
         g: syn::Ident,
@@ -216,7 +213,13 @@ pub(super) fn combine_tapes(
         .position(|p| matches!(p, Op::Restore { site: Site::Tape(u), .. } if tapes.contains(u)))
         .unwrap_or(0);
     pops.retain(|p| !matches!(p, Op::Restore { site: Site::Tape(u), .. } if tapes.contains(u)));
-    pops.insert(at, Op::RestoreTuple { names, tape: first });
+    pops.insert(
+        at,
+        Op::RestoreTuple {
+            names,
+            site: Site::Tape(first),
+        },
+    );
     tapes.into_iter().skip(1).collect()
 }
 
@@ -334,9 +337,14 @@ impl ToTokens for Op {
                 name,
                 site: Site::Slot(k),
             } => quote!(let #name = #rt::unslot(#k);),
-            Op::RestoreTuple { names, tape } => {
-                quote!(let (#(#names,)*) = #rt::pop(&mut #tape);)
-            }
+            Op::RestoreTuple {
+                names,
+                site: Site::Tape(t),
+            } => quote!(let (#(#names,)*) = #rt::pop(&mut #t);),
+            Op::RestoreTuple {
+                names,
+                site: Site::Slot(k),
+            } => quote!(let (#(#names,)*) = #rt::unslot(#k);),
             Op::Take { g, place, zero } => quote!(let #g = #place; #place = #zero;),
             Op::Acc {
                 place,
@@ -416,9 +424,13 @@ fn print_into(ops: &[Op], depth: usize, out: &mut String) {
             Op::Set { place, value } => line(format!("set {place} = {value}")),
             Op::Save { site, value } => line(format!("save {} <- {value}", site_text(site))),
             Op::Restore { name, site } => line(format!("restore {name} <- {}", site_text(site))),
-            Op::RestoreTuple { names, tape } => {
+            Op::RestoreTuple { names, site } => {
                 let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
-                line(format!("restore ({}) <- tape {tape}", names.join(", ")))
+                line(format!(
+                    "restore ({}) <- {}",
+                    names.join(", "),
+                    site_text(site)
+                ))
             }
             Op::Take { g, place, zero } => line(format!(
                 "take {g} <- adjoint {} (then {zero})",
