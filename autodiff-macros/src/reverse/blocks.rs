@@ -64,7 +64,7 @@ impl Emitter<'_> {
     /// Drops the saved copies statement `s` may have made stale: those of the variable it
     /// writes, all of them after a statement with blocks or a call writing through `&mut`, those
     /// of changing variables of unknown types that a call or method reads.
-    fn forget_copies(&mut self, s: &R) {
+    pub(super) fn forget_copies(&mut self, s: &R) {
         // A variable of a type the macro does not know (`v: &mut Vec<usize>`, a generator)
         // read by a call or a method may be changed by it (passed on bare, `v.sort()`).
         let value = match s {
