@@ -34,6 +34,7 @@ mod ragged;
 mod shapes;
 mod stmts;
 mod struct_exits;
+mod struct_output;
 mod struct_values;
 mod structs;
 mod syntax;
