@@ -161,3 +161,30 @@ fn integer_buffers_with_second_order() {
     assert_eq!(idx, vec![3, 1, 2]);
     assert_eq!(indexed(x, &mut vec![3], &[2]), 12.0);
 }
+
+/// A changing method on the right of `&&` runs only when the left holds, in both modes.
+#[differentiate]
+fn lazy_pop(x: f64, k: usize, v: &mut Vec<usize>) -> f64 {
+    let mut s = x;
+    if k > 0 && v.pop().is_some() {
+        s = s * x;
+    }
+    s * (v.len() as f64 + 1.0)
+}
+
+#[test]
+fn a_method_under_short_circuit_runs_as_written() {
+    for k in [0, 1] {
+        let mut v0 = vec![1, 2];
+        let y0 = lazy_pop(2.0, k, &mut v0);
+        let mut v1 = vec![1, 2];
+        let (y1, d1) = lazy_pop_jvp(2.0, k, &mut v1, 1.0);
+        let mut v2 = vec![1, 2];
+        let mut dx = 0.0;
+        let y2 = lazy_pop_vjp(2.0, k, &mut v2, &mut dx, 1.0);
+        assert_eq!((y1, y2), (y0, y0));
+        assert_eq!((&v1, &v2), (&v0, &v0));
+        let want = if k == 0 { 3.0 } else { 8.0 };
+        assert_eq!((d1, dx), (want, want));
+    }
+}

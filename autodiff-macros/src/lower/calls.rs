@@ -151,7 +151,7 @@ impl Lowerer<'_> {
                 },
                 span,
             );
-            return if changes && !self.in_while_cond {
+            return if changes && !self.no_hoist {
                 self.once(e, out)
             } else {
                 e

@@ -149,7 +149,12 @@ impl Lowerer<'_> {
             syn::Expr::Binary(b) => match bin_op(&b.op) {
                 Some(op) => {
                     let lhs = self.expr(&b.left, out);
+                    // The right side of `&&`/`||` may not run.
+                    let lazy = matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_));
+                    let outer = self.no_hoist;
+                    self.no_hoist = outer || lazy;
                     let rhs = self.expr(&b.right, out);
+                    self.no_hoist = outer;
                     Expr::new(
                         ExprKind::Binary {
                             op,

@@ -58,7 +58,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         views: HashMap::new(),
         chunked: HashMap::new(),
         poisoned_names: Vec::new(),
-        in_while_cond: false,
+        no_hoist: false,
         call_lets: Vec::new(),
         items: Vec::new(),
         item_shapes: item_shapes(&item.block),
@@ -320,9 +320,9 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) chunked: HashMap<VarId, ArrayLen>,
     /// Arguments already reported as unsupported: uses of them are not reported again.
     pub(crate) poisoned_names: Vec<String>,
-    /// Lowering a `while` condition (evaluated on every iteration: nothing is hoisted out of
-    /// it).
-    pub(crate) in_while_cond: bool,
+    /// Lowering code that runs again or may not run (a `while` condition, the right side of
+    /// `&&`/`||`): a changing method is not hoisted out of it (`lower/calls.rs`).
+    pub(crate) no_hoist: bool,
     /// Variables bound without a type to the result of a call (assumed to be one float).
     pub(crate) call_lets: Vec<(VarId, TokenStream)>,
     /// Items declared in the body, copied into the generated functions.

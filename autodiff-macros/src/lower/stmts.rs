@@ -546,9 +546,9 @@ impl Lowerer<'_> {
                     return;
                 }
                 let mut pre = Vec::new();
-                self.in_while_cond = true;
+                let outer = std::mem::replace(&mut self.no_hoist, true);
                 let cond = self.expr(&w.cond, &mut pre);
-                self.in_while_cond = false;
+                self.no_hoist = outer;
                 if !pre.is_empty() {
                     self.diag.unsupported_at(
                         &w.cond,

@@ -169,8 +169,8 @@ impl Emitter<'_> {
                 m, visible, self.vars,
             ))),
             R::If { cond, then, els } => {
-                let c = self.decision(cond, level, out);
-                let c_fwd = self.fwd_expr(cond);
+                let c_fwd = self.evaluated_once(cond, out);
+                let c = self.decision_of(cond, c_fwd.clone(), level, out);
                 let mut t = self.block(then, level.branch());
                 let mut e = self.block(els, level.branch());
                 out.fwd.push(Op::If {
@@ -185,8 +185,8 @@ impl Emitter<'_> {
                 });
             }
             R::Match { scrut, arms } => {
-                let sc = self.decision(scrut, level, out);
-                let sc_fwd = self.fwd_expr(scrut);
+                let sc_fwd = self.evaluated_once(scrut, out);
+                let sc = self.decision_of(scrut, sc_fwd.clone(), level, out);
                 let mut fa = Vec::new();
                 let mut ra = Vec::new();
                 for (pat, body) in arms {

@@ -7,15 +7,49 @@ impl Emitter<'_> {
     /// A value the reverse sweep needs to steer control flow (a condition, a scrutinee, loop
     /// bounds): recomputed when it only reads stable variables, saved otherwise.
     pub(super) fn decision(&mut self, e: &Expr, level: Level, out: &mut BlockOut) -> TokenStream {
+        let v = self.fwd_expr(e);
+        self.decision_of(e, v, level, out)
+    }
+
+    /// [`Self::decision`] of `e`, whose value the forward code holds as `value`.
+    pub(super) fn decision_of(
+        &mut self,
+        e: &Expr,
+        value: TokenStream,
+        level: Level,
+        out: &mut BlockOut,
+    ) -> TokenStream {
         let mut reads = Vec::new();
         e.reads(&mut reads);
         let recomputable = !e.has_call_to_companion() && reads.iter().all(|v| self.stable(*v));
         if recomputable {
             return self.fwd_expr(e);
         }
-        let v = self.fwd_expr(e);
-        let s = self.save(v, level, out, None);
+        let s = self.save(value, level, out, None);
         quote!(#s)
+    }
+
+    /// The forward code of a branch's condition or scrutinee `e`: bound to a local first when it
+    /// calls anything (a method may change its receiver, `v.pop()`; a call costs), so that
+    /// saving the decision does not evaluate it a second time.
+    pub(super) fn evaluated_once(&mut self, e: &Expr, out: &mut BlockOut) -> TokenStream {
+        let v = self.fwd_expr(e);
+        let mut calls = false;
+        e.visit(&mut |n| {
+            calls |= matches!(
+                n.kind,
+                ExprKind::Call { .. } | ExprKind::PlainCall { .. } | ExprKind::PlainMethod { .. }
+            )
+        });
+        if !calls {
+            return v;
+        }
+        let t = self.fresh("cond");
+        out.fwd.push(Op::Let {
+            pat: quote!(#t),
+            value: v,
+        });
+        quote!(#t)
     }
 
     // ------------------------------------------------------------------ statements
