@@ -7,7 +7,7 @@
 //! callee changing such a buffer was run a second time on the caller's buffer by the reverse
 //! sweep (wrong gradient and wrong final state); `rng.draw()` inside an expression did not
 //! compile (E0382). Each against central differences, forward against reverse.
-#![allow(clippy::ptr_arg)]
+#![allow(clippy::ptr_arg, clippy::assign_op_pattern)]
 
 use autodiff_runtime::differentiate;
 
