@@ -217,43 +217,40 @@ fn name_list(set: &BTreeSet<VarId>, vars: &[Var]) -> String {
         .join(", ")
 }
 
+/// `Err(why(names))` when `a` and `b` share variables (their names, for the dump).
+fn disjoint(
+    a: &BTreeSet<VarId>,
+    b: &BTreeSet<VarId>,
+    vars: &[Var],
+    why: impl FnOnce(String) -> String,
+) -> Result<(), String> {
+    let shared: BTreeSet<VarId> = a.intersection(b).copied().collect();
+    if shared.is_empty() {
+        Ok(())
+    } else {
+        Err(why(name_list(&shared, vars)))
+    }
+}
+
 /// Loops `a` before `b`: `b`'s reverse used to run first.
 fn commute_loops(a: &LoopFx, b: &LoopFx, vars: &[Var]) -> Result<(), String> {
-    let x: BTreeSet<VarId> = a.sums.intersection(&b.reads).copied().collect();
-    if !x.is_empty() {
-        return Err(format!(
-            "a later loop reads the sum {} of an earlier one",
-            name_list(&x, vars)
-        ));
-    }
-    let y: BTreeSet<VarId> = b.sums.intersection(&a.reads).copied().collect();
-    if !y.is_empty() {
-        return Err(format!(
-            "an earlier loop reads the sum {} of a later one",
-            name_list(&y, vars)
-        ));
-    }
-    Ok(())
+    disjoint(&a.sums, &b.reads, vars, |n| {
+        format!("a later loop reads the sum {n} of an earlier one")
+    })?;
+    disjoint(&b.sums, &a.reads, vars, |n| {
+        format!("an earlier loop reads the sum {n} of a later one")
+    })
 }
 
 /// Whether the reverse of statement `s` and of loop `l` can run in either order.
 fn commute_stmt(s: &StmtFx, l: &LoopFx, vars: &[Var]) -> Result<(), String> {
     let touched: BTreeSet<VarId> = l.sums.union(&l.reads).copied().collect();
-    let x: BTreeSet<VarId> = s.writes.intersection(&touched).copied().collect();
-    if !x.is_empty() {
-        return Err(format!(
-            "a statement between loops writes {}, which a loop reads or sums",
-            name_list(&x, vars)
-        ));
-    }
-    let y: BTreeSet<VarId> = s.reads.intersection(&l.sums).copied().collect();
-    if !y.is_empty() {
-        return Err(format!(
-            "a statement between loops reads the sum {}, which a later loop adds to",
-            name_list(&y, vars)
-        ));
-    }
-    Ok(())
+    disjoint(&s.writes, &touched, vars, |n| {
+        format!("a statement between loops writes {n}, which a loop reads or sums")
+    })?;
+    disjoint(&s.reads, &l.sums, vars, |n| {
+        format!("a statement between loops reads the sum {n}, which a later loop adds to")
+    })
 }
 
 fn classify(s: &R, vars: &[Var], ret: VarId, checkpoints: &BTreeMap<VarId, Checkpoint>) -> Top {
