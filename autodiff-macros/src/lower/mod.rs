@@ -35,6 +35,7 @@ mod shapes;
 mod stmts;
 mod struct_exits;
 mod struct_output;
+mod struct_uses;
 mod struct_values;
 mod structs;
 mod syntax;

@@ -26,11 +26,11 @@ pub(super) enum Class {
 /// A field of a struct argument the body uses (`s.a.b`), by first use.
 #[derive(Clone)]
 pub(super) struct FieldUse {
-    root: syn::Ident,
-    members: Vec<syn::Member>,
+    pub(super) root: syn::Ident,
+    pub(super) members: Vec<syn::Member>,
     /// The tokens of the first use (for spans).
     tokens: TokenStream,
-    class: Class,
+    pub(super) class: Class,
     written: bool,
     /// The name of the field argument in the IR and in generated code.
     ident: syn::Ident,
@@ -41,7 +41,7 @@ pub(super) struct FieldUse {
 pub(crate) struct StructPlan {
     /// Struct arguments by name, with how they are passed.
     pub(super) roots: Vec<(String, StructArg)>,
-    fields: Vec<FieldUse>,
+    pub(super) fields: Vec<FieldUse>,
     /// Struct arguments rebound in the body (reported once; their later uses are not).
     pub(super) rebound: Vec<String>,
     /// The struct argument a struct output takes the fields it does not list from (`..*s`, or
@@ -52,7 +52,7 @@ pub(crate) struct StructPlan {
     passed: Vec<String>,
     /// Integer fields of `&mut` struct arguments the body only writes (`self.calls += 1;`),
     /// by key (`self.calls`): each such statement is kept verbatim (`Stmt::Macro`).
-    int_writes: Vec<String>,
+    pub(super) int_writes: Vec<String>,
 }
 
 impl StructPlan {
@@ -383,202 +383,6 @@ impl Lowerer<'_> {
             .collect()
     }
 
-    /// `s.calls += 1;` (or `=`, `-=`...) of an integer field of a `&mut` struct argument the
-    /// body only writes (`StructPlan::int_writes`), its right-hand side naming no view or
-    /// element alias: the statement, kept verbatim by both companions (`Stmt::Macro`; never
-    /// active, run once by the forward sweep).
-    pub(super) fn counter_write(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) -> bool {
-        let (left, right) = match e {
-            syn::Expr::Assign(a) => (&*a.left, &*a.right),
-            syn::Expr::Binary(b) if super::stmts::is_compound_assign(&b.op) => {
-                (&*b.left, &*b.right)
-            }
-            _ => return false,
-        };
-        let plan = &self.structs;
-        let Some((root, members)) = chain(left, &|n| plan.is_root(n)) else {
-            return false;
-        };
-        if !plan.int_writes.contains(&key_string(&root, &members)) {
-            return false;
-        }
-        let mut visible = Vec::new();
-        for word in mentioned_names(&right.to_token_stream()) {
-            if let Some(v) = self.lookup(&word) {
-                if self.views.contains_key(&v) || self.elem_aliases.contains_key(&v) {
-                    return false;
-                }
-                if !visible.contains(&v) {
-                    visible.push(v);
-                }
-            }
-        }
-        out.push(Stmt::Macro(e.to_token_stream(), visible));
-        true
-    }
-
-    /// Whether `e` reads an integer field of a struct argument (`s.n`, `self.cfg.steps`).
-    pub(super) fn int_field(&self, e: &syn::Expr) -> bool {
-        let plan = &self.structs;
-        chain(e, &|n| plan.is_root(n)).is_some_and(|(root, members)| {
-            plan.fields
-                .iter()
-                .any(|f| f.root == root && f.members == members && f.class == Class::Int)
-        })
-    }
-
-    /// `s.energy(x)`, `self.force(i)` on a struct argument passed whole (`Shape::Struct`): a
-    /// call of the differentiated method `S::energy` / `Self::force` with the struct first, by
-    /// reference (`s`, or `&s` of a struct taken by value); `s.clone().energy(x)` passes a clone
-    /// by value (for a method taking `self`).
-    pub(super) fn struct_method_call(
-        &mut self,
-        m: &syn::ExprMethodCall,
-        out: &mut Vec<Stmt>,
-    ) -> Option<Expr> {
-        let (recv, cloned) = match &*m.receiver {
-            syn::Expr::MethodCall(c) if c.method == "clone" && c.args.is_empty() => {
-                (&*c.receiver, true)
-            }
-            r => (r, false),
-        };
-        let syn::Expr::Path(p) = recv else {
-            return None;
-        };
-        let v = self.lookup(&p.path.get_ident()?.to_string())?;
-        if self.vars[v].shape != Shape::Struct || !own_method(&m.method.to_string()) {
-            return None;
-        }
-        let method = &m.method;
-        let by_ref = self.struct_by_ref(v);
-        let ty = match &self.vars[v].ty {
-            Some(syn::Type::Reference(r)) => &*r.elem,
-            Some(t) => t,
-            None => return None,
-        };
-        let func: syn::Path = match ty {
-            syn::Type::Path(tp) if tp.qself.is_none() => {
-                // `State<T>` is named `State` in a path; rustc infers `T`.
-                let mut path = tp.path.clone();
-                if let Some(last) = path.segments.last_mut() {
-                    last.arguments = syn::PathArguments::None;
-                }
-                syn::parse_quote!(#path::#method)
-            }
-            _ => return None,
-        };
-        if let Some(t) = &m.turbofish {
-            return Some(self.poison(
-                t,
-                "a turbofish on a method of a struct argument",
-                "let the method's type parameters be inferred",
-            ));
-        }
-        let var = Expr::new(ExprKind::Var(v), m.receiver.span());
-        let recv = match (cloned, by_ref) {
-            (true, _) => ExprKind::CopySeq(v, CopyTo::Struct(by_ref)),
-            (false, true) => var.kind,
-            (false, false) => ExprKind::Ref(Box::new(var)),
-        };
-        let mut args = vec![Expr::new(recv, m.receiver.span())];
-        for a in &m.args {
-            let e = self.struct_call_arg(a);
-            args.push(e.unwrap_or_else(|| self.expr(a, out)));
-        }
-        self.check_struct_twice(&args, m);
-        Some(Expr::new(
-            ExprKind::Call {
-                func,
-                args,
-                shape: Shape::Scalar,
-            },
-            m.span(),
-        ))
-    }
-
-    /// Whether struct variable `v` (`Shape::Struct`) is a reference (`s: &State`, `&self`).
-    pub(super) fn struct_by_ref(&self, v: VarId) -> bool {
-        matches!(self.vars[v].ty, Some(syn::Type::Reference(_)))
-    }
-
-    /// A struct argument passed whole as an argument of a differentiated call, as written:
-    /// `s` (a `&State`), `&s`, `&*s`, `*s`, `s.clone()`, `s` (a `State`): `Var(s)` for a reference
-    /// to the caller's struct (`s` itself, or `Ref(Var(s))` of a struct taken by value), a
-    /// `CopySeq(s, CopyTo::Struct)` for a clone passed by value. `None` when `e` is none of these.
-    pub(super) fn struct_call_arg(&self, e: &syn::Expr) -> Option<Expr> {
-        let span = e.span();
-        let var = |e: &syn::Expr| -> Option<VarId> {
-            let syn::Expr::Path(p) = e else { return None };
-            let v = self.lookup(&p.path.get_ident()?.to_string())?;
-            (p.qself.is_none() && self.vars[v].shape == Shape::Struct).then_some(v)
-        };
-        let deref = |e: &syn::Expr| match e {
-            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => var(&u.expr),
-            _ => None,
-        };
-        let borrowed = |v: VarId| {
-            let x = Expr::new(ExprKind::Var(v), span);
-            if self.struct_by_ref(v) {
-                x
-            } else {
-                Expr::new(ExprKind::Ref(Box::new(x)), span)
-            }
-        };
-        let cloned = |v: VarId| {
-            Expr::new(
-                ExprKind::CopySeq(v, CopyTo::Struct(self.struct_by_ref(v))),
-                span,
-            )
-        };
-        match e {
-            syn::Expr::Reference(r) if r.mutability.is_none() => {
-                let v =
-                    var(&r.expr).or_else(|| deref(&r.expr).filter(|v| self.struct_by_ref(*v)))?;
-                Some(borrowed(v))
-            }
-            syn::Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => {
-                var(&m.receiver).map(cloned)
-            }
-            syn::Expr::Unary(_) => deref(e).filter(|v| self.struct_by_ref(*v)).map(cloned),
-            _ => {
-                let v = var(e)?;
-                Some(if self.struct_by_ref(v) {
-                    borrowed(v)
-                } else {
-                    cloned(v)
-                })
-            }
-        }
-    }
-
-    /// One struct passed twice to one call (`g(s, s)`, `s.pair(s)`): its adjoint cannot be lent
-    /// twice.
-    pub(super) fn check_struct_twice(&mut self, args: &[Expr], at: &dyn ToTokens) {
-        let mut seen = Vec::new();
-        for a in args {
-            let v = match &a.kind {
-                ExprKind::Var(v) | ExprKind::CopySeq(v, CopyTo::Struct(_)) => *v,
-                ExprKind::Ref(inner) => match inner.kind {
-                    ExprKind::Var(v) => v,
-                    _ => continue,
-                },
-                _ => continue,
-            };
-            if self.vars[v].shape != Shape::Struct {
-                continue;
-            }
-            if seen.contains(&v) {
-                self.diag.unsupported_at(
-                    at,
-                    "passing one struct argument twice to one differentiated call (yet)",
-                    "let the callee take the struct once",
-                );
-                return;
-            }
-            seen.push(v);
-        }
-    }
-
     pub(super) fn class_of_type(&self, ty: &syn::Type) -> Option<Class> {
         match self.classify(strip_ref(ty)) {
             TypeClass::Float => Some(Class::Scalar),
@@ -674,7 +478,7 @@ impl VisitMut for Rewrite<'_> {
 }
 
 /// A method of a struct's own (not a float's, a sequence's or `clone`): `self.force(i)`.
-fn own_method(name: &str) -> bool {
+pub(super) fn own_method(name: &str) -> bool {
     !SEQ_METHODS.contains(&name)
         && !matches!(name, "clone" | "to_owned")
         && crate::methods::float_method(name).is_none()
