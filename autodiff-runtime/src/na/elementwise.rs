@@ -59,6 +59,17 @@ fn at<T: Real>(t: &[T]) -> impl Fn(usize) -> T + '_ {
     move |i| t[i]
 }
 
+/// The shape checks of a one-operand rule's adjoints under the name `op`: `da` (if wanted) and
+/// the seed have `a`'s length.
+#[inline(always)]
+#[track_caller]
+fn check_unary_adjoints<T>(op: &str, a: &[T], da: Option<&[T]>, seed: &[T]) {
+    if let Some(da) = da {
+        check_same(op, "a", a.len(), "da", da.len());
+    }
+    check_seed(op, seed.len(), a.len());
+}
+
 /// The value `f(a[i], b[i])` of an element-wise binary operation and its tangent `term2(da[i],
 /// pa, db[i], pb)` under the name `op`, the partials `pa(a[i], b[i], y[i])` and `pb(..)` taken as
 /// [`tangents2`] needs them.
@@ -287,10 +298,7 @@ fn neg_forward<T: Real>(op: &str, a: &[T], da: Option<&[T]>) -> (Vec<T>, Vec<T>)
 #[inline(always)]
 #[track_caller]
 fn neg_adjoints<T: Real>(op: &str, a: &[T], da: Option<&mut [T]>, seed: &[T]) {
-    if let Some(da) = da.as_deref() {
-        check_same(op, "a", a.len(), "da", da.len());
-    }
-    check_seed(op, seed.len(), a.len());
+    check_unary_adjoints(op, a, da.as_deref(), seed);
     if let Some(da) = da {
         for (d, &s) in da.iter_mut().zip(seed) {
             *d = *d - s;
@@ -395,10 +403,7 @@ fn with_scalar_adjoints<T: Real>(
     pa: impl Fn(T) -> T,
     ps: impl Fn(T, T) -> T,
 ) {
-    if let Some(da) = da.as_deref() {
-        check_same(op, "a", a.len(), "da", da.len());
-    }
-    check_seed(op, seed.len(), a.len());
+    check_unary_adjoints(op, a, da.as_deref(), seed);
     if let Some(da) = da {
         for (d, &g) in da.iter_mut().zip(seed) {
             *d = *d + term(g, pa(s));
@@ -557,10 +562,7 @@ fn add_scalar_adjoints<T: Real>(
     ds: Option<&mut T>,
     seed: &[T],
 ) {
-    if let Some(da) = da.as_deref() {
-        check_same(op, "a", a.len(), "da", da.len());
-    }
-    check_seed(op, seed.len(), a.len());
+    check_unary_adjoints(op, a, da.as_deref(), seed);
     if let Some(da) = da {
         for (d, &g) in da.iter_mut().zip(seed) {
             *d = *d + g;
