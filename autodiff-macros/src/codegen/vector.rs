@@ -44,7 +44,7 @@ fn served(f: &Function) -> Result<(), &'static str> {
     if receiver || sigs.has_structs() {
         Err("methods and struct arguments")
     } else if sigs.has_ragged() {
-        Err("sequences of `Vec`s (`&[Vec<T>]`, `Vec<Vec<T>>`) as arguments")
+        Err("sequences of `Vec`s (`&[Vec<T>]`, `Vec<Vec<T>>`) as arguments or outputs")
     } else if f.output.strukt.is_some() {
         Err("struct outputs")
     } else if sigs.is_nested() && !f.uses_na() {
