@@ -3,3 +3,4 @@
 
 pub mod lift;
 pub mod normalize;
+pub mod peel;
