@@ -95,13 +95,70 @@ fn lit_value(e: &Expr) -> Option<i128> {
 }
 
 fn int_lit(n: i128) -> Expr {
+    typed_lit(n, "")
+}
+
+/// The literal `n` with a type suffix (`usize`, or none).
+fn typed_lit(n: i128, suffix: &str) -> Expr {
     Expr::new(
         ExprKind::Lit(syn::Lit::Int(syn::LitInt::new(
-            &n.to_string(),
+            &format!("{n}{suffix}"),
             Span::call_site(),
         ))),
         Span::call_site(),
     )
+}
+
+/// The type suffix of the literals that replace the index and the bounds: the one a literal
+/// bound is written with, else `usize` when the body indexes with the index (which then is a
+/// `usize`), else none. Generated code that reads untyped literal bounds (adjoint windows) then
+/// still knows their type.
+fn suffix_of(start: &Expr, end: &Expr, body: &[R], j: VarId) -> String {
+    for e in [start, end] {
+        if let ExprKind::Lit(syn::Lit::Int(i)) = &e.kind {
+            if !i.suffix().is_empty() {
+                return i.suffix().to_string();
+            }
+        }
+    }
+    let mut indexes = false;
+    let mut look = |e: &mut Expr| {
+        e.visit(&mut |n| {
+            if let ExprKind::Index { index, .. } = &n.kind {
+                index.visit(&mut |m| indexes |= matches!(m.kind, ExprKind::Var(v) if v == j));
+            }
+        })
+    };
+    let mut copy = body.to_vec();
+    crate::transform::normalize::for_each_root_mut(&mut copy, &mut look);
+    let mut places = Vec::new();
+    index_places(body, &mut places);
+    if indexes || places.iter().any(|i| {
+        let mut found = false;
+        i.visit(&mut |m| found |= matches!(m.kind, ExprKind::Var(v) if v == j));
+        found
+    }) {
+        "usize".into()
+    } else {
+        String::new()
+    }
+}
+
+/// The index expressions of the element writes in `body`.
+fn index_places(body: &[R], out: &mut Vec<Expr>) {
+    for s in body {
+        match s {
+            R::Assign {
+                place: Place::Index(_, i),
+                ..
+            } => out.push((**i).clone()),
+            R::If { then, els, .. } => {
+                index_places(then, out);
+                index_places(els, out);
+            }
+            _ => {}
+        }
+    }
 }
 
 fn bool_lit(b: bool) -> Expr {
@@ -411,11 +468,6 @@ fn copyable(body: &[R]) -> bool {
 /// rustc: inside an element index, a cast, or arithmetic and comparisons with other operands;
 /// not bound by a `let`, not a receiver or argument of a call or method.
 fn index_uses_typed(body: &[R], j: VarId) -> bool {
-    fn mentions(e: &Expr, j: VarId) -> bool {
-        let mut found = false;
-        e.visit(&mut |n| found |= matches!(n.kind, ExprKind::Var(v) if v == j));
-        found
-    }
     // `e` is evaluated where its type is fixed by its context (an operand of arithmetic with
     // a typed operand is not enough in general: `let k = j + 1;`), so only the forms below.
     fn ok(e: &Expr, j: VarId, typed_context: bool) -> bool {
@@ -432,10 +484,7 @@ fn index_uses_typed(body: &[R], j: VarId) -> bool {
                 let t = typed_context || cmp;
                 ok(lhs, j, t) && ok(rhs, j, t)
             }
-            ExprKind::PlainMethod { .. }
-            | ExprKind::PlainCall { .. }
-            | ExprKind::Call { .. }
-            | ExprKind::Method { .. } => !mentions(e, j),
+            // Calls and methods: the index itself as a receiver or argument is refused below.
             _ => e.children().into_iter().all(|c| ok(c, j, false)),
         }
     }
@@ -698,18 +747,19 @@ fn peel_loop(
         // The loop has no iteration left to peel (or none at all): leave it.
         return None;
     }
+    let sfx = suffix_of(start, end, body, *j);
     let mut out = Vec::new();
     let mut what = Vec::new();
     if first {
         let a = a.unwrap_or_default();
         // Guards against the end are decided over the whole loop (the first index is in it).
         let decided = decide(&decide(body, &lp, At::Point(a)), &lp, whole);
-        let copy = copy_iteration(&decided, *j, &int_lit(a), vars);
+        let copy = copy_iteration(&decided, *j, &typed_lit(a, &sfx), vars);
         if negative_literal_sub(&copy) {
             return None;
         }
         out.push(R::If {
-            cond: binary(BinOp::Lt, int_lit(a), (**end).clone()),
+            cond: binary(BinOp::Lt, typed_lit(a, &sfx), (**end).clone()),
             then: copy,
             els: Vec::new(),
         });
@@ -717,12 +767,12 @@ fn peel_loop(
     }
     let lo = a.map(|a| a + pf);
     let new_start = match a {
-        Some(a) => Box::new(int_lit(a + pf)),
+        Some(a) => Box::new(typed_lit(a + pf, &sfx)),
         None => start.clone(),
     };
     let new_end = if last {
         Box::new(match end_lit {
-            Some(e) => int_lit(e - 1),
+            Some(e) => typed_lit(e - 1, &sfx),
             None => Expr::new(
                 ExprKind::PlainMethod {
                     recv: end.clone(),
@@ -755,7 +805,7 @@ fn peel_loop(
     }
     if last {
         let at_index = match end_lit {
-            Some(e) => int_lit(e - 1),
+            Some(e) => typed_lit(e - 1, &sfx),
             None => binary(BinOp::Sub, (**end).clone(), int_lit(1)),
         };
         // Guards against a literal are decided over the run (the last index is in it).

@@ -48,12 +48,12 @@ fn left_neighbour_guard_peels_the_first_iteration() {
     // The copy binds a fresh `d` (#7); the loop left starts at 1 and has no branch.
     assert_eq!(
         text,
-        "if (0 < n#2) {
-    let mut d#7 [scalar, active] = x#0[0];
-    y#1[0] = (d#7 * d#7);
+        "if (0usize < n#2) {
+    let mut d#7 [scalar, active] = x#0[0usize];
+    y#1[0usize] = (d#7 * d#7);
 } else {
 }
-for j#3 [int] in (1 .. n#2) {
+for j#3 [int] in (1usize .. n#2) {
     let mut d#4 [scalar, active] = x#0[j#3];
     d#4 = (x#0[j#3] - x#0[(j#3 - 1)]);
     y#1[j#3] = (d#4 * d#4);
@@ -78,10 +78,10 @@ fn right_neighbour_guard_peels_the_last_iteration() {
     });
     assert_eq!(report, vec!["loop over `j`: last iteration peeled"]);
     assert!(
-        text.contains("for j#3 [int] in (0 .. n#2.saturating_sub(1)) {"),
+        text.contains("for j#3 [int] in (0usize .. n#2.saturating_sub(1)) {"),
         "{text}"
     );
-    assert!(text.contains("if (0 < n#2) {"), "{text}");
+    assert!(text.contains("if (0usize < n#2) {"), "{text}");
     // The last copy reads `x[n - 1]` and nothing past it.
     assert!(text.contains("x#0[(n#2 - 1)]"), "{text}");
     assert!(!text.contains("if ((j#3 + 1) < n#2)"), "{text}");
@@ -108,12 +108,12 @@ fn both_guards_peel_both_ends() {
     );
     // The first copy keeps no test (`0 > 0` is false, so `&&` is), the loop is 1..n-1 with no
     // branch, the last copy runs when 1 < n.
-    assert!(text.starts_with("if (0 < n#2) {\n    let mut s#"), "{text}");
+    assert!(text.starts_with("if (0usize < n#2) {\n    let mut s#"), "{text}");
     assert!(
-        text.contains("for j#3 [int] in (1 .. n#2.saturating_sub(1)) {\n    let mut s#4"),
+        text.contains("for j#3 [int] in (1usize .. n#2.saturating_sub(1)) {\n    let mut s#4"),
         "{text}"
     );
-    assert!(text.contains("if (1 < n#2) {"), "{text}");
+    assert!(text.contains("if (1usize < n#2) {"), "{text}");
     assert_eq!(text.matches("if ").count(), 2, "{text}");
 }
 
@@ -137,7 +137,7 @@ fn one_element_loop_keeps_the_dynamic_test_in_the_first_copy() {
         }
     });
     let first = text.split("for ").next().unwrap();
-    assert!(first.contains("if ((0 + 1) < n#2) {"), "{text}");
+    assert!(first.contains("if ((0usize + 1) < n#2) {"), "{text}");
 }
 
 #[test]
@@ -236,7 +236,7 @@ fn guards_decided_on_the_whole_loop_are_dropped_without_a_copy() {
     assert_eq!(report, vec!["loop over `j`: guards decided on the whole loop"]);
     assert_eq!(
         text,
-        "for j#3 [int] in (2 .. n#2) {\n    y#1[j#3] = x#0[(j#3 - 1)];\n}\n"
+        "for j#3 [int] in (2usize .. n#2) {\n    y#1[j#3] = x#0[(j#3 - 1)];\n}\n"
     );
 }
 
@@ -261,8 +261,8 @@ fn literal_bounds_and_flipped_comparisons() {
         report,
         vec!["loop over `j`: first iteration peeled, last iteration peeled"]
     );
-    assert!(text.contains("in (1 .. 7) {"), "{text}");
-    assert!(text.contains("x#0[7]"), "{text}");
+    assert!(text.contains("in (1usize .. 7usize) {"), "{text}");
+    assert!(text.contains("x#0[7usize]"), "{text}");
 }
 
 #[test]
