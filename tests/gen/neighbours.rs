@@ -17,6 +17,7 @@ impl FnGen<'_> {
             && !self.slices.is_empty()
             && self.has_len()
             && self.nest < 3
+            && (self.loops.is_empty() || self.on(Construct::ForNested))
             && self.budget >= 2
     }
 
