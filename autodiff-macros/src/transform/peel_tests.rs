@@ -108,7 +108,10 @@ fn both_guards_peel_both_ends() {
     );
     // The first copy keeps no test (`0 > 0` is false, so `&&` is), the loop is 1..n-1 with no
     // branch, the last copy runs when 1 < n.
-    assert!(text.starts_with("if (0usize < n#2) {\n    let mut s#"), "{text}");
+    assert!(
+        text.starts_with("if (0usize < n#2) {\n    let mut s#"),
+        "{text}"
+    );
     assert!(
         text.contains("for j#3 [int] in (1usize .. n#2.saturating_sub(1)) {\n    let mut s#4"),
         "{text}"
@@ -233,7 +236,10 @@ fn guards_decided_on_the_whole_loop_are_dropped_without_a_copy() {
             y[0]
         }
     });
-    assert_eq!(report, vec!["loop over `j`: guards decided on the whole loop"]);
+    assert_eq!(
+        report,
+        vec!["loop over `j`: guards decided on the whole loop"]
+    );
     assert_eq!(
         text,
         "for j#3 [int] in (2usize .. n#2) {\n    y#1[j#3] = x#0[(j#3 - 1)];\n}\n"
@@ -291,4 +297,3 @@ fn copies_of_synthetic_variables_get_names_of_their_own() {
     names.dedup();
     assert_eq!(names.len(), n, "{names:?}");
 }
-
