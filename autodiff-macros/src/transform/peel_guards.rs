@@ -229,7 +229,11 @@ pub(super) fn guards(body: &[R], lp: &Lp, out: &mut Vec<(BinOp, Side)>) {
             return;
         }
         match &e.kind {
-            ExprKind::Binary { op, lhs, rhs } if matches!(op, BinOp::And | BinOp::Or) => {
+            ExprKind::Binary {
+                op: BinOp::And | BinOp::Or,
+                lhs,
+                rhs,
+            } => {
                 in_cond(lhs, lp, out);
                 in_cond(rhs, lp, out);
             }
