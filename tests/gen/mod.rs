@@ -39,6 +39,7 @@ mod idioms;
 mod idioms2;
 mod inout;
 mod nalgebra;
+mod neighbours;
 mod nested;
 mod nested_rows;
 mod ragged;
@@ -238,6 +239,7 @@ constructs! {
     SliceMethods => "slice_methods",
     IterMut => "iter_mut",
     SplitBorrow => "split_borrow",
+    GuardedNeighbour => "guarded_neighbour",
     InOutSubSlice => "inout_subslice",
     TupleArrayOut => "tuple_array_out",
     InOutFloatArg => "inout_float_arg",

@@ -309,7 +309,20 @@ impl<'a> Forward<'a> {
             ExprKind::Binary { op, lhs, rhs } => {
                 let a = self.expr(lhs, pre);
                 let b = self.expr(rhs, pre);
+                // `c * x` and `c + x` of an inactive `c` as `x * c`, `x + c` (the same value:
+                // IEEE `*` and `+` commute): `Dual op T` takes one product for the tangent where
+                // `Dual::constant(c) op x` takes two and a sum. Only for operands whose
+                // evaluation has no effect, so the order does not matter.
+                let simple = matches!(
+                    lhs.kind,
+                    ExprKind::Lit(_) | ExprKind::Var(_) | ExprKind::Opaque { .. }
+                );
                 let (lhs, rhs) = match (a, b) {
+                    (Val::Plain(a), b @ (Val::Dual(_) | Val::Pair(..)))
+                        if simple && matches!(op, BinOp::Add | BinOp::Mul) =>
+                    {
+                        (self.dual_of(b), DualExpr::Plain(a))
+                    }
                     (Val::Plain(a), b) => (DualExpr::Constant { value: a, span }, self.dual_of(b)),
                     (a, Val::Plain(b)) => (self.dual_of(a), DualExpr::Plain(b)),
                     (a, b) => (self.dual_of(a), self.dual_of(b)),

@@ -286,6 +286,18 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
     if diag.has_errors() {
         return None;
     }
+    // Guarded neighbour reads: first/last iterations written out (`transform/peel.rs`).
+    let mut body = body;
+    let peeled = crate::transform::peel::peel(&mut body, &mut vars, &f.checkpoints);
+    if !peeled.is_empty() {
+        crate::transform::normalize::number(&mut body);
+        dump.section("loops peeled (reverse mode)", || {
+            let mut text = peeled.join("\n");
+            text.push('\n');
+            text.push_str(&crate::transform::normalize::print(&vars, &body));
+            text
+        });
+    }
     let (scope, acc) = scope_of(f, &vars, ret, &body);
     // What must be kept, decided once before emission (`saves.rs`).
     let saves::Saves { needed, restore } = saves::saves(&body, &scope, &acc, &f.checkpoints);
