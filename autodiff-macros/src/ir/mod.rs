@@ -414,6 +414,16 @@ pub enum ExprKind {
         base: Box<Expr>,
         index: u32,
     },
+    /// `s.x`, `s.body.m`: a field of a struct held whole (`Shape::Struct`: a struct a
+    /// differentiated call gave, or a copy of a struct argument; `lower/struct_calls.rs`).
+    /// `members` is `.x.y` as written; `shape` is `Scalar` (a float field, checked by rustc at the
+    /// field) or `Int` (a field bound by `let n: usize = s.n;`). Its tangent is the same field of
+    /// the struct's tangent, its adjoint the same field of the struct's adjoint.
+    Member {
+        base: VarId,
+        members: TokenStream,
+        shape: Shape,
+    },
     /// `&expr`: only meaningful for sequence arguments of calls.
     Ref(Box<Expr>),
     /// `&mut v`, `v` a mutable sequence variable: only as an argument of a call to a

@@ -53,6 +53,10 @@ impl Lowerer<'_> {
         // `s.clone()` of a struct argument outside a call's arguments: reported with the struct's
         // other whole uses (`structs::whole_uses`).
         if name == "clone" && recv_var.is_some_and(|v| self.vars[v].shape == Shape::Struct) {
+            // A struct held whole in a local (`lower/struct_calls.rs`): a copy of it.
+            if let Some(v) = recv_var.filter(|v| self.vars[*v].origin == VarOrigin::Local) {
+                return Expr::new(ExprKind::CopySeq(v, CopyTo::Struct(false)), span);
+            }
             return Expr::new(ExprKind::Poison, span);
         }
         let recv_is_seq = recv_var.is_some_and(|v| matches!(self.vars[v].shape, Shape::Seq(_)));

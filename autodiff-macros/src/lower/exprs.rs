@@ -318,6 +318,10 @@ impl Lowerer<'_> {
                 },
                 span,
             ),
+            // `s2.x` of a struct held whole in a local (`lower/struct_calls.rs`).
+            syn::Expr::Field(_) if self.is_struct_member(e) => self
+                .struct_member(e)
+                .unwrap_or_else(|| Expr::new(ExprKind::Poison, span)),
             syn::Expr::Field(f) => match &f.member {
                 syn::Member::Unnamed(i) => {
                     let base = self.expr(&f.base, out);
