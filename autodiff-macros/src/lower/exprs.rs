@@ -337,10 +337,10 @@ impl Lowerer<'_> {
                 // step(s, dt);`), the one way a local can hold a struct here.
                 syn::Member::Named(n) if self.var_of_path(&f.base).is_some() => self.poison(
                     &n,
-                    "fields of a struct held in a local variable, such as the struct a \
-                     differentiated call gives (yet)",
-                    "have the callee give the fields you need as a tuple (`-> (f64, f64)`, then \
-                     `let (x, v) = step(s, dt);`), or read them inside the callee",
+                    "fields of a local variable whose type it cannot see (the struct a call of a \
+                     function defined later or elsewhere gives)",
+                    "give the struct's type where the local is bound (`let s2: State = \
+                     step(&s, dt);`), or define the callee earlier in the crate",
                 ),
                 syn::Member::Named(n) => self.poison(
                     &n,
