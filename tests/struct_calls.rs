@@ -73,12 +73,24 @@ fn reads_unannotated(s: &State, dt: f64) -> f64 {
 
 #[test]
 fn field_reads_of_a_call_annotated() {
-    check_state_fn!(reads_annotated, reads_annotated_jvp, reads_annotated_vjp, -1.5, 1.5);
+    check_state_fn!(
+        reads_annotated,
+        reads_annotated_jvp,
+        reads_annotated_vjp,
+        -1.5,
+        1.5
+    );
 }
 
 #[test]
 fn field_reads_of_a_call_unannotated() {
-    check_state_fn!(reads_unannotated, reads_unannotated_jvp, reads_unannotated_vjp, -1.5, 1.5);
+    check_state_fn!(
+        reads_unannotated,
+        reads_unannotated_jvp,
+        reads_unannotated_vjp,
+        -1.5,
+        1.5
+    );
 }
 
 #[test]
@@ -126,7 +138,13 @@ fn loop_from_clone(s0: &State, dt: f64) -> f64 {
 
 #[test]
 fn fifty_steps_from_a_clone() {
-    check_state_fn!(loop_from_clone, loop_from_clone_jvp, loop_from_clone_vjp, -0.3, 0.3);
+    check_state_fn!(
+        loop_from_clone,
+        loop_from_clone_jvp,
+        loop_from_clone_vjp,
+        -0.3,
+        0.3
+    );
 }
 
 #[differentiate]
@@ -176,7 +194,13 @@ fn loop_from_call(s0: &State, dt: f64) -> f64 {
 
 #[test]
 fn loop_from_a_call_with_a_temporary() {
-    check_state_fn!(loop_from_call, loop_from_call_jvp, loop_from_call_vjp, -1.0, 1.0);
+    check_state_fn!(
+        loop_from_call,
+        loop_from_call_jvp,
+        loop_from_call_vjp,
+        -1.0,
+        1.0
+    );
 }
 
 /// The struct given back whole, its fields read in a literal (`..*s` not needed).
@@ -184,7 +208,10 @@ fn loop_from_a_call_with_a_temporary() {
 fn twice(s: &State, dt: f64) -> State {
     let a = step(s, dt);
     let b = step(&a, dt);
-    State { x: b.x, v: b.v + a.v }
+    State {
+        x: b.x,
+        v: b.v + a.v,
+    }
 }
 
 #[test]
@@ -319,7 +346,14 @@ fn leapfrog_orbit_in_f64() {
     Harness::new(4)
         .primal(|p| vec![orbit(&o(p), p[2], p[3])])
         .jvp(|p, t| {
-            let (y, dy) = orbit_jvp(&o(p), p[2], p[3], &OscTangent { q: t[0], p: t[1] }, t[2], t[3]);
+            let (y, dy) = orbit_jvp(
+                &o(p),
+                p[2],
+                p[3],
+                &OscTangent { q: t[0], p: t[1] },
+                t[2],
+                t[3],
+            );
             (vec![y], vec![dy])
         })
         .vjp(|p, c, g| {
@@ -379,4 +413,63 @@ fn leapfrog_orbit_in_f32() {
             vec![y as f64]
         })
         .at(&[&[0.4, -0.1, 0.5, 1.0], &[-0.3, 0.2, 0.3, 2.0]]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A written float field of a `&mut` struct passed by value to a differentiated call (its field
+// argument is bound by reference; found by the random programs, seed 70002)
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Acc {
+    pub k: f64,
+    pub g: f64,
+}
+
+#[differentiate]
+fn sq(a: f64) -> f64 {
+    a * a
+}
+
+#[differentiate]
+fn init(x: f64, v: f64) -> State {
+    State {
+        x: x.sin(),
+        v: 0.5 * v,
+    }
+}
+
+#[differentiate]
+fn written_field_to_call(st: &mut Acc, x: f64) -> f64 {
+    let y = sq(st.k);
+    st.k *= x;
+    let p = init(st.k, st.g);
+    y + sq(st.k) * p.v + p.x
+}
+
+#[test]
+fn written_field_of_a_mut_struct_passed_by_value() {
+    let acc = |p: &[f64]| Acc { k: p[0], g: p[1] };
+    Harness::new(3)
+        .primal(|p| {
+            let mut a = acc(p);
+            let y = written_field_to_call(&mut a, p[2]);
+            vec![y, a.k, a.g]
+        })
+        .jvp(|p, t| {
+            let mut a = acc(p);
+            let mut da = AccTangent { k: t[0], g: t[1] };
+            let (y, dy) = written_field_to_call_jvp(&mut a, p[2], &mut da, t[2]);
+            (vec![y, a.k, a.g], vec![dy, da.k, da.g])
+        })
+        .vjp(|p, c, g| {
+            let mut a = acc(p);
+            let mut da = AccTangent { k: c[1], g: c[2] };
+            let mut dx = 0.0;
+            let y = written_field_to_call_vjp(&mut a, p[2], &mut da, &mut dx, c[0]);
+            g[0] += da.k;
+            g[1] += da.g;
+            g[2] += dx;
+            vec![y, a.k, a.g]
+        })
+        .random(8, -1.0, 1.0);
 }

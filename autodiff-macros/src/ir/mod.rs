@@ -36,9 +36,12 @@ pub enum Shape {
     Int,
     /// A bool.
     Bool,
-    /// A struct argument taken by `&` and passed whole to a differentiated call (`g(s, x)`,
-    /// `self.force(i)`): its tangent and adjoint are the struct's tangent type, which only
-    /// the callee's companions look inside (`lower/structs.rs`).
+    /// A struct held whole: an argument taken by `&` (or by value, read only) and passed whole
+    /// to a differentiated call (`g(s, x)`, `self.force(i)`, `lower/structs.rs`), or a local
+    /// holding the struct a call gives or a copy (`let s2 = step(&s, dt);`,
+    /// `lower/struct_calls.rs`): its tangent and adjoint are the struct's tangent type, which
+    /// the emitters read only field by field (`Member`) and the runtime's traits zero and
+    /// accumulate.
     Struct,
     /// Anything else (other types, unknown): passed through, never differentiated.
     Other,

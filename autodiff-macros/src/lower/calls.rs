@@ -402,7 +402,11 @@ impl Lowerer<'_> {
             if let ExprKind::Var(v) = a.kind {
                 let whole_stmt = whole_stmt && reads.iter().filter(|r| **r == v).count() == 1;
                 // `g(x)` with `x: &mut f64` (not `g(*x)`, its value).
-                let float = self.is_float_mut_ref_param(v) && matches!(syn_arg, syn::Expr::Path(_));
+                // (A written float field of a `&mut` struct, `st.k`, is bound by reference but is
+                // a float by value as written: not one.)
+                let float = self.is_float_mut_ref_param(v)
+                    && !self.structs.is_field_arg(&self.vars[v].name)
+                    && matches!(syn_arg, syn::Expr::Path(_));
                 if self.vars[v].by_mut_ref() || float {
                     let span = a.span;
                     let inner = std::mem::replace(a, Expr::new(ExprKind::Poison, span));
@@ -441,6 +445,7 @@ impl Lowerer<'_> {
                     self.vars[*v].shape == Shape::Scalar
                         && matches!(self.vars[*v].ty, Some(syn::Type::Reference(_)))
                         && matches!(self.vars[*v].origin, VarOrigin::Param(_))
+                        && !self.structs.is_field_arg(&self.vars[*v].name)
                 }
                 _ => false,
             };

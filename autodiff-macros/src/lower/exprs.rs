@@ -261,6 +261,13 @@ impl Lowerer<'_> {
                             span,
                         )
                     }
+                    None if self.is_struct_member(&ix.expr) => self.poison(
+                        &ix.expr,
+                        "indexing a field of a struct held whole in a local (the struct a call \
+                         gives, or a copy) (yet)",
+                        "have the differentiated function that gives the struct give the \
+                         elements you need as float fields, or read them inside it",
+                    ),
                     None if matches!(self.expr(&ix.expr, out).kind, ExprKind::Poison) => {
                         Expr::new(ExprKind::Poison, span)
                     }

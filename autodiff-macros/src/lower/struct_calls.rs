@@ -18,9 +18,10 @@ impl Lowerer<'_> {
         let syn::Type::Path(tp) = ty else {
             return false;
         };
-        let float_param = tp.path.get_ident().is_some_and(|id| {
-            self.float_generics.iter().any(|g| id == g.as_str())
-        });
+        let float_param = tp
+            .path
+            .get_ident()
+            .is_some_and(|id| self.float_generics.iter().any(|g| id == g.as_str()));
         !float_param && self.struct_type(ty, &syn::Generics::default()) == Some(false)
     }
 
@@ -49,7 +50,10 @@ impl Lowerer<'_> {
             }
             _ => return None,
         };
-        Some(Expr::new(ExprKind::CopySeq(v, CopyTo::Struct(by_ref)), span))
+        Some(Expr::new(
+            ExprKind::CopySeq(v, CopyTo::Struct(by_ref)),
+            span,
+        ))
     }
 
     /// Whether `e` is a call of a function known (or annotated) to give a struct.
@@ -59,9 +63,7 @@ impl Lowerer<'_> {
             syn::Expr::Paren(p) => self.struct_call_syntax(&p.expr, ty),
             syn::Expr::Call(c) => {
                 let known = match &*c.func {
-                    syn::Expr::Path(p) => {
-                        crate::registry::gives_struct(&p.path, c.args.len())
-                    }
+                    syn::Expr::Path(p) => crate::registry::gives_struct(&p.path, c.args.len()),
                     _ => false,
                 };
                 annotated || known

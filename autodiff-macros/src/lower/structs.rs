@@ -56,6 +56,12 @@ pub(crate) struct StructPlan {
 }
 
 impl StructPlan {
+    /// Whether `name` is a field argument (`st.k` rewritten): bound by reference when written,
+    /// but a float by value in the body as the user wrote it.
+    pub(super) fn is_field_arg(&self, name: &syn::Ident) -> bool {
+        self.fields.iter().any(|f| f.ident == *name)
+    }
+
     pub(super) fn is_root(&self, name: &str) -> bool {
         self.roots.iter().any(|(n, _)| n == name)
     }
@@ -537,7 +543,10 @@ fn passed_to_calls(block: &syn::Block, root: &str) -> bool {
             syn::visit::visit_expr_method_call(self, m);
         }
         fn visit_local(&mut self, l: &'ast syn::Local) {
-            self.1 |= l.init.as_ref().is_some_and(|i| copied_whole(&i.expr, self.0));
+            self.1 |= l
+                .init
+                .as_ref()
+                .is_some_and(|i| copied_whole(&i.expr, self.0));
             syn::visit::visit_local(self, l);
         }
     }
@@ -624,8 +633,8 @@ pub(super) fn whole_uses(block: &syn::Block, root: &str, calls: bool) -> Vec<Tok
         // `let mut s = s0.clone();`: a copy held whole (`lower/struct_calls.rs`).
         fn visit_local(&mut self, l: &'ast syn::Local) {
             match &l.init {
-                Some(i) if self.calls && i.diverge.is_none() && copied_whole(&i.expr, self.root) => {
-                }
+                Some(i)
+                    if self.calls && i.diverge.is_none() && copied_whole(&i.expr, self.root) => {}
                 _ => syn::visit::visit_local(self, l),
             }
         }
