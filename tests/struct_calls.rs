@@ -5,6 +5,8 @@
 //! against central finite differences and of reverse against forward by the dot-product test,
 //! in f64 and f32.
 #![allow(clippy::needless_range_loop)]
+// `s0.clone()` of a `Copy` struct is what users write; it is one of the forms tested.
+#![allow(clippy::clone_on_copy)]
 
 #[macro_use]
 mod common;
