@@ -51,4 +51,47 @@ fn returned_call(s: &State, dt: f64) -> State {
     step(s, dt)
 }
 
+#[derive(Differentiable, Clone)]
+pub struct Arr {
+    pub q: [f64; 2],
+    pub m: f64,
+}
+
+#[differentiate]
+fn arr_step(a: &Arr, dt: f64) -> Arr {
+    Arr { q: [a.q[0] * dt, a.q[1]], m: a.m }
+}
+
+// Writing a field, indexing an array field: not yet.
+#[differentiate]
+fn field_written(s: &State, dt: f64) -> f64 {
+    let mut a = step(s, dt);
+    a.x = 1.0;
+    a.x
+}
+
+#[differentiate]
+fn field_indexed(s: &Arr, dt: f64) -> f64 {
+    let a = arr_step(s, dt);
+    a.q[0] + a.m
+}
+
+// Second order and vector forward mode: not yet.
+#[differentiate(hvp)]
+fn with_hvp(s: &State, dt: f64) -> f64 {
+    let a = step(s, dt);
+    a.x * a.v
+}
+
+#[differentiate]
+fn seeded(x: f64, v: f64) -> State {
+    State { x, v }
+}
+
+#[differentiate(vector)]
+fn with_vector(x: f64, v: f64) -> f64 {
+    let a = seeded(x, v);
+    a.x * a.v
+}
+
 fn main() {}
