@@ -289,6 +289,7 @@ constructs! {
     StructWhole => "struct_whole",
     StructOutBranch => "struct_out_branch",
     StructCounter => "struct_counter",
+    StructCallLocal => "struct_call_local",
     // `#[checkpoint]` loops (emitted by `checkpoint.rs`).
     CheckpointLoop => "checkpoint_loop",
     CheckpointSnapshots => "checkpoint_snapshots",

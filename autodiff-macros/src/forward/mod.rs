@@ -174,6 +174,16 @@ impl<'a> Forward<'a> {
         names::tangent(&self.f.vars[v], v)
     }
 
+    /// A borrow of the tangent of struct variable `v` (`Shape::Struct`): an argument's tangent
+    /// is a reference already (the caller's, or borrowed by the prologue); a local's is owned.
+    fn struct_tangent_ref(&self, v: VarId) -> TokenStream {
+        let t = self.tangent(v);
+        match self.f.vars[v].origin {
+            VarOrigin::Param(_) => quote!(#t),
+            _ => quote!(&#t),
+        }
+    }
+
     fn fresh(&mut self, what: &str) -> syn::Ident {
         self.n += 1;
         names::local(what, self.n)
@@ -425,6 +435,15 @@ impl<'a> Forward<'a> {
                 pre.push(let_pair(quote!(#n), l, None));
                 Val::Pair(quote!(::std::vec![#p; #n]), quote!(::std::vec![#t; #n]))
             }
+            // A clone of a struct held whole: a clone of its tangent (owned by the copy).
+            ExprKind::CopySeq(v, to @ CopyTo::Struct(_)) => {
+                let name = &self.name(*v);
+                let t = self.struct_tangent_ref(*v);
+                Val::Pair(
+                    copy_seq(&quote!(#name), *to),
+                    quote!(::core::clone::Clone::clone(#t)),
+                )
+            }
             ExprKind::CopySeq(v, to) => {
                 let name = &self.name(*v);
                 let t = self.tangent(*v);
@@ -471,6 +490,15 @@ impl<'a> Forward<'a> {
                     _ => Val::Pair(quote!(&#p), quote!(&#t)),
                 }
             }
+            // A float field of a struct held whole: the same field of its tangent.
+            ExprKind::Member { base, members, .. } => Val::Dual(DualExpr::New {
+                value: self.primal(e),
+                tangent: {
+                    let t = self.tangent(*base);
+                    quote!(#t #members)
+                },
+                span,
+            }),
             ExprKind::SubSlice {
                 base,
                 start,
@@ -690,7 +718,15 @@ impl<'a> Forward<'a> {
                         return quote!(_);
                     }
                     let t = self.tangent(*v);
-                    let ty = var.ty.as_ref().and_then(|t| self.tangent_type(t));
+                    // A struct held whole: its tangent type (`let s2: State` gives
+                    // `<State as Differentiable>::Tangent`).
+                    let ty = match var.shape {
+                        Shape::Struct => var.ty.as_ref().map(|t| {
+                            let rt = names::rt();
+                            quote!(: <#t as #rt::Differentiable>::Tangent)
+                        }),
+                        _ => var.ty.as_ref().and_then(|t| self.tangent_type(t)),
+                    };
                     quote!(#m #t #ty)
                 } else {
                     let n = self.name(*v);

@@ -33,6 +33,7 @@ mod patterns;
 mod ragged;
 mod shapes;
 mod stmts;
+mod struct_calls;
 mod struct_exits;
 mod struct_output;
 mod struct_uses;

@@ -556,12 +556,19 @@ impl Emitter<'_> {
         match &e.kind {
             ExprKind::Var(v)
                 if matches!(self.vars[*v].shape, Shape::Seq(SeqKind::Vec))
-                    || self.vars[*v].by_mut_ref() =>
+                    || self.vars[*v].by_mut_ref()
+                    || self.struct_local(*v) =>
             {
                 self.owned_copy(*v)
             }
             _ => p.expr(e),
         }
+    }
+
+    /// Whether `v` is a struct local held whole (`let s2 = step(s, dt);`), owned by the
+    /// function: copied by `Clone` where it would be moved.
+    fn struct_local(&self, v: VarId) -> bool {
+        self.vars[v].shape == Shape::Struct && !matches!(self.vars[v].origin, VarOrigin::Param(_))
     }
 
     /// A copy of sequence `v`'s contents with `v`'s own type (`Vec`, array; a `Vec` for a
