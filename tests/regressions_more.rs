@@ -227,3 +227,47 @@ fn conversions_with_inferred_targets_in_generic_code() {
     assert!((v - 5.08 * 1.27).abs() < 1e-12);
     assert!((g.x - 2.54 * 1.27).abs() < 1e-12);
 }
+
+/// A differentiated function named like the seed parameter of `_vjp`.
+#[differentiate]
+fn seed(x: f64, v: f64) -> f64 {
+    x * v + x.sin()
+}
+
+const DX: f64 = 0.5;
+
+/// A function named like the tangent of `x`.
+fn dx(x: f64) -> f64 {
+    3.0 * x
+}
+
+/// Calls `seed` and `dx`: the generated `seed` and `dx` parameters must not shadow them
+/// (rustc rejected the generated code: "expected function, found `f64`"). (A constant `dx` at
+/// module level is another matter: it would turn every `dx` parameter of the module into a
+/// constant pattern, in the user's own code too.)
+#[differentiate]
+fn calls_seed(x: f64, v: f64) -> f64 {
+    let a = seed(x, v);
+    a * a + dx(1.0) * x + DX
+}
+
+#[test]
+fn generated_parameters_do_not_shadow_what_the_body_names() {
+    let f = |x: f64, v: f64| {
+        let a = x * v + x.sin();
+        a * a + 3.0 * x + 0.5
+    };
+    let (x, v) = (0.7, -1.3);
+    let (val, g) = calls_seed_grad(x, v);
+    assert_eq!(val, calls_seed(x, v));
+    assert!((val - f(x, v)).abs() < 1e-12);
+    let a = x * v + x.sin();
+    assert!((g.x - (2.0 * a * (v + x.cos()) + 3.0)).abs() < 1e-12);
+    assert!((g.v - 2.0 * a * x).abs() < 1e-12);
+    let (val2, t) = calls_seed_jvp(x, v, 1.0, 0.0);
+    assert_eq!(val2, val);
+    assert!((t - g.x).abs() < 1e-12);
+    let (mut bx, mut bv) = (0.0, 0.0);
+    calls_seed_vjp(x, v, &mut bx, &mut bv, 2.0);
+    assert!((bx - 2.0 * g.x).abs() < 1e-12 && (bv - 2.0 * g.v).abs() < 1e-12);
+}

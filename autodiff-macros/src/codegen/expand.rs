@@ -127,7 +127,9 @@ impl<'a> Signatures<'a> {
     }
 
     pub(super) fn taken(&self) -> Vec<String> {
-        self.f.params.iter().map(|p| p.name.to_string()).collect()
+        let mut taken: Vec<String> = self.f.params.iter().map(|p| p.name.to_string()).collect();
+        taken.extend(crate::ir::body_idents(&self.f.item));
+        taken
     }
 
     pub(super) fn elem(p: &Param) -> TokenStream {

@@ -790,12 +790,39 @@ impl Function {
 
     /// The names of every argument and field argument (generated names must avoid them).
     pub fn taken_names(&self) -> Vec<String> {
-        self.params
+        let mut taken: Vec<String> = self
+            .params
             .iter()
             .chain(self.fields.iter())
             .map(|p| p.name.to_string())
-            .collect()
+            .collect();
+        taken.extend(body_idents(&self.item));
+        taken
     }
+}
+
+/// Every identifier the body of `item` names (functions it calls, constants, statics, locals):
+/// the names generated parameters (`seed`, `d<arg>`) must not take, lest they shadow a function
+/// or constant the body calls (`let a = seed(x);`). Locals are renamed in generated code, so
+/// counting them too only renames a parameter that needed no renaming.
+pub fn body_idents(item: &syn::ItemFn) -> Vec<String> {
+    fn walk(ts: TokenStream, out: &mut Vec<String>) {
+        for t in ts {
+            match t {
+                proc_macro2::TokenTree::Ident(i) => {
+                    let s = i.to_string();
+                    if !out.contains(&s) {
+                        out.push(s);
+                    }
+                }
+                proc_macro2::TokenTree::Group(g) => walk(g.stream(), out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(item.block.to_token_stream(), &mut out);
+    out
 }
 
 #[cfg(test)]
