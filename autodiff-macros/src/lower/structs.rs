@@ -29,7 +29,7 @@ pub(super) struct FieldUse {
     pub(super) root: syn::Ident,
     pub(super) members: Vec<syn::Member>,
     /// The tokens of the first use (for spans).
-    tokens: TokenStream,
+    pub(super) tokens: TokenStream,
     pub(super) class: Class,
     written: bool,
     /// The name of the field argument in the IR and in generated code.
@@ -49,7 +49,7 @@ pub(crate) struct StructPlan {
     pub(super) out_base: Option<String>,
     /// Struct arguments passed whole to a call (`g(s, x)`, `s.energy(x)`): active even if the
     /// body reads no float field of them.
-    passed: Vec<String>,
+    pub(super) passed: Vec<String>,
     /// Integer fields of `&mut` struct arguments the body only writes (`self.calls += 1;`),
     /// by key (`self.calls`): each such statement is kept verbatim (`Stmt::Macro`).
     pub(super) int_writes: Vec<String>,
@@ -503,9 +503,7 @@ fn passed_whole(e: &syn::Expr, root: &str) -> bool {
             if matches!(u.op, syn::UnOp::Deref(_)) && is_root(&u.expr, root))
     };
     match e {
-        syn::Expr::Reference(r) if r.mutability.is_none() => {
-            is_root(&r.expr, root) || deref(&r.expr)
-        }
+        syn::Expr::Reference(r) => is_root(&r.expr, root) || deref(&r.expr),
         _ => is_root(e, root) || deref(e) || cloned_root(e, root),
     }
 }

@@ -1,0 +1,165 @@
+//! Structs taken by `&mut` and passed on whole: takes functions and `&mut self` methods that
+//! call other differentiated functions and methods on the whole struct (`self.substep(dt)`,
+//! `update(s, dt)`), and ones that write integer fields they also read, gives checks of both
+//! modes against central finite differences and of reverse against forward by the dot-product
+//! test (the in-out convention: the struct's adjoint holds its final state's adjoint on entry
+//! and its initial state's on exit).
+#![allow(clippy::needless_range_loop)]
+
+#[macro_use]
+mod common;
+
+use autodiff_runtime::{differentiate, Differentiable};
+use common::Harness;
+
+// ---------------------------------------------------------------------------------------------
+// A particle system as an `impl`: `step` calls `substep` twice on the whole state
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Particles {
+    pub x: Vec<f64>,
+    pub v: Vec<f64>,
+    pub k: f64,
+    pub steps: usize,
+}
+
+impl Particles {
+    /// One symplectic Euler substep of unit masses on springs to their neighbours.
+    #[differentiate]
+    pub fn substep(&mut self, dt: f64) {
+        let n = self.x.len();
+        for i in 0..n {
+            let left = if i > 0 { self.x[i - 1] } else { 0.0 };
+            let right = if i + 1 < n { self.x[i + 1] } else { 0.0 };
+            let f = self.k * (left + right - 2.0 * self.x[i]) - 0.1 * self.v[i].powi(3);
+            self.v[i] += dt * f;
+        }
+        for i in 0..n {
+            self.x[i] += dt * self.v[i].sin();
+        }
+    }
+
+    /// A step of two half substeps.
+    #[differentiate]
+    pub fn step(&mut self, dt: f64) {
+        self.substep(0.5 * dt);
+        self.substep(0.5 * dt);
+    }
+
+    /// `steps` steps (an integer field bounds the loop).
+    #[differentiate]
+    pub fn advance(&mut self, dt: f64) {
+        for _ in 0..self.steps {
+            self.step(dt);
+        }
+    }
+}
+
+/// A free function stepping a state taken by `&mut`, passed on whole.
+#[differentiate]
+fn run(p: &mut Particles, dt: f64, steps: usize) {
+    for _ in 0..steps {
+        p.step(dt);
+        Particles::substep(p, 0.25 * dt);
+        update(&mut *p, dt);
+    }
+}
+
+/// A free function taking the state by `&mut`.
+#[differentiate]
+fn update(p: &mut Particles, dt: f64) {
+    p.k *= 1.0 + 0.01 * dt;
+    p.v[0] += dt * p.k.cos();
+}
+
+fn particles(v: &[f64], steps: usize) -> Particles {
+    Particles {
+        x: v[0..3].to_vec(),
+        v: v[3..6].to_vec(),
+        k: v[6],
+        steps,
+    }
+}
+
+fn particles_tangent(v: &[f64]) -> ParticlesTangent {
+    ParticlesTangent {
+        x: v[0..3].to_vec(),
+        v: v[3..6].to_vec(),
+        k: v[6],
+        steps: (),
+    }
+}
+
+fn flat(c: &ParticlesTangent) -> Vec<f64> {
+    c.x.iter().chain(&c.v).copied().chain([c.k]).collect()
+}
+
+fn values(c: &Particles) -> Vec<f64> {
+    c.x.iter().chain(&c.v).copied().chain([c.k]).collect()
+}
+
+/// Both modes of an in-place step `f(&mut state, dt)` over inputs (state, dt).
+fn check_in_place(
+    steps: usize,
+    f: impl Fn(&mut Particles, f64),
+    jvp: impl Fn(&mut Particles, f64, &mut ParticlesTangent, f64),
+    vjp: impl Fn(&mut Particles, f64, &mut ParticlesTangent, &mut f64),
+    range: f64,
+) {
+    Harness::new(8)
+        .primal(|p| {
+            let mut c = particles(p, steps);
+            f(&mut c, p[7]);
+            values(&c)
+        })
+        .jvp(|p, t| {
+            let mut c = particles(p, steps);
+            let mut dc = particles_tangent(t);
+            jvp(&mut c, p[7], &mut dc, t[7]);
+            (values(&c), flat(&dc))
+        })
+        .vjp(|p, s, g| {
+            let mut c = particles(p, steps);
+            let mut bc = particles_tangent(s);
+            let mut bdt = 0.0;
+            vjp(&mut c, p[7], &mut bc, &mut bdt);
+            for (k, b) in flat(&bc).iter().chain([&bdt]).enumerate() {
+                g[k] += b;
+            }
+            values(&c)
+        })
+        .random(4, -range, range);
+}
+
+#[test]
+fn mut_self_method_calls_another_on_the_whole_state() {
+    check_in_place(
+        0,
+        |c, dt| c.step(dt),
+        |c, dt, dc, ddt| c.step_jvp(dt, dc, ddt),
+        |c, dt, bc, bdt| c.step_vjp(dt, bc, bdt),
+        0.8,
+    );
+}
+
+#[test]
+fn particle_system_over_twenty_steps() {
+    check_in_place(
+        20,
+        |c, dt| c.advance(dt),
+        |c, dt, dc, ddt| c.advance_jvp(dt, dc, ddt),
+        |c, dt, bc, bdt| c.advance_vjp(dt, bc, bdt),
+        0.3,
+    );
+}
+
+#[test]
+fn free_function_passes_the_mut_state_on() {
+    check_in_place(
+        0,
+        |c, dt| run(c, dt, 3),
+        |c, dt, dc, ddt| run_jvp(c, dt, 3, dc, ddt),
+        |c, dt, bc, bdt| run_vjp(c, dt, 3, bc, bdt),
+        0.5,
+    );
+}
