@@ -163,3 +163,143 @@ fn free_function_passes_the_mut_state_on() {
         0.5,
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Integer fields written and read: `count` read after it was written; `calls` written by the
+// callee and read by the caller between calls
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Ticker {
+    pub x: f64,
+    pub k: f64,
+    pub count: u32,
+    pub calls: usize,
+    pub steps: usize,
+}
+
+impl Ticker {
+    /// `count` grows each iteration and is the exponent of the next term.
+    #[differentiate]
+    pub fn series(&mut self, y: f64) -> f64 {
+        let mut s = 0.0;
+        for _ in 0..3 {
+            self.count += 1;
+            s += self.k * y.powi(self.count as i32);
+            if self.count % 2 == 0 {
+                self.x *= y;
+            }
+        }
+        s + self.x
+    }
+
+    /// Counts its calls (a counter it only writes).
+    #[differentiate]
+    pub fn tick(&mut self, h: f64) {
+        self.calls += 1;
+        self.x += h * (self.k * self.x).sin();
+    }
+
+    /// Each tick's step grows with the number of ticks so far, read from the field the callee
+    /// writes.
+    #[differentiate]
+    pub fn run(&mut self, dt: f64) {
+        for _ in 0..self.steps {
+            let h = dt * (1 + self.calls) as f64;
+            self.tick(h);
+        }
+        self.steps += 1;
+    }
+}
+
+fn ticker(v: &[f64]) -> Ticker {
+    Ticker {
+        x: v[0],
+        k: v[1],
+        count: 1,
+        calls: 0,
+        steps: 4,
+    }
+}
+
+#[test]
+fn integer_field_written_then_read_as_an_exponent() {
+    Harness::new(3)
+        .primal(|p| {
+            let mut t = ticker(p);
+            let y = t.series(p[2]);
+            vec![y, t.x, t.k]
+        })
+        .jvp(|p, d| {
+            let mut t = ticker(p);
+            let mut dt = TickerTangent {
+                x: d[0],
+                k: d[1],
+                count: (),
+                calls: (),
+                steps: (),
+            };
+            let (y, dy) = t.series_jvp(p[2], &mut dt, d[2]);
+            assert_eq!(t.count, 4);
+            (vec![y, t.x, t.k], vec![dy, dt.x, dt.k])
+        })
+        .vjp(|p, s, g| {
+            let mut t = ticker(p);
+            let mut bt = TickerTangent {
+                x: s[1],
+                k: s[2],
+                count: (),
+                calls: (),
+                steps: (),
+            };
+            let mut by = 0.0;
+            let y = t.series_vjp(p[2], &mut bt, &mut by, s[0]);
+            assert_eq!(t.count, 4);
+            g[0] += bt.x;
+            g[1] += bt.k;
+            g[2] += by;
+            vec![y, t.x, t.k]
+        })
+        .random(5, 0.3, 1.2);
+}
+
+#[test]
+fn integer_field_the_callee_writes_is_read_between_calls() {
+    Harness::new(3)
+        .primal(|p| {
+            let mut t = ticker(p);
+            t.run(p[2]);
+            assert_eq!((t.calls, t.steps), (4, 5));
+            vec![t.x, t.k]
+        })
+        .jvp(|p, d| {
+            let mut t = ticker(p);
+            let mut dt = TickerTangent {
+                x: d[0],
+                k: d[1],
+                count: (),
+                calls: (),
+                steps: (),
+            };
+            t.run_jvp(p[2], &mut dt, d[2]);
+            assert_eq!((t.calls, t.steps), (4, 5));
+            (vec![t.x, t.k], vec![dt.x, dt.k])
+        })
+        .vjp(|p, s, g| {
+            let mut t = ticker(p);
+            let mut bt = TickerTangent {
+                x: s[0],
+                k: s[1],
+                count: (),
+                calls: (),
+                steps: (),
+            };
+            let mut bdt = 0.0;
+            t.run_vjp(p[2], &mut bt, &mut bdt);
+            assert_eq!((t.calls, t.steps), (4, 5));
+            g[0] += bt.x;
+            g[1] += bt.k;
+            g[2] += bdt;
+            vec![t.x, t.k]
+        })
+        .random(5, -1.0, 1.0);
+}

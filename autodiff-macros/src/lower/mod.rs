@@ -175,7 +175,9 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     // A function giving `()` ends in a statement, even when written without `;`
     // (`if c { r[0] = x; } else { r[0] = y; }`).
     let unit = output.as_ref().is_some_and(Output::is_unit);
+    cx.declare_int_locals(&mut body);
     let tail = cx.block_into_as(&block, &mut body, !unit);
+    cx.sync_int_locals(&mut body);
     cx.infer_shapes(&body, item.sig.ident.span());
     let mut tail = tail;
     cx.reclassify_calls(&mut body, tail.as_mut());

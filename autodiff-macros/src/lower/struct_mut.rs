@@ -10,10 +10,53 @@
 //! Its integer fields are read into locals (`int_locals`), which calls re-read, so that the
 //! reverse sweep sees each value the forward sweep read.
 
-use super::structs::{Class, StructPlan};
+use super::structs::{chain, key_string, Class, StructPlan};
 use super::*;
 
+/// An integer field of a `&mut` struct argument held in a local: one the body writes and reads
+/// (`self.count += 1; x.powi(self.count as i32)`), or one of a lent struct (a call may change
+/// it). The local is declared first (`let mut __ad_i = self.count;`), the body reads and writes
+/// it as an ordinary integer variable (so the reverse sweep saves the values it reads), the
+/// field is written from it before each call lending the struct and at the end (when the body
+/// writes it), and read into it again after each such call.
+#[derive(Clone)]
+pub(crate) struct IntLocal {
+    pub(super) key: String,
+    root: syn::Ident,
+    members: Vec<syn::Member>,
+    tokens: TokenStream,
+    written: bool,
+    var: Option<VarId>,
+}
+
 impl StructPlan {
+    /// The integer fields held in locals (`IntLocal`), once the fields and the structs passed
+    /// whole are known: those of `&mut` structs written but not only written (counters stay
+    /// statements, `int_writes`), and every one of a lent struct that is not a counter.
+    pub(super) fn plan_int_locals(&mut self) {
+        let mut out = Vec::new();
+        for f in self.fields.iter().filter(|f| f.class == Class::Int) {
+            let root = f.root.to_string();
+            let key = key_string(&f.root, &f.members);
+            let mutref = self
+                .roots
+                .iter()
+                .any(|(n, k)| *n == root && *k == StructArg::MutRef);
+            if !mutref || self.int_writes.contains(&key) || !(f.written || self.lent(&root)) {
+                continue;
+            }
+            out.push(IntLocal {
+                key,
+                root: f.root.clone(),
+                members: f.members.clone(),
+                tokens: f.tokens.clone(),
+                written: f.written,
+                var: None,
+            });
+        }
+        self.int_locals = out;
+    }
+
     /// Whether struct argument `root` is taken by `&mut` and passed whole to calls.
     pub(super) fn lent(&self, root: &str) -> bool {
         self.roots
@@ -24,6 +67,158 @@ impl StructPlan {
 }
 
 impl Lowerer<'_> {
+    /// Declares the integer locals (`IntLocal`) at the top of the body, each from its field.
+    pub(super) fn declare_int_locals(&mut self, body: &mut Vec<Stmt>) {
+        let mut locals = std::mem::take(&mut self.structs.int_locals);
+        for l in &mut locals {
+            let span = l.tokens.span();
+            let v = self.synthetic("i", Shape::Int, span);
+            let (root, members) = (&l.root, &l.members);
+            body.push(Stmt::Let {
+                pat: Pat::Bind(v),
+                init: Some(Expr::new(
+                    ExprKind::Opaque {
+                        tokens: quote!(#root #(.#members)*),
+                        shape: Shape::Int,
+                    },
+                    span,
+                )),
+            });
+            l.var = Some(v);
+        }
+        self.structs.int_locals = locals;
+    }
+
+    /// The local holding integer field `e` (`self.count`), if it is one (`IntLocal`).
+    pub(super) fn int_local(&self, e: &syn::Expr) -> Option<VarId> {
+        let plan = &self.structs;
+        if plan.int_locals.is_empty() {
+            return None;
+        }
+        let (root, members) = chain(e, &|n| plan.is_root(n))?;
+        let key = key_string(&root, &members);
+        plan.int_locals.iter().find(|l| l.key == key)?.var
+    }
+
+    /// After the body is lowered: each call lending a struct preceded by the writes of its
+    /// written integer locals into their fields and followed by the reads of all its integer
+    /// locals from them; the written ones written back at the end. A `return` with written
+    /// integer locals is reported (forward mode would leave the field unwritten).
+    pub(super) fn sync_int_locals(&mut self, body: &mut Vec<Stmt>) {
+        let locals = self.structs.int_locals.clone();
+        if locals.is_empty() {
+            return;
+        }
+        let root_of = |v: VarId, vars: &[Var]| vars[v].name.to_string();
+        let written_back = |l: &IntLocal, v: VarId| {
+            let (root, members) = (&l.root, &l.members);
+            let name = &self.vars[v].name;
+            Stmt::Macro(quote!(#root #(.#members)* = #name), vec![v])
+        };
+        let mut returns = Vec::new();
+        let vars = &self.vars;
+        fn walk(
+            stmts: &mut Vec<Stmt>,
+            lend: &dyn Fn(&Stmt) -> Vec<String>,
+            sync: &dyn Fn(&str, bool) -> Vec<Stmt>,
+            returns: &mut Vec<Span>,
+        ) {
+            let mut out = Vec::with_capacity(stmts.len());
+            for mut s in std::mem::take(stmts) {
+                match &mut s {
+                    Stmt::If { then, els, .. } => {
+                        walk(&mut then.stmts, lend, sync, returns);
+                        if let Some(e) = els {
+                            walk(&mut e.stmts, lend, sync, returns);
+                        }
+                    }
+                    Stmt::Match { arms, .. } => {
+                        for a in arms {
+                            walk(&mut a.body.stmts, lend, sync, returns);
+                        }
+                    }
+                    Stmt::For { body, .. }
+                    | Stmt::While { body, .. }
+                    | Stmt::Loop { body, .. }
+                    | Stmt::Block(body) => walk(&mut body.stmts, lend, sync, returns),
+                    Stmt::Return { span, .. } => returns.push(*span),
+                    _ => {}
+                }
+                let roots = lend(&s);
+                for r in &roots {
+                    out.extend(sync(r, true));
+                }
+                out.push(s);
+                for r in &roots {
+                    out.extend(sync(r, false));
+                }
+            }
+            *stmts = out;
+        }
+        let lend = |s: &Stmt| -> Vec<String> {
+            let e = match s {
+                Stmt::Eval(e) | Stmt::Let { init: Some(e), .. } => e,
+                _ => return Vec::new(),
+            };
+            let ExprKind::Call { args, .. } = &e.kind else {
+                return Vec::new();
+            };
+            args.iter()
+                .filter_map(|a| match a.kind {
+                    ExprKind::MutRef(v, _, None) if vars[v].shape == Shape::Struct => {
+                        Some(root_of(v, vars))
+                    }
+                    _ => None,
+                })
+                .collect()
+        };
+        let sync = |root: &str, before: bool| -> Vec<Stmt> {
+            let mut out = Vec::new();
+            for l in locals.iter().filter(|l| l.root == root) {
+                let Some(v) = l.var else { continue };
+                let span = l.tokens.span();
+                if before {
+                    if l.written {
+                        out.push(written_back(l, v));
+                    }
+                    continue;
+                }
+                let (r, members) = (&l.root, &l.members);
+                out.push(Stmt::Assign {
+                    place: Place::Var(v),
+                    op: None,
+                    value: Expr::new(
+                        ExprKind::Opaque {
+                            tokens: quote!(#r #(.#members)*),
+                            shape: Shape::Int,
+                        },
+                        span,
+                    ),
+                });
+            }
+            out
+        };
+        walk(body, &lend, &sync, &mut returns);
+        let mut wrote = false;
+        for l in locals.iter().filter(|l| l.written) {
+            if let Some(v) = l.var {
+                body.push(written_back(l, v));
+                wrote = true;
+            }
+        }
+        if wrote {
+            for span in returns {
+                self.diag.unsupported_at(
+                    &quote::quote_spanned!(span=> return),
+                    "an early `return` in a function that writes an integer field it also \
+                     reads (yet)",
+                    "let the function end once (an `if`/`else` around the rest), or keep the \
+                     integer in a local variable and write the field once at the end",
+                );
+            }
+        }
+    }
+
     /// Reports the float fields the body uses of a lent struct (`StructPlan::lent`).
     pub(super) fn check_lent_fields(&mut self, plan: &StructPlan) {
         for f in &plan.fields {

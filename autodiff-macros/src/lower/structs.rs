@@ -11,6 +11,7 @@
 //! adjoints from the struct's tangent) at the top of every companion.
 
 use super::field_votes::Votes;
+use super::struct_mut::IntLocal;
 use super::*;
 use std::collections::HashSet;
 use syn::visit_mut::VisitMut;
@@ -31,7 +32,7 @@ pub(super) struct FieldUse {
     /// The tokens of the first use (for spans).
     pub(super) tokens: TokenStream,
     pub(super) class: Class,
-    written: bool,
+    pub(super) written: bool,
     /// The name of the field argument in the IR and in generated code.
     ident: syn::Ident,
 }
@@ -53,6 +54,10 @@ pub(crate) struct StructPlan {
     /// Integer fields of `&mut` struct arguments the body only writes (`self.calls += 1;`),
     /// by key (`self.calls`): each such statement is kept verbatim (`Stmt::Macro`).
     pub(super) int_writes: Vec<String>,
+    /// Integer fields of `&mut` struct arguments held in locals of their own
+    /// (`lower/struct_mut.rs`), by key: whether the body writes them, and the local once
+    /// declared.
+    pub(super) int_locals: Vec<IntLocal>,
 }
 
 impl StructPlan {
@@ -270,11 +275,11 @@ impl Lowerer<'_> {
             }
             if written && !counter {
                 let why = match (class, kind) {
+                    // One of a `&mut` struct is a local of its own (`lower/struct_mut.rs`).
+                    (Class::Int, Some(StructArg::MutRef)) => None,
                     (Class::Int, _) => Some(
-                        "writing an integer field of a struct argument that the function also \
-                         reads, or one not taken by `&mut` (yet): keep the counter in a local \
-                         variable and write the field once (`self.calls += n;`), or take it in \
-                         an argument of its own",
+                        "writing an integer field of a struct argument not taken by `&mut`: \
+                         keep the value in a local variable, or take the struct by `&mut`",
                     ),
                     (Class::Seq, Some(StructArg::Value)) => Some(
                         "writing into a sequence field of a struct passed by value (yet): take \
@@ -302,6 +307,7 @@ impl Lowerer<'_> {
             .map(|(n, _)| n.clone())
             .filter(|n| passed_to_calls(&item.block, n))
             .collect();
+        plan.plan_int_locals();
         let mut block = (*item.block).clone();
         let mut rw = Rewrite {
             plan: &plan,
