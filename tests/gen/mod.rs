@@ -287,6 +287,7 @@ constructs! {
     StructWhole => "struct_whole",
     StructOutBranch => "struct_out_branch",
     StructCounter => "struct_counter",
+    StructLend => "struct_lend",
     // `#[checkpoint]` loops (emitted by `checkpoint.rs`).
     CheckpointLoop => "checkpoint_loop",
     CheckpointSnapshots => "checkpoint_snapshots",
