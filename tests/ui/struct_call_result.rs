@@ -24,16 +24,4 @@ fn untyped(s: &State, dt: f64) -> f64 {
     s2.x * s2.v
 }
 
-// A struct taken by `&mut` passed on whole: not yet.
-#[differentiate]
-fn update(s: &mut State, dt: f64) {
-    s.x += dt * s.v;
-}
-
-#[differentiate]
-fn twice(s: &mut State, dt: f64) {
-    update(s, dt);
-    update(&mut *s, dt);
-}
-
 fn main() {}

@@ -129,7 +129,15 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     }) {
         let calls = p.shape == Shape::Struct;
         for whole in structs::whole_uses(&block, &p.name.to_string(), calls) {
-            let (what, instead) = if calls {
+            let (what, instead) = if calls && p.strukt == Some(StructArg::MutRef) {
+                (
+                    "this use of a struct taken by `&mut` that the function passes on whole \
+                     (yet)",
+                    "pass it on by `&mut` in a call statement of its own (`g(s, x);`, \
+                     `g(&mut *s, x);`, `s.step(dt);`, `let y = s.energy();`); copies (`s.clone()`) \
+                     are not supported yet",
+                )
+            } else if calls {
                 (
                     "this use of a whole struct argument (yet)",
                     "pass it to a differentiated function or method (`g(s, x)`, `g(&s)`, \
