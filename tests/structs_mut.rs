@@ -55,6 +55,35 @@ impl Particles {
     }
 }
 
+impl Particles {
+    /// Kinetic energy plus a spring term (read only: called on the lent state, `&mut` coerced).
+    #[differentiate]
+    pub fn energy(&self) -> f64 {
+        let mut e = 0.5 * self.k * self.x[0] * self.x[0];
+        for i in 0..self.v.len() {
+            e += 0.5 * self.v[i] * self.v[i];
+        }
+        e
+    }
+
+    /// The energy after a step, differentiated with respect to `dt` only (the state left out
+    /// of `wrt` is lent with a zero tangent); a method's value bound by `let`.
+    #[differentiate(wrt(dt))]
+    pub fn energy_after(&mut self, dt: f64) -> f64 {
+        self.step(dt);
+        let e = self.energy();
+        e * dt.cos()
+    }
+
+    /// The same with the state active.
+    #[differentiate]
+    pub fn energy_after_all(&mut self, dt: f64) -> f64 {
+        self.step(dt);
+        let e = Self::energy(self);
+        e * dt.cos()
+    }
+}
+
 /// A free function stepping a state taken by `&mut`, passed on whole.
 #[differentiate]
 fn run(p: &mut Particles, dt: f64, steps: usize) {
@@ -302,4 +331,42 @@ fn integer_field_the_callee_writes_is_read_between_calls() {
             vec![t.x, t.k]
         })
         .random(5, -1.0, 1.0);
+}
+
+#[test]
+fn lent_state_left_out_of_wrt_and_a_value_bound_by_let() {
+    Harness::new(1)
+        .primal(|p| vec![particles(&[0.3, -0.2, 0.5, 0.1, 0.4, -0.3, 1.5], 0).energy_after(p[0])])
+        .jvp(|p, t| {
+            let mut c = particles(&[0.3, -0.2, 0.5, 0.1, 0.4, -0.3, 1.5], 0);
+            let (y, dy) = c.energy_after_jvp(p[0], t[0]);
+            (vec![y], vec![dy])
+        })
+        .vjp(|p, s, g| {
+            let mut c = particles(&[0.3, -0.2, 0.5, 0.1, 0.4, -0.3, 1.5], 0);
+            let mut b = 0.0;
+            let y = c.energy_after_vjp(p[0], &mut b, s[0]);
+            g[0] += b;
+            vec![y]
+        })
+        .random(4, -0.8, 0.8);
+    Harness::new(8)
+        .primal(|p| vec![particles(p, 0).energy_after_all(p[7])])
+        .jvp(|p, t| {
+            let mut c = particles(p, 0);
+            let mut dc = particles_tangent(t);
+            let (y, dy) = c.energy_after_all_jvp(p[7], &mut dc, t[7]);
+            (vec![y], vec![dy])
+        })
+        .vjp(|p, s, g| {
+            let mut c = particles(p, 0);
+            let mut bc = particles_tangent(&[0.0; 7]);
+            let mut bdt = 0.0;
+            let y = c.energy_after_all_vjp(p[7], &mut bc, &mut bdt, s[0]);
+            for (k, b) in flat(&bc).iter().chain([&bdt]).enumerate() {
+                g[k] += b;
+            }
+            vec![y]
+        })
+        .random(4, -0.8, 0.8);
 }

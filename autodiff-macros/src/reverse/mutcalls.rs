@@ -197,8 +197,12 @@ impl Emitter<'_> {
         let array = matches!(self.vars[w].shape, Shape::Seq(SeqKind::Array(_)));
         adjs.push(match self.vars[w].shape {
             Shape::Scalar => quote!(&mut #b),
-            // A lent struct's adjoint is the caller's `&mut <S>Tangent` (`function`).
-            Shape::Struct => quote!(&mut *#b),
+            // A lent struct's adjoint is the caller's `&mut <S>Tangent` (`function`), or a
+            // local one when it is left out of `wrt`.
+            Shape::Struct if self.f.body_params().any(|q| q.var == w && q.active) => {
+                quote!(&mut *#b)
+            }
+            Shape::Struct => quote!(&mut #b),
             _ => match (array, self.vars[w].by_mut_ref() && !self.f.workspace(w)) {
                 (true, true) => quote!(&mut *#b),
                 (true, false) => quote!(&mut #b),
