@@ -370,3 +370,56 @@ fn lent_state_left_out_of_wrt_and_a_value_bound_by_let() {
         })
         .random(4, -0.8, 0.8);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Copies of a struct argument bound to locals (read only)
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Cfg {
+    pub a: f64,
+    pub b: Vec<f64>,
+    pub n: usize,
+}
+
+#[differentiate]
+fn copied(c: &Cfg, x: f64) -> f64 {
+    let t = c.clone();
+    let u = (*c).clone();
+    let mut s = 0.0;
+    for i in 0..t.n {
+        s += t.b[i] * (x * u.a).sin();
+    }
+    s + t.a * u.a
+}
+
+#[test]
+fn copies_of_a_struct_argument_read_like_it() {
+    let cfg = |v: &[f64]| Cfg {
+        a: v[0],
+        b: v[1..4].to_vec(),
+        n: 3,
+    };
+    let tan = |v: &[f64]| CfgTangent {
+        a: v[0],
+        b: v[1..4].to_vec(),
+        n: (),
+    };
+    Harness::new(5)
+        .primal(|p| vec![copied(&cfg(p), p[4])])
+        .jvp(|p, t| {
+            let (y, dy) = copied_jvp(&cfg(p), p[4], &tan(t), t[4]);
+            (vec![y], vec![dy])
+        })
+        .vjp(|p, s, g| {
+            let mut bc = tan(&[0.0; 4]);
+            let mut bx = 0.0;
+            let y = copied_vjp(&cfg(p), p[4], &mut bc, &mut bx, s[0]);
+            g[0] += bc.a;
+            for i in 0..3 {
+                g[1 + i] += bc.b[i];
+            }
+            g[4] += bx;
+            vec![y]
+        })
+        .random(5, -1.0, 1.0);
+}

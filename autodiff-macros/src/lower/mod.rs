@@ -33,6 +33,7 @@ mod patterns;
 mod ragged;
 mod shapes;
 mod stmts;
+mod struct_copies;
 mod struct_exits;
 mod struct_mut;
 mod struct_output;

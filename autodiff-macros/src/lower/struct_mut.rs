@@ -270,8 +270,7 @@ impl Lowerer<'_> {
             }
             syn::Expr::Path(_) => var(self, e).and_then(lend),
             syn::Expr::MethodCall(m) if m.method == "clone" => {
-                let v = var(self, &m.receiver)?;
-                let _ = v;
+                var(self, &m.receiver)?;
                 Some(self.poison(
                     e,
                     "passing a clone of a struct taken by `&mut` that the function also passes \
