@@ -288,6 +288,7 @@ constructs! {
     StructOutBranch => "struct_out_branch",
     StructCounter => "struct_counter",
     StructLend => "struct_lend",
+    StructCopy => "struct_copy",
     // `#[checkpoint]` loops (emitted by `checkpoint.rs`).
     CheckpointLoop => "checkpoint_loop",
     CheckpointSnapshots => "checkpoint_snapshots",

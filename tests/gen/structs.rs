@@ -21,7 +21,8 @@
 //! of floats (`n` carried from the integer field `m`, checked by the test's `Out` view), also by
 //! an `if`/`else` of two literals or an early `return` of one. A struct read only may be passed
 //! whole to helpers defined with its type (`s017_by_ref(st, x)`, `s017_by_value(st.clone(), x)`,
-//! `st.whole(x)`); one taken by `&mut` may have a counter `c` the program only writes, or be
+//! `st.whole(x)`), or copied into a local (`let cp5 = st.clone();`) whose float fields are
+//! read like the argument's; one taken by `&mut` may have a counter `c` the program only writes, or be
 //! lent whole (`lend`): passed to a helper that steps its float fields (`s017_lend(st, x)`,
 //! `st.lend(x)`, a method passing `self` on, or `S017::lend(st, x)`) and to one that reads it
 //! (`s017_peek(&*st)`), the program then reading none of its float fields itself.
@@ -686,6 +687,25 @@ impl FnGen<'_> {
     /// (`lc3.k`, `lc3.q`) and the pattern's names are read-only variables. Only for a struct
     /// read, not written, whose fields the update copies (no `Vec`, no nested struct).
     fn struct_local(&mut self, l: &Layout) {
+        // A copy (`let cp5 = st.clone();`, `(*st).clone()`), its float fields read-only
+        // variables (`cp5.k`, `cp5.sub.x`).
+        if !l.kind.mutable() && self.on(Construct::StructCopy) && self.chance(0.4) {
+            self.count(Construct::StructCopy);
+            let cp = self.fresh("cp");
+            let root = l.kind.root();
+            let copy = if l.kind == StructKind::Value || self.chance(0.5) {
+                format!("{root}.clone()")
+            } else {
+                format!("(*{root}).clone()")
+            };
+            self.line(format!("let {cp} = {copy};"));
+            for f in &FLOAT_FIELDS[..l.floats] {
+                self.push_input(&format!("{cp}.{f}"), 1.0);
+            }
+            if l.nested {
+                self.push_input(&format!("{cp}.sub.x"), 1.0);
+            }
+        }
         if l.kind.mutable() || l.vec || l.nested {
             return;
         }
@@ -765,6 +785,6 @@ impl FnGen<'_> {
     pub(super) fn is_field(name: &str) -> bool {
         name.starts_with("st.")
             || name.starts_with("self.")
-            || (name.starts_with("lc") && name.contains('.'))
+            || ((name.starts_with("lc") || name.starts_with("cp")) && name.contains('.'))
     }
 }
