@@ -39,7 +39,7 @@ fn pair(a: &Model, b: &Model, x: f64) -> f64 {
 }
 
 // A struct by value whose fields are written, passed on whole; one struct passed twice to one
-// call; a clone bound to a local.
+// call (a clone bound to a local is taken).
 #[differentiate]
 fn writes_then_passes(mut m: Model, x: f64) -> f64 {
     m.scale *= 2.0;
