@@ -205,7 +205,7 @@ impl Ticker {
         for _ in 0..3 {
             self.count += 1;
             s += self.k * y.powi(self.count as i32);
-            if self.count % 2 == 0 {
+            if self.count != 3 {
                 self.x *= y;
             }
         }
