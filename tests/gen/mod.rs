@@ -290,6 +290,8 @@ constructs! {
     StructOutBranch => "struct_out_branch",
     StructCounter => "struct_counter",
     StructCallLocal => "struct_call_local",
+    StructLend => "struct_lend",
+    StructCopy => "struct_copy",
     // `#[checkpoint]` loops (emitted by `checkpoint.rs`).
     CheckpointLoop => "checkpoint_loop",
     CheckpointSnapshots => "checkpoint_snapshots",

@@ -21,7 +21,11 @@
 //! of floats (`n` carried from the integer field `m`, checked by the test's `Out` view), also by
 //! an `if`/`else` of two literals or an early `return` of one. A struct read only may be passed
 //! whole to helpers defined with its type (`s017_by_ref(st, x)`, `s017_by_value(st.clone(), x)`,
-//! `st.whole(x)`); one taken by `&mut` may have a counter `c` the program only writes.
+//! `st.whole(x)`), or copied into a local (`let cp5 = st.clone();`) whose float fields are
+//! read like the argument's; one taken by `&mut` may have a counter `c` the program only writes, or be
+//! lent whole (`lend`): passed to a helper that steps its float fields (`s017_lend(st, x)`,
+//! `st.lend(x)`, a method passing `self` on, or `S017::lend(st, x)`) and to one that reads it
+//! (`s017_peek(&*st)`), the program then reading none of its float fields itself.
 //! A program with a struct may also hold whole the struct `S017P { a, b }` that differentiated
 //! helpers give (`let pc5 = s017_pseed(e1, e2);`), step it in a loop (`pc6 = s017_pstep(&pc6,
 //! t);`) and read its fields (`pc6.a`), annotated (`let pc6: S017P = ..`) or not.
@@ -90,6 +94,10 @@ pub(super) struct Layout {
     /// The program holds whole the struct `<ty>P` that helpers give and steps it this many
     /// times in a loop (`lower/struct_calls.rs`).
     pub calls: Option<usize>,
+    /// A struct taken by `&mut` is lent whole to helpers defined with the type instead of having
+    /// its float fields read by the program: how the stepping helper is called (a free function,
+    /// a method, a path).
+    pub lend: Option<u8>,
 }
 
 const FLOAT_FIELDS: &[&str] = &["k", "g"];
@@ -160,6 +168,9 @@ impl Layout {
                  let b = p.b - 0.25 * (p.a * x).sin();\n    {t}P {{ a: p.a + 0.25 * b, b }}\n}}\n\n"
             ));
         }
+        if self.lend.is_some() {
+            s.push_str(&self.lend_definition());
+        }
         if self.whole.is_some() {
             let (t, lt) = (&self.ty, self.ty.to_lowercase());
             s.push_str(&format!(
@@ -172,6 +183,52 @@ impl Layout {
             ));
         }
         s
+    }
+
+    /// The helpers a lent struct is passed to: `<ty>_lend(s: &mut <ty>, x)` stepping every
+    /// float place (each a contraction plus a bounded term, so values stay in [-1.5, 1.5]),
+    /// the method `lend` passing `self` on to it, and `<ty>_peek(s: &<ty>) -> f64`.
+    fn lend_definition(&self) -> String {
+        let (t, lt) = (&self.ty, self.ty.to_lowercase());
+        let mut body = String::new();
+        for f in &FLOAT_FIELDS[..self.floats] {
+            body.push_str(&format!(
+                "    s.{f} = 0.5 * s.{f} + 0.25 * (x.sin() * s.{f}).cos();\n"
+            ));
+        }
+        if self.arr {
+            body.push_str(&format!(
+                "    for j in 0..{ARR_LEN} {{\n        s.q[j] = 0.5 * s.q[j] + 0.25 * x.sin() * s.{}.tanh();\n    }}\n",
+                FLOAT_FIELDS[0]
+            ));
+        }
+        if self.vec {
+            body.push_str(
+                "    let n = s.w.len();\n    for i in 0..n {\n        s.w[i] = 0.5 * s.w[i] + 0.25 * (x + s.w[i]).sin();\n    }\n",
+            );
+        }
+        if self.nested {
+            body.push_str("    s.sub.x = 0.5 * s.sub.x + 0.25 * (x.sin() * s.sub.y);\n");
+            body.push_str("    s.sub.y = 0.5 * s.sub.y - 0.25 * s.sub.x.sin();\n");
+        }
+        let k = FLOAT_FIELDS[0];
+        format!(
+            "#[differentiate]\nfn {lt}_lend(s: &mut {t}, x: f64) {{\n{body}}}\n\n\
+             #[differentiate]\nfn {lt}_peek(s: &{t}) -> f64 {{\n    s.{k} * (0.5 * s.{k}).cos()\n}}\n\n\
+             impl {t} {{\n    #[differentiate]\n    fn lend(&mut self, x: f64) {{\n        \
+             {lt}_lend(self, x);\n    }}\n}}\n\n"
+        )
+    }
+
+    /// A statement lending the struct whole to the stepping helper (`x` its float argument).
+    fn lend_call(&self, x: &str) -> Option<String> {
+        let root = self.kind.root();
+        let (t, lt) = (&self.ty, self.ty.to_lowercase());
+        Some(match self.lend? {
+            0 => format!("{lt}_lend({root}, {x});"),
+            1 => format!("{root}.lend({x});"),
+            _ => format!("{t}::lend({root}, {x});"),
+        })
     }
 
     /// A call passing the struct whole to one of the helpers (`x` its float argument); its
@@ -512,10 +569,15 @@ impl FnGen<'_> {
         let whole = (!kind.mutable() && self.on(Construct::StructWhole) && self.chance(0.5))
             .then(|| self.rng.gen_range(0..3u8));
         let counter = kind.mutable() && self.on(Construct::StructCounter) && self.chance(0.5);
+        // Not with a struct output, whose integer field `n` is read from `m` before the body (a
+        // lent struct's `m` could change in a call: reported).
+        let lend = (kind.mutable() && !out && self.on(Construct::StructLend) && self.chance(0.4))
+            .then(|| self.rng.gen_range(0..3u8));
         let calls = (self.on(Construct::StructCallLocal) && self.chance(0.5))
             .then(|| self.rng.gen_range(0..=3usize));
         let l = Layout {
             calls,
+            lend,
             out,
             out_branch,
             whole,
@@ -554,6 +616,21 @@ impl FnGen<'_> {
         };
         let root = l.kind.root();
         let mutable = l.kind.mutable();
+        if let Some(call) = l.lend_call("a") {
+            // Lent whole: stepped by a helper, read by another, its fields never named here.
+            self.count(Construct::StructLend);
+            self.line(call);
+            let t = self.fresh("t");
+            let lt = l.ty.to_lowercase();
+            self.line(format!("let {t} = {lt}_peek(&*{root});"));
+            self.declare(t, Ty::Float, false, 1.5, 0.0);
+            if l.counter {
+                self.count(Construct::StructCounter);
+                self.line(format!("{root}.c += 1;"));
+            }
+            self.strukt = Some(l);
+            return;
+        }
         let mut floats: Vec<String> = FLOAT_FIELDS[..l.floats]
             .iter()
             .map(|f| format!("{root}.{f}"))
@@ -670,6 +747,25 @@ impl FnGen<'_> {
     /// (`lc3.k`, `lc3.q`) and the pattern's names are read-only variables. Only for a struct
     /// read, not written, whose fields the update copies (no `Vec`, no nested struct).
     fn struct_local(&mut self, l: &Layout) {
+        // A copy (`let cp5 = st.clone();`, `(*st).clone()`), its float fields read-only
+        // variables (`cp5.k`, `cp5.sub.x`).
+        if !l.kind.mutable() && self.on(Construct::StructCopy) && self.chance(0.4) {
+            self.count(Construct::StructCopy);
+            let cp = self.fresh("cp");
+            let root = l.kind.root();
+            let copy = if l.kind == StructKind::Value || self.chance(0.5) {
+                format!("{root}.clone()")
+            } else {
+                format!("(*{root}).clone()")
+            };
+            self.line(format!("let {cp} = {copy};"));
+            for f in &FLOAT_FIELDS[..l.floats] {
+                self.push_input(&format!("{cp}.{f}"), 1.0);
+            }
+            if l.nested {
+                self.push_input(&format!("{cp}.sub.x"), 1.0);
+            }
+        }
         if l.kind.mutable() || l.vec || l.nested {
             return;
         }
@@ -749,7 +845,7 @@ impl FnGen<'_> {
     pub(super) fn is_field(name: &str) -> bool {
         name.starts_with("st.")
             || name.starts_with("self.")
-            || (name.starts_with("lc") && name.contains('.'))
+            || ((name.starts_with("lc") || name.starts_with("cp")) && name.contains('.'))
             || (name.starts_with("pc") && name.contains('.'))
     }
 }

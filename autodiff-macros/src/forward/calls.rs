@@ -152,7 +152,10 @@ impl Forward<'_> {
                 }
                 if self.var_active(w) {
                     let array = matches!(self.f.vars[w].shape, Shape::Seq(SeqKind::Array(_)));
-                    tangents.push(if reborrow && !(array && self.f.workspace(w)) {
+                    // A lent struct left out of `wrt` has a tangent of its own, not the caller's.
+                    let own = self.f.vars[w].shape == Shape::Struct
+                        && !self.f.body_params().any(|q| q.var == w && q.active);
+                    tangents.push(if reborrow && !own && !(array && self.f.workspace(w)) {
                         quote!(&mut *#tw)
                     } else {
                         quote!(&mut #tw)

@@ -358,7 +358,7 @@ impl Lowerer<'_> {
             .args
             .iter()
             .map(|a| {
-                let e = self.struct_call_arg(a);
+                let e = self.lent_call_arg(a).or_else(|| self.struct_call_arg(a));
                 e.unwrap_or_else(|| self.expr(a, out))
             })
             .collect();

@@ -211,6 +211,8 @@ impl Lowerer<'_> {
             return None;
         }
         match e {
+            // An integer field held in a local (`lower/struct_mut.rs`).
+            syn::Expr::Field(_) if self.int_local(e).is_some() => self.int_local(e).map(Place::Var),
             // Reported when the struct arguments were planned (`lower/structs.rs`).
             syn::Expr::Field(_) if self.int_field(e) => None,
             syn::Expr::Paren(p) => self.place(&p.expr, out),

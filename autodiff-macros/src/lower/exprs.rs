@@ -317,6 +317,11 @@ impl Lowerer<'_> {
                 )
             }
             syn::Expr::Macro(m) => self.expr_macro(&m.mac, out, nested_ok),
+            // An integer field held in a local (`lower/struct_mut.rs`): that local.
+            syn::Expr::Field(_) if self.int_local(e).is_some() => match self.int_local(e) {
+                Some(v) => Expr::new(ExprKind::Var(v), span),
+                None => Expr::new(ExprKind::Poison, span),
+            },
             // An integer field of a struct argument (`s.n`): read as written, never active.
             syn::Expr::Field(_) if self.int_field(e) => Expr::new(
                 ExprKind::Opaque {

@@ -34,7 +34,9 @@ mod ragged;
 mod shapes;
 mod stmts;
 mod struct_calls;
+mod struct_copies;
 mod struct_exits;
+mod struct_mut;
 mod struct_output;
 mod struct_uses;
 mod struct_values;
@@ -97,6 +99,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     // (`lower/struct_values.rs`), then struct arguments.
     let (values, out_plan) = cx.plan_struct_values(item);
     let (mut plan, block) = cx.plan_structs(&values);
+    cx.check_lent_fields(&plan);
     plan.out_base = out_plan
         .as_ref()
         .and_then(|p| p.base.as_ref())
@@ -128,7 +131,15 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     }) {
         let calls = p.shape == Shape::Struct;
         for whole in structs::whole_uses(&block, &p.name.to_string(), calls) {
-            let (what, instead) = if calls {
+            let (what, instead) = if calls && p.strukt == Some(StructArg::MutRef) {
+                (
+                    "this use of a struct taken by `&mut` that the function passes on whole \
+                     (yet)",
+                    "pass it on by `&mut` in a call statement of its own (`g(s, x);`, \
+                     `g(&mut *s, x);`, `s.step(dt);`, `let y = s.energy();`); copies (`s.clone()`) \
+                     are not supported yet",
+                )
+            } else if calls {
                 (
                     "this use of a whole struct argument (yet)",
                     "pass it to a differentiated function or method (`g(s, x)`, `g(&s)`, \
@@ -175,7 +186,9 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     // A function giving `()` ends in a statement, even when written without `;`
     // (`if c { r[0] = x; } else { r[0] = y; }`).
     let unit = output.as_ref().is_some_and(Output::is_unit);
+    cx.declare_int_locals(&mut body);
     let tail = cx.block_into_as(&block, &mut body, !unit);
+    cx.sync_int_locals(&mut body);
     cx.infer_shapes(&body, item.sig.ident.span());
     let mut tail = tail;
     cx.reclassify_calls(&mut body, tail.as_mut());

@@ -61,6 +61,9 @@ impl Lowerer<'_> {
         m: &syn::ExprMethodCall,
         out: &mut Vec<Stmt>,
     ) -> Option<Expr> {
+        if let Some(e) = self.lent_method_call(m, out) {
+            return Some(e);
+        }
         let (recv, cloned) = match &*m.receiver {
             syn::Expr::MethodCall(c) if c.method == "clone" && c.args.is_empty() => {
                 (&*c.receiver, true)
@@ -107,7 +110,7 @@ impl Lowerer<'_> {
         };
         let mut args = vec![Expr::new(recv, m.receiver.span())];
         for a in &m.args {
-            let e = self.struct_call_arg(a);
+            let e = self.lent_call_arg(a).or_else(|| self.struct_call_arg(a));
             args.push(e.unwrap_or_else(|| self.expr(a, out)));
         }
         self.check_struct_twice(&args, m);
@@ -182,7 +185,9 @@ impl Lowerer<'_> {
         let mut seen = Vec::new();
         for a in args {
             let v = match &a.kind {
-                ExprKind::Var(v) | ExprKind::CopySeq(v, CopyTo::Struct(_)) => *v,
+                ExprKind::Var(v)
+                | ExprKind::CopySeq(v, CopyTo::Struct(_))
+                | ExprKind::MutRef(v, _, None) => *v,
                 ExprKind::Ref(inner) => match inner.kind {
                     ExprKind::Var(v) => v,
                     _ => continue,

@@ -34,13 +34,13 @@ pub(super) struct OutPlan {
 
 /// A struct built in the body (`let s2 = State { .. };`): its fields' locals.
 #[derive(Clone)]
-struct Local {
-    path: syn::Path,
-    fields: Vec<(String, syn::Member, syn::Ident)>,
+pub(super) struct Local {
+    pub(super) path: syn::Path,
+    pub(super) fields: Vec<(String, syn::Member, syn::Ident)>,
     /// `..base`: the fields the literal does not list are `base`'s.
-    base: Option<syn::Expr>,
+    pub(super) base: Option<syn::Expr>,
     /// Declared `let mut`: its fields may change, so it is no `..base` of another.
-    mutable: bool,
+    pub(super) mutable: bool,
 }
 
 impl Local {
@@ -62,7 +62,7 @@ fn member_name(m: &syn::Member) -> String {
 
 /// The struct arguments of a signature that may be read after a literal or pattern takes their
 /// fields: those taken by `&` or by a binding that is not `mut`.
-fn readonly_roots(cx: &Lowerer, sig: &syn::Signature) -> Vec<String> {
+pub(super) fn readonly_roots(cx: &Lowerer, sig: &syn::Signature) -> Vec<String> {
     let mut out = Vec::new();
     for input in &sig.inputs {
         match input {
@@ -85,7 +85,7 @@ fn readonly_roots(cx: &Lowerer, sig: &syn::Signature) -> Vec<String> {
 }
 
 /// `e`, `*e`, `(e)` of a plain name: the name.
-fn plain_name(e: &syn::Expr) -> Option<&syn::Ident> {
+pub(super) fn plain_name(e: &syn::Expr) -> Option<&syn::Ident> {
     match e {
         syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident(),
         syn::Expr::Paren(p) => plain_name(&p.expr),
@@ -95,9 +95,12 @@ fn plain_name(e: &syn::Expr) -> Option<&syn::Ident> {
     }
 }
 
-struct Pass<'c, 'a> {
-    cx: &'c mut Lowerer<'a>,
-    roots: Vec<String>,
+pub(super) struct Pass<'c, 'a> {
+    pub(super) cx: &'c mut Lowerer<'a>,
+    pub(super) roots: Vec<String>,
+    /// The struct arguments' types as paths (`State`, `Self`), for copies of them
+    /// (`lower/struct_copies.rs`).
+    pub(super) types: HashMap<String, syn::Path>,
     count: usize,
 }
 
@@ -115,13 +118,18 @@ impl Lowerer<'_> {
             }
             syn::ReturnType::Default => false,
         };
-        if !struct_out && !mentions_struct_syntax(&item.block) {
+        let roots = readonly_roots(self, &item.sig);
+        if !struct_out
+            && !mentions_struct_syntax(&item.block)
+            && !super::struct_copies::copies_root(&item.block, &roots)
+        {
             return (item.clone(), None);
         }
-        let roots = readonly_roots(self, &item.sig);
+        let types = super::struct_copies::root_paths(self, &item.sig);
         let mut pass = Pass {
             cx: self,
             roots,
+            types,
             count: 0,
         };
         let mut block = (*item.block).clone();
@@ -234,6 +242,9 @@ impl Pass<'_, '_> {
         for (i, mut s) in stmts.into_iter().enumerate() {
             let last = i + 1 == n;
             if let syn::Stmt::Local(l) = &mut s {
+                if self.copy_let(l, locals) {
+                    continue;
+                }
                 if self.struct_let(l, locals, &mut b.stmts) {
                     continue;
                 }

@@ -11,6 +11,7 @@
 //! adjoints from the struct's tangent) at the top of every companion.
 
 use super::field_votes::Votes;
+use super::struct_mut::IntLocal;
 use super::*;
 use std::collections::HashSet;
 use syn::visit_mut::VisitMut;
@@ -29,9 +30,9 @@ pub(super) struct FieldUse {
     pub(super) root: syn::Ident,
     pub(super) members: Vec<syn::Member>,
     /// The tokens of the first use (for spans).
-    tokens: TokenStream,
+    pub(super) tokens: TokenStream,
     pub(super) class: Class,
-    written: bool,
+    pub(super) written: bool,
     /// The name of the field argument in the IR and in generated code.
     ident: syn::Ident,
 }
@@ -49,10 +50,14 @@ pub(crate) struct StructPlan {
     pub(super) out_base: Option<String>,
     /// Struct arguments passed whole to a call (`g(s, x)`, `s.energy(x)`): active even if the
     /// body reads no float field of them.
-    passed: Vec<String>,
+    pub(super) passed: Vec<String>,
     /// Integer fields of `&mut` struct arguments the body only writes (`self.calls += 1;`),
     /// by key (`self.calls`): each such statement is kept verbatim (`Stmt::Macro`).
     pub(super) int_writes: Vec<String>,
+    /// Integer fields of `&mut` struct arguments held in locals of their own
+    /// (`lower/struct_mut.rs`), by key: whether the body writes them, and the local once
+    /// declared.
+    pub(super) int_locals: Vec<IntLocal>,
 }
 
 impl StructPlan {
@@ -276,11 +281,11 @@ impl Lowerer<'_> {
             }
             if written && !counter {
                 let why = match (class, kind) {
+                    // One of a `&mut` struct is a local of its own (`lower/struct_mut.rs`).
+                    (Class::Int, Some(StructArg::MutRef)) => None,
                     (Class::Int, _) => Some(
-                        "writing an integer field of a struct argument that the function also \
-                         reads, or one not taken by `&mut` (yet): keep the counter in a local \
-                         variable and write the field once (`self.calls += n;`), or take it in \
-                         an argument of its own",
+                        "writing an integer field of a struct argument not taken by `&mut`: \
+                         keep the value in a local variable, or take the struct by `&mut`",
                     ),
                     (Class::Seq, Some(StructArg::Value)) => Some(
                         "writing into a sequence field of a struct passed by value (yet): take \
@@ -308,6 +313,7 @@ impl Lowerer<'_> {
             .map(|(n, _)| n.clone())
             .filter(|n| passed_to_calls(&item.block, n))
             .collect();
+        plan.plan_int_locals();
         let mut block = (*item.block).clone();
         let mut rw = Rewrite {
             plan: &plan,
@@ -509,9 +515,7 @@ fn passed_whole(e: &syn::Expr, root: &str) -> bool {
             if matches!(u.op, syn::UnOp::Deref(_)) && is_root(&u.expr, root))
     };
     match e {
-        syn::Expr::Reference(r) if r.mutability.is_none() => {
-            is_root(&r.expr, root) || deref(&r.expr)
-        }
+        syn::Expr::Reference(r) => is_root(&r.expr, root) || deref(&r.expr),
         _ => is_root(e, root) || deref(e) || cloned_root(e, root),
     }
 }

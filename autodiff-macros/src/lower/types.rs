@@ -297,6 +297,10 @@ impl Lowerer<'_> {
         let shape = match kind {
             StructArg::Ref => Shape::Struct,
             StructArg::Value if !self.structs.writes_fields(&key) => Shape::Struct,
+            // One by `&mut` passed whole to calls is lent to them (`lower/struct_mut.rs`), when
+            // active: one left out of `wrt(...)` is passed through, its methods plain calls (a
+            // random-number generator's `rng.draw()`).
+            StructArg::MutRef if active && self.structs.lent(&key) => Shape::Struct,
             _ => Shape::Other,
         };
         let var = self.new_var(

@@ -575,7 +575,10 @@ impl Emitter<'_> {
     /// `&mut [T]` argument), for a value saved where `v` itself would be moved or changed.
     fn owned_copy(&self, v: VarId) -> TokenStream {
         let n = self.uname(v);
-        if self.vars[v].by_mut_ref() {
+        // (A struct lent by `&mut`, `lower/struct_mut.rs`, too: a clone of the struct.)
+        let lent = self.vars[v].shape == Shape::Struct
+            && matches!(&self.vars[v].ty, Some(syn::Type::Reference(_)));
+        if self.vars[v].by_mut_ref() || lent {
             quote!(::std::borrow::ToOwned::to_owned(&*#n))
         } else {
             quote!(::core::clone::Clone::clone(&#n))
@@ -646,6 +649,12 @@ impl Emitter<'_> {
                     });
                     epilogue.push(Op::Code(quote!(*#d = #b;)));
                 }
+                // A struct taken by `&mut` and lent whole to calls (`lower/struct_mut.rs`): its
+                // adjoint is the caller's buffer, which each call's `_vjp` updates in place.
+                (Shape::Struct, _) if p.inout => prologue.push(Op::Let {
+                    pat: quote!(#b),
+                    value: quote!(&mut *#d),
+                }),
                 // Read-only sequences accumulate straight into the caller's buffer; an in-out
                 // argument's buffer holds its final value's adjoint on entry, and the sweep turns
                 // it into its initial value's adjoint in place.

@@ -175,7 +175,7 @@ impl Emitter<'_> {
         // No adjoint reaches `w`: a zero buffer shaped like it (a local for a float).
         let whole = matches!(
             self.vars[w].shape,
-            Shape::Scalar | Shape::Seq(SeqKind::Array(_))
+            Shape::Scalar | Shape::Seq(SeqKind::Array(_)) | Shape::Struct
         );
         let z = self.fresh("a");
         let (zero, lend) = if whole {
@@ -197,6 +197,12 @@ impl Emitter<'_> {
         let array = matches!(self.vars[w].shape, Shape::Seq(SeqKind::Array(_)));
         adjs.push(match self.vars[w].shape {
             Shape::Scalar => quote!(&mut #b),
+            // A lent struct's adjoint is the caller's `&mut <S>Tangent` (`function`), or a
+            // local one when it is left out of `wrt`.
+            Shape::Struct if self.f.body_params().any(|q| q.var == w && q.active) => {
+                quote!(&mut *#b)
+            }
+            Shape::Struct => quote!(&mut #b),
             _ => match (array, self.vars[w].by_mut_ref() && !self.f.workspace(w)) {
                 (true, true) => quote!(&mut *#b),
                 (true, false) => quote!(&mut #b),
