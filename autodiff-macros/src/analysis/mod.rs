@@ -3,4 +3,7 @@
 
 pub mod activity;
 pub(crate) mod fusion;
+pub(crate) mod reads;
+pub(crate) mod saves;
+pub(crate) mod scope;
 pub mod usefulness;

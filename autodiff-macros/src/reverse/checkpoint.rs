@@ -40,7 +40,7 @@ impl Emitter<'_> {
             self.bug = true;
             return true;
         };
-        if !mutcalls::call_live(self.vars, &self.acc, &[], call) {
+        if !call_live(self.vars, &self.acc, &[], call) {
             return false;
         }
         let rt = names::rt();

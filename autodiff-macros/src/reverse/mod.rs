@@ -34,68 +34,17 @@ mod loops;
 mod mutcalls;
 mod plan;
 mod program;
-mod saves;
 mod stmts;
 mod values;
 
-use crate::analysis::usefulness::useful;
+use crate::analysis::reads::{binop_needs, call_live, mark, recomputable, snap_sites, SnapSite};
+use crate::analysis::saves;
+use crate::analysis::scope::{scope_of, simple_for, Level, Scope};
 use crate::codegen::dump::IrDump;
 use crate::transform::normalize::{normalize, R};
 use plan::{affine_offset, affine_split, ViewAccesses, ViewPlan, WindowPlan};
 use program::{Adj, Op, Site, ViewElem};
 use values::StmtCx;
-
-/// Where a block runs, which decides where its saved values live.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Level {
-    /// The function's own block: runs once; values are saved in plain locals.
-    Top,
-    /// Inside branches (`if`, `match`) but outside every loop: runs at most once per call;
-    /// values are saved in `Option` slots declared at the start of the function.
-    Branch,
-    /// Inside a loop: runs any number of times; values are saved on stacks (`Vec`).
-    Loop,
-}
-
-impl Level {
-    /// The level of the blocks of a branch (`if`, `match`) at this level.
-    fn branch(self) -> Level {
-        match self {
-            Level::Top | Level::Branch => Level::Branch,
-            Level::Loop => Level::Loop,
-        }
-    }
-}
-
-/// What the reverse sweep can read by name, shared by the saves analysis and the emitter.
-#[derive(Clone)]
-struct Scope<'a> {
-    vars: &'a [Var],
-    /// Variables declared at the top level (not inside loops or branches).
-    top: BTreeSet<VarId>,
-    /// Loop indices of `for` loops without early exit (the reverse loop rebinds them).
-    rebound: BTreeSet<VarId>,
-    /// Mutable top-level sequences kept up to date in the reverse sweep by restoring each
-    /// overwritten element (Tapenade's strategy), instead of saving every read.
-    restore: BTreeSet<VarId>,
-}
-
-impl Scope<'_> {
-    /// Whether the reverse sweep can name `v` and find the value it had at any read.
-    fn stable(&self, v: VarId) -> bool {
-        let var = &self.vars[v];
-        !var.mutable
-            && (self.top.contains(&v)
-                || self.rebound.contains(&v)
-                || matches!(var.origin, VarOrigin::Param(_)))
-    }
-
-    /// Whether the reverse of a statement can read `v` by name and find the value it had when the
-    /// statement ran: stable variables, and restored sequences.
-    fn stable_at_stmt(&self, v: VarId) -> bool {
-        self.stable(v) || self.restore.contains(&v)
-    }
-}
 
 struct BlockOut {
     fwd: Vec<Op>,
@@ -346,46 +295,6 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
     None
 }
 
-/// What the reverse sweep can read by name (nothing restored yet), and the variables whose
-/// adjoint can be nonzero.
-fn scope_of<'a>(
-    f: &Function,
-    vars: &'a [Var],
-    ret: VarId,
-    body: &[R],
-) -> (Scope<'a>, BTreeSet<VarId>) {
-    let mut top = BTreeSet::new();
-    for p in f.body_params() {
-        top.insert(p.var);
-    }
-    top.insert(ret);
-    collect_top(body, &mut top);
-    let mut rebound = BTreeSet::new();
-    loops::collect_rebound(body, &mut rebound);
-    // Variables with a (possibly) nonzero adjoint: the output, the arguments, and every active
-    // variable read by an assignment to one of them (backward fixpoint, "useful" variables).
-    let mut acc: BTreeSet<VarId> = f
-        .body_params()
-        .filter(|p| p.active)
-        .map(|p| p.var)
-        .collect();
-    acc.insert(ret);
-    loop {
-        let before = acc.len();
-        useful(body, vars, &mut acc);
-        if acc.len() == before {
-            break;
-        }
-    }
-    let scope = Scope {
-        vars,
-        top,
-        rebound,
-        restore: BTreeSet::new(),
-    };
-    (scope, acc)
-}
-
 /// Which product of adjoint and partial the reverse sweep uses. The strong zero (a zero factor
 /// wins over an infinite or NaN one) only changes a result when some factor is infinite or NaN
 /// while the output is finite: a partial of a singular primitive (`sqrt` at 0...), an adjoint
@@ -420,16 +329,6 @@ fn scale_fn(f: &Function) -> syn::Ident {
     let strong = singular || (pole && selects);
     let name = if strong { "scale_strong" } else { "scale" };
     names::runtime_item(name)
-}
-
-fn collect_top(b: &[R], top: &mut BTreeSet<VarId>) {
-    for s in b {
-        if let R::Let { pat, .. } = s {
-            let mut vs = Vec::new();
-            pat.vars(&mut vs);
-            top.extend(vs);
-        }
-    }
 }
 
 impl Emitter<'_> {

@@ -9,13 +9,6 @@
 
 use super::*;
 
-/// Whether the reverse sweep runs the call's `_vjp`: the call reads an active value, and its
-/// result (bound to `bound`) or a sequence it writes has an adjoint.
-pub(super) fn call_live(vars: &[Var], acc: &BTreeSet<VarId>, bound: &[VarId], e: &Expr) -> bool {
-    let live = |v: &VarId| vars[*v].active && acc.contains(v);
-    expr_active(vars, e) && (bound.iter().any(live) || e.mut_borrows().iter().any(live))
-}
-
 impl Emitter<'_> {
     /// `pat` is the `let` pattern binding the call's result, `None` for a call statement (which
     /// drops the value, if the callee gives one: its `_vjp_dropped` is called, with no seed).

@@ -4,20 +4,23 @@
 //! mode (`restore`), decided once before emission with the emitter's own predicates (`mark`,
 //! `snap_sites`, `recomputable`, `restore_set`).
 
-use super::stmts::recomputable;
-use super::values::{mark, snap_sites, SnapSite};
-use super::*;
+use crate::analysis::activity::expr_active;
+use crate::analysis::reads::{call_live, mark, recomputable, snap_sites, SnapSite};
+use crate::analysis::scope::{Level, Scope};
+use crate::ir::*;
+use crate::transform::normalize::R;
+use std::collections::{BTreeSet, HashMap};
 
 /// The saved sets the emitter runs with.
-pub(super) struct Saves {
-    pub(super) needed: BTreeSet<VarId>,
-    pub(super) restore: BTreeSet<VarId>,
+pub(crate) struct Saves {
+    pub(crate) needed: BTreeSet<VarId>,
+    pub(crate) restore: BTreeSet<VarId>,
 }
 
 /// `needed` and `restore` for `body`. `scope` restores nothing yet; `acc` holds the variables
 /// with a (possibly) nonzero adjoint; `checkpoints` the `#[checkpoint]` loops (which keep
 /// nothing of this kind: `checkpoint.rs`).
-pub(super) fn saves(
+pub(crate) fn saves(
     body: &[R],
     scope: &Scope,
     acc: &BTreeSet<VarId>,
@@ -71,7 +74,7 @@ pub(super) fn saves(
 
 /// The mutable top-level `Vec`s whose saved reads outnumber their writes (both weighted by loop
 /// depth): restoring costs one save per write, saving the reads one per read.
-pub(super) fn restore_set(
+pub(crate) fn restore_set(
     scope: &Scope,
     reads_w: &HashMap<VarId, f64>,
     writes_w: &HashMap<VarId, f64>,
@@ -204,7 +207,7 @@ impl<'b> Walk<'_, '_, 'b> {
                     // A call's write cannot be undone element by element: never restored.
                     self.writes_w.insert(v, f64::INFINITY);
                 }
-                if super::mutcalls::call_live(self.scope.vars, self.acc, &vs, e) {
+                if call_live(self.scope.vars, self.acc, &vs, e) {
                     self.prepare(e);
                 }
             }
@@ -269,7 +272,7 @@ mod tests {
     /// The saved sets of `item`, by variable name: (needed, restore).
     fn sets(item: syn::ItemFn) -> (BTreeSet<String>, BTreeSet<String>) {
         let (f, vars, ret, body) = normalized(item);
-        let (scope, acc) = super::super::scope_of(&f, &vars, ret, &body);
+        let (scope, acc) = crate::analysis::scope::scope_of(&f, &vars, ret, &body);
         let s = super::saves(&body, &scope, &acc, &Default::default());
         let names = |set: &BTreeSet<usize>| set.iter().map(|v| vars[*v].name.to_string()).collect();
         (names(&s.needed), names(&s.restore))
