@@ -76,6 +76,7 @@ pub(crate) fn binop_needs(vars: &[Var], op: BinOp, lhs: &Expr, rhs: &Expr) -> [b
 
 /// What the reverse of a statement does about one read under its needed nodes (`needed`, from
 /// `mark`) that it cannot find by name.
+#[derive(Clone, Copy)]
 pub(crate) enum SnapSite<'e> {
     /// An immutable variable declared in a loop or branch: kept by its `let` (`needed`).
     Needed(VarId),

@@ -1,8 +1,10 @@
 //! What the reverse sweep keeps: takes the normalised statements, what the sweep can read by name
 //! and the variables with an adjoint, gives the immutable variables declared in loops or branches
 //! whose values the sweep reads (`needed`) and the mutable top-level sequences kept in restore
-//! mode (`restore`), decided once before emission with the emitter's own predicates (`mark`,
-//! `snap_sites`, `recomputable`, `restore_set`).
+//! mode (`restore`), what the reverse code of each statement reads and which of its reads are
+//! copied before it (`reads`, keyed by expression id), and which needed `let`s are recomputed
+//! rather than saved (`recompute`): the tables the reverse emitter reads, decided once before
+//! emission with the predicates of `reads.rs`.
 
 use crate::analysis::activity::expr_active;
 use crate::analysis::reads::{call_live, mark, recomputable, snap_sites, SnapSite};
@@ -11,21 +13,94 @@ use crate::ir::*;
 use crate::transform::normalize::R;
 use std::collections::{BTreeSet, HashMap};
 
-/// The saved sets the emitter runs with.
-pub(crate) struct Saves {
+/// The saves table the reverse emitter reads (it decides nothing of this itself).
+pub(crate) struct Saves<'b> {
+    /// Immutable variables declared in loops or branches whose values the reverse sweep reads.
     pub(crate) needed: BTreeSet<VarId>,
+    /// Mutable top-level sequences kept in restore mode.
     pub(crate) restore: BTreeSet<VarId>,
+    /// Per expression whose reverse code reads values, keyed by its root's id (the value of a
+    /// `let`, an assignment or a push, a call writing through `&mut`): what it reads.
+    pub(crate) reads: HashMap<ExprId, StmtReads<'b>>,
+    /// The needed immutable `let`s in loops and branches: recomputed at the start of their
+    /// block's reverse (`true`) or saved, with the variables the recomputation keeps in turn.
+    pub(crate) recompute: HashMap<VarId, (bool, Vec<VarId>)>,
+    /// Whether the table is consistent: no sequence beyond `restore` is worth restoring once
+    /// the reads are counted with `restore` known, and no two roots share an id. Otherwise the
+    /// expansion reports an internal error.
+    pub(crate) consistent: bool,
 }
 
-/// `needed` and `restore` for `body`. `scope` restores nothing yet; `acc` holds the variables
-/// with a (possibly) nonzero adjoint; `checkpoints` the `#[checkpoint]` loops (which keep
-/// nothing of this kind: `checkpoint.rs`).
-pub(crate) fn saves(
-    body: &[R],
+/// What the reverse code of one statement's expression reads.
+pub(crate) struct StmtReads<'b> {
+    /// The nodes whose values the rules read (`mark`).
+    pub(crate) nodes: BTreeSet<ExprId>,
+    /// The reads among them the reverse sweep cannot find by name, in the order it computes
+    /// them (`snap_sites`, with the restored sequences known).
+    pub(crate) sites: Vec<SnapSite<'b>>,
+}
+
+/// The saves table of `body`. `scope` restores nothing yet; `acc` holds the variables with a
+/// (possibly) nonzero adjoint; `checkpoints` the `#[checkpoint]` loops (which keep nothing of
+/// this kind: `reverse/checkpoint.rs`). Two walks: the first counts reads and writes to decide
+/// the restored sequences, the second finds what each statement reads with them known.
+pub(crate) fn saves<'b>(
+    body: &'b [R],
     scope: &Scope,
     acc: &BTreeSet<VarId>,
     checkpoints: &std::collections::BTreeMap<VarId, crate::ir::Checkpoint>,
-) -> Saves {
+) -> Saves<'b> {
+    let first = walk(body, scope, acc, checkpoints);
+    // The counts do not depend on the restored set: a read of a restored sequence is no longer
+    // counted, and nothing else changes.
+    let restore = restore_set(scope, &first.reads_w, &first.writes_w);
+    let scope = Scope {
+        restore,
+        ..scope.clone()
+    };
+    let w = walk(body, &scope, acc, checkpoints);
+    let consistent =
+        !w.clash && restore_set(&scope, &w.reads_w, &w.writes_w).is_subset(&scope.restore);
+    let mut needed = w.needed;
+    // The index of an element write is computed in the reverse sweep when the element's adjoint
+    // or its restored value is located there.
+    for (ix, useful, v) in &w.indices {
+        if *useful || scope.restore.contains(v) {
+            val_names(&scope, ix, &mut needed);
+        }
+    }
+    // A needed `let` recomputed in the reverse sweep needs what it reads: one round per link of
+    // a chain (`let a = x[i]; let b = a * 2.0;` ...).
+    let mut recompute = HashMap::new();
+    loop {
+        let before = needed.len();
+        for (var, init) in &w.lets {
+            if needed.contains(var) {
+                let r = recomputable(&scope, init);
+                needed.extend(r.1.iter().copied());
+                recompute.insert(*var, r);
+            }
+        }
+        if needed.len() == before {
+            break;
+        }
+    }
+    Saves {
+        needed,
+        restore: scope.restore.clone(),
+        reads: w.reads,
+        recompute,
+        consistent,
+    }
+}
+
+/// One walk over `body` with `scope`.
+fn walk<'s, 'a, 'b>(
+    body: &'b [R],
+    scope: &'s Scope<'a>,
+    acc: &'s BTreeSet<VarId>,
+    checkpoints: &'s std::collections::BTreeMap<VarId, crate::ir::Checkpoint>,
+) -> Walk<'s, 'a, 'b> {
     let mut walk = Walk {
         scope,
         acc,
@@ -36,40 +111,11 @@ pub(crate) fn saves(
         writes_w: HashMap::new(),
         lets: Vec::new(),
         indices: Vec::new(),
+        reads: HashMap::new(),
+        clash: false,
     };
     walk.block(body, Level::Top);
-    // The counts do not depend on the restored set: a read of a restored sequence is no longer
-    // counted, and nothing else changes.
-    let restore = restore_set(scope, &walk.reads_w, &walk.writes_w);
-    let scope = Scope {
-        restore,
-        ..scope.clone()
-    };
-    let mut needed = walk.needed;
-    // The index of an element write is computed in the reverse sweep when the element's adjoint
-    // or its restored value is located there.
-    for (ix, useful, v) in &walk.indices {
-        if *useful || scope.restore.contains(v) {
-            val_names(&scope, ix, &mut needed);
-        }
-    }
-    // A needed `let` recomputed in the reverse sweep needs what it reads: one round per link of
-    // a chain (`let a = x[i]; let b = a * 2.0;` ...).
-    loop {
-        let before = needed.len();
-        for (var, init) in &walk.lets {
-            if needed.contains(var) {
-                needed.extend(recomputable(&scope, init).1);
-            }
-        }
-        if needed.len() == before {
-            break;
-        }
-    }
-    Saves {
-        needed,
-        restore: scope.restore,
-    }
+    walk
 }
 
 /// The mutable top-level `Vec`s whose saved reads outnumber their writes (both weighted by loop
@@ -146,6 +192,10 @@ struct Walk<'s, 'a, 'b> {
     lets: Vec<(VarId, &'b Expr)>,
     /// Indices of element writes: the index, whether the write is useful, the sequence.
     indices: Vec<(&'b Expr, bool, VarId)>,
+    /// What each prepared expression reads, by its root's id.
+    reads: HashMap<ExprId, StmtReads<'b>>,
+    /// Two prepared roots shared an id.
+    clash: bool,
 }
 
 impl<'b> Walk<'_, '_, 'b> {
@@ -162,13 +212,13 @@ impl<'b> Walk<'_, '_, 'b> {
     }
 
     /// What `Emitter::prepare` finds for `e`.
-    fn prepare(&mut self, e: &Expr) {
+    fn prepare(&mut self, e: &'b Expr) {
         let mut nodes = BTreeSet::new();
         mark(self.scope.vars, e, false, &mut nodes);
         let mut sites = Vec::new();
         snap_sites(self.scope, e, &nodes, &mut sites);
         let w = 8f64.powi(self.depth);
-        for site in sites {
+        for site in sites.iter().copied() {
             let counted = match site {
                 SnapSite::Needed(v) => {
                     self.needed.insert(v);
@@ -182,6 +232,11 @@ impl<'b> Walk<'_, '_, 'b> {
                 *self.reads_w.entry(v).or_insert(0.0) += w;
             }
         }
+        self.clash |= e.id == ExprId::NONE;
+        self.clash |= self
+            .reads
+            .insert(e.id, StmtReads { nodes, sites })
+            .is_some();
     }
 
     fn block(&mut self, stmts: &'b [R], level: Level) {

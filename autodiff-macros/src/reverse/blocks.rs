@@ -120,8 +120,6 @@ impl Emitter<'_> {
             R::Push { vec, value } => {
                 let name = self.uname(*vec);
                 let v = self.fwd_expr(value);
-                let wt = self.weight();
-                *self.writes_w.entry(*vec).or_insert(0.0) += wt;
                 let restored = self.scope.restore.contains(vec);
                 let live = self.vars[*vec].active && self.acc.contains(vec);
                 if restored && !live {

@@ -27,8 +27,6 @@ impl Emitter<'_> {
         out: &mut BlockOut,
     ) -> bool {
         let w = spec.state;
-        // A call's write cannot be undone element by element: never restored.
-        self.writes_w.insert(w, f64::INFINITY);
         let call = match body {
             [R::Eval(e)] if e.mut_borrows() == [w] => e,
             _ => {

@@ -174,9 +174,7 @@ impl Emitter<'_> {
 
     /// A loop body's sweeps, its values saved once an iteration on one tape of tuples.
     pub(super) fn loop_body(&mut self, body: &[R]) -> BlockOut {
-        self.depth += 1;
         let mut b = self.block(body, Level::Loop);
-        self.depth -= 1;
         let mut n = self.n;
         let unused = program::combine_tapes(&mut b.fwd, &mut b.pops, || {
             n += 1;
@@ -485,7 +483,7 @@ impl Emitter<'_> {
             let mut b = self.loop_body(body);
             // Nested tapes are reserved only for loops without early exit.
             self.nested_reserve.truncate(pending_from);
-            if self.needed.contains(&var) {
+            if self.saves.needed.contains(&var) {
                 self.needed_now.insert(var);
                 let site = Site::Tape(self.fresh("t"));
                 self.sites.push(site.clone());

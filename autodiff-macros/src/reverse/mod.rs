@@ -37,7 +37,7 @@ mod program;
 mod stmts;
 mod values;
 
-use crate::analysis::reads::{binop_needs, call_live, mark, recomputable, snap_sites, SnapSite};
+use crate::analysis::reads::{binop_needs, call_live, SnapSite};
 use crate::analysis::saves;
 use crate::analysis::scope::{scope_of, simple_for, Level, Scope};
 use crate::codegen::dump::IrDump;
@@ -77,8 +77,10 @@ struct Emitter<'a> {
     n: usize,
     /// Save sites inside loops and branches (tapes and slots), declared at the start.
     sites: Vec<Site>,
-    /// Immutable non-top-level variables whose value the reverse sweep reads.
-    needed: BTreeSet<VarId>,
+    /// The saves table (`analysis/saves.rs`): what is kept, restored, copied before each
+    /// statement, recomputed. The emitter reads it and decides none of it.
+    saves: &'a saves::Saves<'a>,
+    /// The immutable non-top-level variables emission named, checked against `saves.needed`.
     needed_now: BTreeSet<VarId>,
     /// Variables whose adjoint can be nonzero (the usefulness analysis): only these get an adjoint.
     acc: BTreeSet<VarId>,
@@ -87,11 +89,6 @@ struct Emitter<'a> {
     ret: VarId,
     /// Set when a value was needed that `prepare` did not save: an internal error.
     bug: bool,
-    /// Loop-depth-weighted counts of saved reads and of writes per variable, checked against
-    /// the saves analysis after emission.
-    reads_w: HashMap<VarId, f64>,
-    writes_w: HashMap<VarId, f64>,
-    depth: i32,
     /// Adjoint windows of the loop being emitted: element adjoints `b[i + c]` kept in locals.
     windows: HashMap<VarId, Window>,
     /// Slice views of the loop being emitted: `arr[e + i + c]` read through a sub-slice taken
@@ -236,9 +233,12 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
         return None;
     }
     let (scope, acc) = scope_of(f, &vars, ret, &body);
-    // What must be kept, decided once before emission (`saves.rs`).
-    let saves::Saves { needed, restore } = saves::saves(&body, &scope, &acc, &f.checkpoints);
-    let scope = Scope { restore, ..scope };
+    // What must be kept, decided once before emission (`analysis/saves.rs`).
+    let saves = saves::saves(&body, &scope, &acc, &f.checkpoints);
+    let scope = Scope {
+        restore: saves.restore.clone(),
+        ..scope
+    };
     let plan_from = |from: usize, dump: &mut IrDump| {
         let (plan, report) = crate::analysis::fusion::plan(&body, &vars, ret, &f.checkpoints, from);
         dump.section("loop fusion (reverse mode)", || fuse::report_text(&report));
@@ -249,15 +249,12 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
         vars: &vars,
         n: 0,
         sites: Vec::new(),
-        needed: needed.clone(),
+        saves: &saves,
         needed_now: BTreeSet::new(),
         acc: acc.clone(),
         scope: scope.clone(),
         ret,
         bug: false,
-        reads_w: HashMap::new(),
-        writes_w: HashMap::new(),
-        depth: 0,
         windows: HashMap::new(),
         views: HashMap::new(),
         adj_views: HashMap::new(),
@@ -280,10 +277,9 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
             _ => break (em, program),
         }
     };
-    // Emission must find exactly what the analysis computed: the values it needed, and no
-    // further sequence worth restoring.
-    let agree = em.needed_now == needed
-        && saves::restore_set(&em.scope, &em.reads_w, &em.writes_w).is_subset(&em.scope.restore);
+    // Emission must name exactly the values the analysis kept, and the analysis must agree
+    // with itself (`Saves::consistent`).
+    let agree = em.needed_now == saves.needed && saves.consistent;
     if !em.bug && agree {
         return Some(program);
     }
@@ -366,15 +362,6 @@ impl Emitter<'_> {
     /// statement ran: stable variables, and restored sequences.
     fn stable_at_stmt(&self, v: VarId) -> bool {
         self.scope.stable_at_stmt(v)
-    }
-
-    fn weight(&self) -> f64 {
-        8f64.powi(self.depth)
-    }
-
-    fn count_read(&mut self, v: VarId) {
-        let w = self.weight();
-        *self.reads_w.entry(v).or_insert(0.0) += w;
     }
 
     fn stable(&self, v: VarId) -> bool {

@@ -27,11 +27,6 @@ impl Emitter<'_> {
         if let Some(p) = pat {
             p.vars(&mut bound);
         }
-        let borrows = e.mut_borrows();
-        for v in &borrows {
-            // A call's write cannot be undone element by element: never restored.
-            self.writes_w.insert(*v, f64::INFINITY);
-        }
         let live = call_live(self.vars, &self.acc, &bound, e);
         let mut cx = StmtCx::new(level);
         let mut copies = HashMap::new();
@@ -68,7 +63,7 @@ impl Emitter<'_> {
                 // A result the reverse sweep reads, bound in a loop or branch: saved.
                 if level != Level::Top {
                     for v in &bound {
-                        if self.needed.contains(v) && !self.vars[*v].mutable {
+                        if self.saves.needed.contains(v) && !self.vars[*v].mutable {
                             let name = self.uname(*v);
                             let value = self.fwd_expr(&Expr::new(ExprKind::Var(*v), e.span));
                             self.save(value, level, out, Some(name));

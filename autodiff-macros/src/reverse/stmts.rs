@@ -94,8 +94,8 @@ impl Emitter<'_> {
             // (saved or recomputed at the start of the block's reverse): a rule reading its
             // output (`let b = a.exp();`) reads `b` instead of computing it again.
             if let Pat::Bind(var) = pat {
-                let kept =
-                    !self.vars[*var].mutable && (level == Level::Top || self.needed.contains(var));
+                let kept = !self.vars[*var].mutable
+                    && (level == Level::Top || self.saves.needed.contains(var));
                 if kept
                     && matches!(init.kind, ExprKind::Method { .. } | ExprKind::Binary { .. })
                     && !cx.snap.contains_key(&init.id)
@@ -114,9 +114,15 @@ impl Emitter<'_> {
         // A value defined in a loop or branch that the reverse sweep reads: recompute or save.
         if level != Level::Top {
             if let Pat::Bind(var) = pat {
-                if self.needed.contains(var) && !self.vars[*var].mutable {
+                if self.saves.needed.contains(var) && !self.vars[*var].mutable {
                     let name = self.uname(*var);
-                    let (cheap, kept) = recomputable(&self.scope, init);
+                    let (cheap, kept) = match self.saves.recompute.get(var) {
+                        Some((cheap, kept)) => (*cheap, kept.clone()),
+                        None => {
+                            self.bug = true;
+                            (false, Vec::new())
+                        }
+                    };
                     self.needed_now.extend(kept);
                     if cheap {
                         // `p` keeps the user's annotation, which may fix the float type.
@@ -130,7 +136,7 @@ impl Emitter<'_> {
                 let mut vs2 = Vec::new();
                 pat.vars(&mut vs2);
                 for var in vs2 {
-                    if self.needed.contains(&var) && !self.vars[var].mutable {
+                    if self.saves.needed.contains(&var) && !self.vars[var].mutable {
                         let name = self.uname(var);
                         let value = self.fwd_expr(&Expr::new(ExprKind::Var(var), init.span));
                         self.save(value, level, out, Some(name.clone()));
@@ -207,8 +213,6 @@ impl Emitter<'_> {
         let mut cx = StmtCx::new(level);
         let mut rev = Vec::new();
         let restored = self.scope.restore.contains(&v);
-        let wt = self.weight();
-        *self.writes_w.entry(v).or_insert(0.0) += wt;
         // The index of an element write locates the element's adjoint (and the restored value).
         let idx = match place {
             Place::Index(_, i) if useful || restored => Some(self.val(i, &mut cx, out, &mut rev)),

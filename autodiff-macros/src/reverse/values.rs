@@ -9,10 +9,16 @@ impl Emitter<'_> {
     /// Saves, before the statement, every read whose value may change later; the reverse code of
     /// the statement then reads the saved copies (`cx.snap`).
     pub(super) fn prepare(&mut self, e: &Expr, cx: &mut StmtCx, out: &mut BlockOut) {
-        // Walk in the same order as `val` would: every leaf under a node whose value is needed.
-        mark(self.vars, e, false, &mut cx.needed);
+        // The analysis found, in the order `val` walks, every leaf under a node whose value is
+        // needed and the reads among them to copy.
+        let saves = self.saves;
+        let Some(reads) = saves.reads.get(&e.id) else {
+            self.bug = true;
+            return;
+        };
+        cx.needed.extend(reads.nodes.iter().copied());
         let mut snaps = Vec::new();
-        self.collect_snaps(e, cx, &mut snaps);
+        self.collect_snaps(&reads.sites, &mut snaps);
         let mut sub_slices = std::collections::BTreeMap::new();
         e.visit(&mut |n| {
             if let ExprKind::SubSlice { array, .. } = &n.kind {
@@ -203,23 +209,13 @@ impl Emitter<'_> {
 
     /// Leaves under needed nodes whose value the reverse sweep cannot find by name: copies
     /// taken before the statement, and immutable variables it needs kept (`needed_now`).
-    pub(super) fn collect_snaps<'e>(
-        &mut self,
-        e: &'e Expr,
-        cx: &StmtCx,
-        snaps: &mut Vec<Snap<'e>>,
-    ) {
-        let mut sites = Vec::new();
-        snap_sites(&self.scope, e, &cx.needed, &mut sites);
-        for site in sites {
+    pub(super) fn collect_snaps<'e>(&mut self, sites: &[SnapSite<'e>], snaps: &mut Vec<Snap<'e>>) {
+        for site in sites.iter().copied() {
             match site {
                 SnapSite::Needed(v) => {
                     self.needed_now.insert(v);
                 }
-                SnapSite::Copy { read, counted } => {
-                    if let Some(v) = counted {
-                        self.count_read(v);
-                    }
+                SnapSite::Copy { read, .. } => {
                     let t = self.fwd_expr(read);
                     // A variable of a type the macro does not know (`v: &mut Vec<i32>`, a user
                     // type) is copied by `clone` (a move would end it).
@@ -234,7 +230,6 @@ impl Emitter<'_> {
                 SnapSite::OwnedVar { read, var } => {
                     // The copy has the variable's own type (an array stays an array); `val`
                     // then borrows it.
-                    self.count_read(var);
                     snaps.push(Snap::new(read, true, self.owned_copy(var)));
                 }
                 SnapSite::OwnedSlice(read) => {
