@@ -32,17 +32,16 @@ mod checkpoint;
 mod fuse;
 mod loops;
 mod mutcalls;
-mod plan;
 mod program;
 mod stmts;
 mod values;
 
+use crate::analysis::access::{self as plan, affine_offset, affine_split, LoopAccess};
 use crate::analysis::reads::{binop_needs, call_live, SnapSite};
 use crate::analysis::saves;
 use crate::analysis::scope::{scope_of, simple_for, Level, Scope};
 use crate::codegen::dump::IrDump;
 use crate::transform::normalize::{normalize, R};
-use plan::{affine_offset, affine_split, ViewAccesses, ViewPlan, WindowPlan};
 use program::{Adj, Op, Site, ViewElem};
 use values::StmtCx;
 
@@ -80,6 +79,8 @@ struct Emitter<'a> {
     /// The saves table (`analysis/saves.rs`): what is kept, restored, copied before each
     /// statement, recomputed. The emitter reads it and decides none of it.
     saves: &'a saves::Saves<'a>,
+    /// The access table of the simple `for` loops (`analysis/access.rs`), by index variable.
+    access: &'a HashMap<VarId, LoopAccess>,
     /// The immutable non-top-level variables emission named, checked against `saves.needed`.
     needed_now: BTreeSet<VarId>,
     /// Variables whose adjoint can be nonzero (the usefulness analysis): only these get an adjoint.
@@ -239,6 +240,8 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
         restore: saves.restore.clone(),
         ..scope
     };
+    // The loops' access patterns, for adjoint windows and slice views (`analysis/access.rs`).
+    let access = crate::analysis::access::loop_access(&body, &scope, &acc);
     let plan_from = |from: usize, dump: &mut IrDump| {
         let (plan, report) = crate::analysis::fusion::plan(&body, &vars, ret, &f.checkpoints, from);
         dump.section("loop fusion (reverse mode)", || fuse::report_text(&report));
@@ -250,6 +253,7 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
         n: 0,
         sites: Vec::new(),
         saves: &saves,
+        access: &access,
         needed_now: BTreeSet::new(),
         acc: acc.clone(),
         scope: scope.clone(),
