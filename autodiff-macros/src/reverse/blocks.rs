@@ -61,48 +61,18 @@ impl Emitter<'_> {
         zeros
     }
 
-    /// Drops the saved copies statement `s` may have made stale: those of the variable it
-    /// writes, all of them after a statement with blocks or a call writing through `&mut`, those
-    /// of changing variables of unknown types that a call or method reads.
+    /// Drops the saved copies statement `s` may have made stale: those of the variables it
+    /// writes (`R::writes`), all of them after a statement with blocks or a call writing through
+    /// `&mut`.
     pub(super) fn forget_copies(&mut self, s: &R) {
-        // A variable of a type the macro does not know (`v: &mut Vec<usize>`, a generator)
-        // read by a call or a method may be changed by it (passed on bare, `v.sort()`).
-        let value = match s {
-            R::Let { init: Some(e), .. } | R::Eval(e) => Some(e),
-            R::Assign { value, .. } | R::Push { value, .. } => Some(value),
-            _ => None,
-        };
-        if let Some(e) = value {
-            let mut calls = false;
-            e.visit(&mut |n| {
-                calls |= matches!(
-                    n.kind,
-                    ExprKind::Call { .. }
-                        | ExprKind::PlainCall { .. }
-                        | ExprKind::PlainMethod { .. }
-                )
-            });
-            if calls {
-                let mut reads = Vec::new();
-                e.reads(&mut reads);
-                let vars = self.vars;
-                self.copies.retain(|c| {
-                    !(reads.contains(&c.var)
-                        && vars[c.var].mutable
-                        && vars[c.var].shape == Shape::Other)
-                });
-            }
-        }
+        let mut written = Vec::new();
+        s.writes(self.vars, &mut written);
+        self.copies.retain(|c| !written.contains(&c.var));
         match s {
             R::Let { init: Some(e), .. } | R::Eval(e) if !e.mut_borrows().is_empty() => {
                 self.copies.clear()
             }
-            R::Let { .. } | R::Eval(_) | R::Exit(_) => {}
-            R::Assign { place, .. } => {
-                let v = place.var();
-                self.copies.retain(|c| c.var != v);
-            }
-            R::Push { vec, .. } => self.copies.retain(|c| c.var != *vec),
+            R::Let { .. } | R::Eval(_) | R::Exit(_) | R::Assign { .. } | R::Push { .. } => {}
             R::Macro(..) | R::If { .. } | R::Match { .. } | R::For { .. } | R::While { .. } => {
                 self.copies.clear()
             }
