@@ -226,3 +226,12 @@ pub(crate) fn call_live(vars: &[Var], acc: &BTreeSet<VarId>, bound: &[VarId], e:
     let live = |v: &VarId| vars[*v].active && acc.contains(v);
     expr_active(vars, e) && (bound.iter().any(live) || e.mut_borrows().iter().any(live))
 }
+
+/// Whether the reverse sweep recomputes a value steering control flow (a condition, a
+/// scrutinee, a loop's bounds) rather than reading it saved: when it calls no differentiated
+/// function and reads only variables it can name (`Scope::stable`).
+pub(crate) fn decision_recomputable(scope: &Scope, e: &Expr) -> bool {
+    let mut reads = Vec::new();
+    e.reads(&mut reads);
+    !e.has_call_to_companion() && reads.iter().all(|v| scope.stable(*v))
+}

@@ -7,7 +7,9 @@
 //! emission with the predicates of `reads.rs`.
 
 use crate::analysis::activity::expr_active;
-use crate::analysis::reads::{call_live, mark, recomputable, snap_sites, SnapSite};
+use crate::analysis::reads::{
+    call_live, decision_recomputable, mark, recomputable, snap_sites, SnapSite,
+};
 use crate::analysis::scope::{Level, Scope};
 use crate::ir::*;
 use crate::transform::normalize::R;
@@ -25,6 +27,10 @@ pub(crate) struct Saves<'b> {
     /// The needed immutable `let`s in loops and branches: recomputed at the start of their
     /// block's reverse (`true`) or saved, with the variables the recomputation keeps in turn.
     pub(crate) recompute: HashMap<VarId, (bool, Vec<VarId>)>,
+    /// The values steering control flow the reverse sweep reads (a condition, a scrutinee, a
+    /// `for` loop's bounds), by id: recomputed there (`true`: no call of a differentiated
+    /// function, only stable reads) or saved.
+    pub(crate) decisions: HashMap<ExprId, bool>,
     /// Whether the table is consistent: no sequence beyond `restore` is worth restoring once
     /// the reads are counted with `restore` known, and no two roots share an id. Otherwise the
     /// expansion reports an internal error.
@@ -89,6 +95,7 @@ pub(crate) fn saves<'b>(
         needed,
         restore: scope.restore.clone(),
         reads: w.reads,
+        decisions: w.decisions,
         recompute,
         consistent,
     }
@@ -112,6 +119,7 @@ fn walk<'s, 'a, 'b>(
         lets: Vec::new(),
         indices: Vec::new(),
         reads: HashMap::new(),
+        decisions: HashMap::new(),
         clash: false,
     };
     walk.block(body, Level::Top);
@@ -194,7 +202,9 @@ struct Walk<'s, 'a, 'b> {
     indices: Vec<(&'b Expr, bool, VarId)>,
     /// What each prepared expression reads, by its root's id.
     reads: HashMap<ExprId, StmtReads<'b>>,
-    /// Two prepared roots shared an id.
+    /// Decisions recomputed (`true`) or saved, by id.
+    decisions: HashMap<ExprId, bool>,
+    /// Two prepared roots or decisions shared an id.
     clash: bool,
 }
 
@@ -237,6 +247,13 @@ impl<'b> Walk<'_, '_, 'b> {
             .reads
             .insert(e.id, StmtReads { nodes, sites })
             .is_some();
+    }
+
+    /// Whether the reverse sweep recomputes the decision `e` or reads it saved.
+    fn decide(&mut self, e: &Expr) {
+        let recomputed = decision_recomputable(self.scope, e);
+        self.clash |= e.id == ExprId::NONE;
+        self.clash |= self.decisions.insert(e.id, recomputed).is_some();
     }
 
     fn block(&mut self, stmts: &'b [R], level: Level) {
@@ -298,21 +315,39 @@ impl<'b> Walk<'_, '_, 'b> {
                     self.prepare(value);
                 }
             }
-            R::If { then, els, .. } => {
+            R::If { cond, then, els } => {
+                self.decide(cond);
                 self.block(then, level.branch());
                 self.block(els, level.branch());
             }
-            R::Match { arms, .. } => {
+            R::Match { scrut, arms } => {
+                self.decide(scrut);
                 for (_, b) in arms {
                     self.block(b, level.branch());
                 }
             }
-            R::For { var, .. } if self.checkpoints.contains_key(var) => {
-                // The state is written by the call; the steps are recomputed, nothing is saved.
-                let state = self.checkpoints[var].state;
-                self.writes_w.insert(state, f64::INFINITY);
+            R::For {
+                var, range, body, ..
+            } => {
+                let Range::Bounds {
+                    start, end, step, ..
+                } = range;
+                for e in [Some(start), Some(end), step.as_ref()]
+                    .into_iter()
+                    .flatten()
+                {
+                    self.decide(e);
+                }
+                match self.checkpoints.get(var) {
+                    // The state is written by the call; the steps are recomputed, nothing is
+                    // saved.
+                    Some(spec) => {
+                        self.writes_w.insert(spec.state, f64::INFINITY);
+                    }
+                    None => self.loop_body(body),
+                }
             }
-            R::For { body, .. } | R::While { body, .. } => self.loop_body(body),
+            R::While { body, .. } => self.loop_body(body),
             R::Let { init: None, .. } | R::Eval(_) | R::Macro(..) | R::Exit(_) => {}
         }
     }

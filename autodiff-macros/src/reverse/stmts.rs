@@ -5,7 +5,7 @@ use super::*;
 
 impl Emitter<'_> {
     /// A value the reverse sweep needs to steer control flow (a condition, a scrutinee, loop
-    /// bounds): recomputed when it only reads stable variables, saved otherwise.
+    /// bounds): recomputed or saved, as the saves table says.
     pub(super) fn decision(&mut self, e: &Expr, level: Level, out: &mut BlockOut) -> TokenStream {
         let v = self.fwd_expr(e);
         self.decision_of(e, v, level, out)
@@ -19,9 +19,14 @@ impl Emitter<'_> {
         level: Level,
         out: &mut BlockOut,
     ) -> TokenStream {
-        let mut reads = Vec::new();
-        e.reads(&mut reads);
-        let recomputable = !e.has_call_to_companion() && reads.iter().all(|v| self.stable(*v));
+        // Decided by the saves analysis (`analysis/reads.rs`, `decision_recomputable`).
+        let recomputable = match self.saves.decisions.get(&e.id) {
+            Some(r) => *r,
+            None => {
+                self.bug = true;
+                false
+            }
+        };
         if recomputable {
             return self.fwd_expr(e);
         }
