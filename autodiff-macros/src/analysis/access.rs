@@ -555,3 +555,84 @@ pub(crate) fn collect_seq_uses(s: &R, out: &mut Vec<VarId>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::scope::{scope_of, Scope};
+    use crate::testing::normalized;
+    use syn::parse_quote;
+
+    /// The windows (`name lo..=hi`, `?` when guarded) and views (`name lo..=hi prim adj`) of
+    /// the loop over the variable named `index` in `item`.
+    fn access(item: syn::ItemFn, index: &str) -> (Vec<String>, Vec<String>) {
+        let (f, vars, ret, body) = normalized(item);
+        let (scope, acc) = scope_of(&f, &vars, ret, &body);
+        let saves = crate::analysis::saves::saves(&body, &scope, &acc, &f.checkpoints);
+        let scope = Scope {
+            restore: saves.restore.clone(),
+            ..scope
+        };
+        let table = super::loop_access(&body, &scope, &acc);
+        let i = (0..vars.len())
+            .find(|v| vars[*v].name == index)
+            .expect("no such index");
+        let name = |v: usize| vars[v].name.to_string();
+        let a = &table[&i];
+        let windows = a
+            .windows
+            .iter()
+            .map(|w| {
+                let g = if w.guarded { "?" } else { "" };
+                format!("{}{g} {}..={}", name(w.var), w.lo, w.hi)
+            })
+            .collect();
+        let views = a
+            .views
+            .iter()
+            .map(|v| format!("{} {}..={} {} {}", name(v.var), v.lo, v.hi, v.prim, v.adj))
+            .collect();
+        (windows, views)
+    }
+
+    #[test]
+    fn a_stencil_gets_windows_and_views() {
+        let (windows, views) = access(
+            parse_quote! {
+                fn f(x: &[f64], w: &[f64], n: usize) -> f64 {
+                    let mut s = 0.0;
+                    for i in 1..n {
+                        s = s + x[i - 1] * x[i + 1] * w[3 + i];
+                        if i > 2 {
+                            s = s + x[i];
+                        }
+                    }
+                    s
+                }
+            },
+            "i",
+        );
+        // `x` is also read under a branch: its window checks that each element exists, and it
+        // gets no view. `w[3 + i]` is `w[i + 3]`: a window, and a view of its values and of its
+        // adjoint.
+        assert_eq!(windows, ["x? -1..=1", "w 3..=3"]);
+        assert_eq!(views, ["w 3..=3 true true"]);
+    }
+
+    #[test]
+    fn an_invariant_offset_gets_a_view_not_a_window() {
+        let (windows, views) = access(
+            parse_quote! {
+                fn f(x: &[f64], k: usize, n: usize) -> f64 {
+                    let mut s = 0.0;
+                    for j in 0..n {
+                        s = s + x[k + j] * x[k + j + 1];
+                    }
+                    s
+                }
+            },
+            "j",
+        );
+        assert!(windows.is_empty(), "{windows:?}");
+        assert_eq!(views, ["x 0..=1 true true"]);
+    }
+}
