@@ -44,6 +44,50 @@ pub(crate) struct StmtReads<'b> {
     /// The reads among them the reverse sweep cannot find by name, in the order it computes
     /// them (`snap_sites`, with the restored sequences known).
     pub(crate) sites: Vec<SnapSite<'b>>,
+    /// Where the copy of each site comes from (same order; unused for `SnapSite::Needed`).
+    pub(crate) from: Vec<CopyFrom<'b>>,
+}
+
+/// Where the copy of a read the reverse of a statement reads comes from.
+#[derive(Clone, Copy)]
+pub(crate) enum CopyFrom<'b> {
+    /// Saved before this statement.
+    Saved,
+    /// The copy saved for the read with this id: the same read earlier in this statement
+    /// (`s * s` saves `s` once), or in an earlier statement of the same block whose variable
+    /// no statement since may have written (`ir::writes`).
+    Copy(ExprId),
+    /// The element at this index of the whole copy saved for the read with this id (`s[0]` for
+    /// `y[0]` after `y` was saved whole for `g(&y)`).
+    Element(ExprId, &'b Expr),
+}
+
+/// A copy saved earlier in the block being walked: of variable `var` whole (`index` `None`) or
+/// of its element `var[index]`, saved for the read with id `read`.
+struct SavedCopy<'b> {
+    var: VarId,
+    index: Option<&'b Expr>,
+    read: ExprId,
+}
+
+/// The variable and index of a read that a saved copy can stand for: a whole variable, or an
+/// element whose index reads only values the reverse sweep can name (no element reads, no
+/// calls), so that the index means the same at every statement of the block and can be
+/// computed again in the reverse sweep.
+fn copy_key<'e>(scope: &Scope, read: &'e Expr) -> Option<(VarId, Option<&'e Expr>)> {
+    match &read.kind {
+        ExprKind::Var(v) => Some((*v, None)),
+        ExprKind::Index { base, index } => {
+            let mut plain = true;
+            index.visit(&mut |n| match &n.kind {
+                ExprKind::Lit(_) | ExprKind::Binary { .. } | ExprKind::Unary { .. } => {}
+                ExprKind::Var(v) => plain &= scope.stable(*v),
+                _ => plain = false,
+            });
+            plain.then_some((*base, Some(&**index)))
+        }
+        _ => None,
+    }
 }
 
 /// The saves table of `body`. `scope` restores nothing yet; `acc` holds the variables with a
@@ -119,6 +163,7 @@ fn walk<'s, 'a, 'b>(
         lets: Vec::new(),
         indices: Vec::new(),
         reads: HashMap::new(),
+        copies: Vec::new(),
         decisions: HashMap::new(),
         clash: false,
     };
@@ -202,6 +247,8 @@ struct Walk<'s, 'a, 'b> {
     indices: Vec<(&'b Expr, bool, VarId)>,
     /// What each prepared expression reads, by its root's id.
     reads: HashMap<ExprId, StmtReads<'b>>,
+    /// Copies saved earlier in the block being walked, oldest first.
+    copies: Vec<SavedCopy<'b>>,
     /// Decisions recomputed (`true`) or saved, by id.
     decisions: HashMap<ExprId, bool>,
     /// Two prepared roots or decisions shared an id.
@@ -242,11 +289,93 @@ impl<'b> Walk<'_, '_, 'b> {
                 *self.reads_w.entry(v).or_insert(0.0) += w;
             }
         }
+        let from = self.copies_from(&sites);
         self.clash |= e.id == ExprId::NONE;
         self.clash |= self
             .reads
-            .insert(e.id, StmtReads { nodes, sites })
+            .insert(e.id, StmtReads { nodes, sites, from })
             .is_some();
+    }
+
+    /// Where each site's copy comes from, noting the copies saved here for later statements.
+    fn copies_from(&mut self, sites: &[SnapSite<'b>]) -> Vec<CopyFrom<'b>> {
+        // The reads saved for this statement: the read, whether its copy is owned.
+        let mut saved: Vec<(&'b Expr, bool)> = Vec::new();
+        let mut from = Vec::new();
+        for site in sites {
+            let (read, owned) = match *site {
+                SnapSite::Needed(_) => {
+                    from.push(CopyFrom::Saved);
+                    continue;
+                }
+                SnapSite::Copy { read, .. } => (read, false),
+                SnapSite::OwnedVar { read, .. } => (read, true),
+                SnapSite::OwnedSlice(read) => (read, true),
+            };
+            if let Some((r, _)) = saved.iter().find(|(r, o)| *o == owned && r.same(read)) {
+                from.push(CopyFrom::Copy(r.id));
+                continue;
+            }
+            if let Some(f) = self.earlier_copy(read) {
+                from.push(f);
+                continue;
+            }
+            from.push(CopyFrom::Saved);
+            saved.push((read, owned));
+            // An owned copy of a sub-slice is not the whole sequence.
+            if owned && !matches!(read.kind, ExprKind::Var(_)) {
+                continue;
+            }
+            if let Some((var, index)) = copy_key(self.scope, read) {
+                self.copies.push(SavedCopy {
+                    var,
+                    index,
+                    read: read.id,
+                });
+            }
+        }
+        from
+    }
+
+    /// The copy saved earlier in this block that serves the read `read`, if any: the same read,
+    /// or an element of a whole copy whose index the reverse sweep can compute.
+    fn earlier_copy(&self, read: &'b Expr) -> Option<CopyFrom<'b>> {
+        let (var, index) = copy_key(self.scope, read)?;
+        let same = |c: &&SavedCopy| {
+            c.var == var
+                && match (c.index, index) {
+                    (None, None) => true,
+                    (Some(a), Some(b)) => a.same(b),
+                    _ => false,
+                }
+        };
+        if let Some(c) = self.copies.iter().find(same) {
+            return Some(CopyFrom::Copy(c.read));
+        }
+        let index = index?;
+        let whole = self
+            .copies
+            .iter()
+            .find(|c| c.var == var && c.index.is_none())?;
+        Some(CopyFrom::Element(whole.read, index))
+    }
+
+    /// Drops the saved copies statement `s` may have made stale: those of the variables it
+    /// writes (`R::writes`), all of them after a statement with blocks or a call writing through
+    /// `&mut`.
+    fn forget_copies(&mut self, s: &R) {
+        let mut written = Vec::new();
+        s.writes(self.scope.vars, &mut written);
+        self.copies.retain(|c| !written.contains(&c.var));
+        match s {
+            R::Let { init: Some(e), .. } | R::Eval(e) if !e.mut_borrows().is_empty() => {
+                self.copies.clear()
+            }
+            R::Let { .. } | R::Eval(_) | R::Exit(_) | R::Assign { .. } | R::Push { .. } => {}
+            R::Macro(..) | R::If { .. } | R::Match { .. } | R::For { .. } | R::While { .. } => {
+                self.copies.clear()
+            }
+        }
     }
 
     /// Whether the reverse sweep recomputes the decision `e` or reads it saved.
@@ -257,9 +386,13 @@ impl<'b> Walk<'_, '_, 'b> {
     }
 
     fn block(&mut self, stmts: &'b [R], level: Level) {
+        // Copies saved by the enclosing block are not this block's to reuse.
+        let outer = std::mem::take(&mut self.copies);
         for s in stmts {
             self.stmt(s, level);
+            self.forget_copies(s);
         }
+        self.copies = outer;
     }
 
     fn loop_body(&mut self, body: &'b [R]) {
@@ -444,5 +577,48 @@ mod tests {
             }
         });
         assert!(restore.is_empty(), "{restore:?}");
+    }
+
+    #[test]
+    fn a_read_of_an_element_reads_the_whole_copy_saved_before() {
+        let (f, vars, ret, body) = normalized(parse_quote! {
+            fn f(x: f64) -> f64 {
+                let mut y = [x, 2.0 * x];
+                let a = h(&y);
+                let b = y[0] * y[1];
+                y[0] = a + b;
+                let c = y[0] * y[1];
+                c
+            }
+        });
+        let (scope, acc) = crate::analysis::scope::scope_of(&f, &vars, ret, &body);
+        let s = super::saves(&body, &scope, &acc, &Default::default());
+        let init = |name: &str| {
+            body.iter()
+                .find_map(|r| match r {
+                    crate::transform::normalize::R::Let {
+                        pat: crate::ir::Pat::Bind(v),
+                        init: Some(e),
+                    } if vars[*v].name == name => Some(e.id),
+                    _ => None,
+                })
+                .expect("no such let")
+        };
+        let from = |name: &str| -> Vec<String> {
+            s.reads[&init(name)]
+                .from
+                .iter()
+                .map(|f| match f {
+                    super::CopyFrom::Saved => "saved".to_string(),
+                    super::CopyFrom::Copy(_) => "copy".to_string(),
+                    super::CopyFrom::Element(..) => "element".to_string(),
+                })
+                .collect()
+        };
+        // `y` is saved whole for the call; `b`'s reads are elements of that copy.
+        assert_eq!(from("a"), ["saved"]);
+        assert_eq!(from("b"), ["element", "element"]);
+        // `y[0] = ..` made the copy stale: `c`'s reads are saved again, `y[1]` too.
+        assert_eq!(from("c"), ["saved", "saved"]);
     }
 }

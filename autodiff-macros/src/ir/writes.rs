@@ -1,7 +1,7 @@
 //! What a statement writes: takes an expression or a statement (with the `Var` table), gives the
 //! variables it may modify. The one query lowering (which changing methods it evaluates once,
 //! `lower/calls.rs`) and the reverse sweep (which saved copies a statement makes stale,
-//! `reverse/blocks.rs`) ask. A variable may be modified by
+//! `analysis/saves.rs`, `forget_copies`) ask. A variable may be modified by
 //! - an assignment to it or to one of its elements (`v = e`, `v[i] = e`, `v += e`; a float
 //!   field of a `&mut` struct is a field argument of its own, written the same way),
 //! - `v.push(e)`,

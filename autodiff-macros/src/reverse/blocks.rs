@@ -9,16 +9,12 @@ impl Emitter<'_> {
     pub(super) fn block(&mut self, stmts: &[R], level: Level) -> BlockOut {
         let mut out = BlockOut::new();
         let mut declared = Vec::new();
-        // Copies saved by the enclosing block are not this block's to reuse.
-        let outer = std::mem::take(&mut self.copies);
         for s in stmts {
             if let R::Let { pat, .. } = s {
                 pat.vars(&mut declared);
             }
             self.stmt(s, level, &mut out);
-            self.forget_copies(s);
         }
-        self.copies = outer;
         let zeros = self.adjoint_zeros(declared, level, &mut out);
         out.pops.extend(zeros);
         out
@@ -59,24 +55,6 @@ impl Emitter<'_> {
             });
         }
         zeros
-    }
-
-    /// Drops the saved copies statement `s` may have made stale: those of the variables it
-    /// writes (`R::writes`), all of them after a statement with blocks or a call writing through
-    /// `&mut`.
-    pub(super) fn forget_copies(&mut self, s: &R) {
-        let mut written = Vec::new();
-        s.writes(self.vars, &mut written);
-        self.copies.retain(|c| !written.contains(&c.var));
-        match s {
-            R::Let { init: Some(e), .. } | R::Eval(e) if !e.mut_borrows().is_empty() => {
-                self.copies.clear()
-            }
-            R::Let { .. } | R::Eval(_) | R::Exit(_) | R::Assign { .. } | R::Push { .. } => {}
-            R::Macro(..) | R::If { .. } | R::Match { .. } | R::For { .. } | R::While { .. } => {
-                self.copies.clear()
-            }
-        }
     }
 
     pub(super) fn stmt(&mut self, s: &R, level: Level, out: &mut BlockOut) {

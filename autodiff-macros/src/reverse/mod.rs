@@ -38,7 +38,7 @@ mod values;
 
 use crate::analysis::access::{self as plan, affine_offset, affine_split, LoopAccess};
 use crate::analysis::reads::{binop_needs, call_live, SnapSite};
-use crate::analysis::saves;
+use crate::analysis::saves::{self, CopyFrom};
 use crate::analysis::scope::{scope_of, simple_for, Level, Scope};
 use crate::codegen::dump::IrDump;
 use crate::transform::normalize::{normalize, R};
@@ -108,10 +108,9 @@ struct Emitter<'a> {
     /// number of pushes per run of that loop's body (a product of trip counts that can be
     /// evaluated before the outermost loop): reserved there at once (`loops.rs`).
     nested_reserve: Vec<(syn::Ident, TokenStream)>,
-    /// Copies of variables and elements saved earlier in the block being emitted whose variable
-    /// has not been written since (`values.rs`): a later read of the same value, or of an
-    /// element of a whole copy, reads the copy instead of saving again.
-    copies: Vec<values::SavedCopy>,
+    /// The names of the copies saved so far, by the id of the read saved: where the saves
+    /// table says a later read reads an earlier copy (`CopyFrom`), the name it reads.
+    copy_names: HashMap<ExprId, TokenStream>,
     /// Loop fusion (`fuse.rs`): the plan for the top-level block, and the index variables of
     /// the loops emitted fused (forward and reverse code in one loop of the forward sweep).
     fusion: Option<crate::analysis::fusion::Plan>,
@@ -265,7 +264,7 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
         scale: scale_fn(f),
         in_place: None,
         nested_reserve: Vec::new(),
-        copies: Vec::new(),
+        copy_names: HashMap::new(),
         fusion,
         fused: BTreeSet::new(),
         unfused: false,
