@@ -13,8 +13,9 @@
 //!    at the top level, in a per-site `Option` slot inside branches outside loops (a branch runs
 //!    at most once per call), on a per-site stack (`Vec`) inside loops. Each slot or stack is
 //!    read at the start of the reverse of the block that saved it, so saves and reads pair up.
-//!    Which values are needed and which sequences are restored is decided before, once, by
-//!    `saves`; the pass runs once and checks that it needed exactly those values.
+//!    What is kept, restored, copied before each statement and recomputed is decided before,
+//!    once, by `analysis/saves.rs`, and the loops' windows and views by `analysis/access.rs`;
+//!    the pass runs once, reads those tables, and checks that it named exactly the values kept.
 
 use crate::analysis::activity::expr_active;
 use crate::diag::Diag;
