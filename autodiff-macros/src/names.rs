@@ -30,6 +30,19 @@ pub fn synthetic(what: &str, id: VarId) -> Ident {
     format_ident!("__ad_{}_{}", what, id, span = Span::mixed_site())
 }
 
+/// The name of a copy, numbered `id`, of the synthetic variable named `name` (a loop body copied
+/// by `transform/peel.rs`): `__ad_<what>_<id>` with the original's `what`, `__ad_copy_<id>` for a
+/// name of another form.
+pub fn synthetic_renumbered(name: &Ident, id: VarId) -> Ident {
+    let s = strip_raw(name);
+    let what = s
+        .strip_prefix("__ad_")
+        .and_then(|rest| rest.rsplit_once('_'))
+        .filter(|(what, n)| is_word(what) && n.chars().all(|c| c.is_ascii_digit()))
+        .map_or("copy", |(what, _)| what);
+    synthetic(what, id)
+}
+
 /// The name of variable `id` in generated code. Arguments and variables lowering introduced keep
 /// theirs; every other binding gets a unique hygienic name (`x__7`), so that the statements of an
 /// inlined closure, and a later `let` shadowing a name a closure captured, cannot rebind each

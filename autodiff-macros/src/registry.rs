@@ -24,6 +24,9 @@ struct Entry {
     params: Vec<(String, bool)>,
     /// The names in `wrt(...)`, in the order written; `None` without `wrt`.
     wrt: Option<Vec<String>>,
+    /// The function gives a struct (`-> State`): a caller binding its value holds a struct
+    /// whole (`lower/struct_calls.rs`).
+    struct_out: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -64,6 +67,7 @@ pub fn record(f: &Function, wrt: Option<&[syn::Ident]>) {
             .map(|p| (p.name.to_string(), p.active))
             .collect(),
         wrt: wrt.map(|w| w.iter().map(|n| n.to_string()).collect()),
+        struct_out: f.output.strukt.is_some(),
     };
     let key = (sig.ident.to_string(), method);
     let mut guard = lock();
@@ -93,6 +97,12 @@ fn lookup(func: &syn::Path, n: usize) -> Option<Entry> {
         Known::One(e) if e.params.len() == n => Some(e.clone()),
         _ => None,
     }
+}
+
+/// Whether a call of `func` with `n` arguments is known to give a struct (a function defined
+/// earlier in the crate with a struct output, `-> State`).
+pub fn gives_struct(func: &syn::Path, n: usize) -> bool {
+    lookup(func, n).is_some_and(|e| e.struct_out)
 }
 
 /// Gives every call in `f` of a known function declared with `wrt(...)` that function's calling

@@ -24,6 +24,15 @@ pub fn zero<T: Float>() -> T {
     T::zero()
 }
 
+/// A zero shaped like the tangent `g` (a struct's tangent, whose type has no tangent of its
+/// own): the adjoint of a struct held whole restarts from it when its value is overwritten.
+#[inline(always)]
+pub fn zero_like_tangent<T: Tangent + Clone>(g: &T) -> T {
+    let mut z = g.clone();
+    z.set_zero();
+    z
+}
+
 /// Zero of the same type as `_x`.
 #[inline(always)]
 pub fn zero_like<T: Float>(_x: &T) -> T {
@@ -266,6 +275,21 @@ pub fn float_seq_field<T: FloatSeqField + ?Sized>(_: &T) {}
 /// Checks (at compile time, costs nothing) that a field read as an integer carries no derivative.
 #[inline(always)]
 pub fn constant_field<T: ConstantField>(_: &T) {}
+
+/// The value of a float field of a struct held whole in a local (`s2.x` of `let s2 = step(s,
+/// dt);`), checked to be a float (the error, spanned at the field, says how to read another
+/// type).
+#[inline(always)]
+pub fn float_read<T: FloatField + Copy>(x: &T) -> T {
+    *x
+}
+
+/// The value of a field of a struct held whole that a `let` annotation took for an integer or
+/// bool (`let n: usize = s2.n;`), checked to carry no derivative.
+#[inline(always)]
+pub fn constant_read<T: ConstantField + Copy>(x: &T) -> T {
+    *x
+}
 
 /// The number of steps of a `#[checkpoint]` loop over `r`.
 pub fn range_steps<I: Iterator>(r: I) -> usize {

@@ -57,6 +57,27 @@ pub fn write_back<T: Copy>(m: &mut [Vec<T>], flat: &[T]) {
     );
 }
 
+/// Writes the row offsets `off` of a function's output into `rows` (the inner companions of a
+/// function giving `Vec<Vec<T>>` give its rows this way).
+pub fn set_rows(rows: &mut Vec<usize>, off: &[usize]) {
+    rows.clear();
+    rows.extend_from_slice(off);
+}
+
+/// The rows of `flat` that the offsets `off` describe.
+pub fn unflatten<T: Copy>(flat: &[T], off: &[usize]) -> Vec<Vec<T>> {
+    off.windows(2).map(|w| flat[w[0]..w[1]].to_vec()).collect()
+}
+
+/// Panics unless the seed of a function giving `Vec<Vec<T>>` has the output's row lengths
+/// (`off`); an empty seed (no rows) stands for zero.
+#[track_caller]
+pub fn check_seed<T>(seed: &[Vec<T>], off: &[usize]) {
+    if !seed.is_empty() {
+        check_rows(seed, off, "seed", "the output");
+    }
+}
+
 /// Panics unless `d` has the row lengths `off` describes.
 #[track_caller]
 fn check_rows<T>(d: &[Vec<T>], off: &[usize], what: &str, of: &str) {

@@ -101,6 +101,9 @@ impl FnGen<'_> {
         if self.on(Construct::SplitBorrow) && self.can_split_borrow() {
             opts.push((St::Idiom(Construct::SplitBorrow), 0.4));
         }
+        if self.guarded_neighbour_ok() {
+            opts.push((St::Idiom(Construct::GuardedNeighbour), 0.5));
+        }
         self.nested_stmts(opts);
     }
 
@@ -116,6 +119,7 @@ impl FnGen<'_> {
             Construct::SliceMethods => self.s_slice_method(),
             Construct::IterMut => self.s_iter_mut(),
             Construct::SplitBorrow => self.s_split_borrow(),
+            Construct::GuardedNeighbour => self.s_guarded_neighbour(),
             c if self.is_nested_stmt(c) => self.s_nested(c),
             _ => unreachable!("not a statement idiom: {}", c.name()),
         }

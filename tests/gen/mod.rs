@@ -39,6 +39,7 @@ mod idioms;
 mod idioms2;
 mod inout;
 mod nalgebra;
+mod neighbours;
 mod nested;
 mod nested_rows;
 mod ragged;
@@ -238,6 +239,7 @@ constructs! {
     SliceMethods => "slice_methods",
     IterMut => "iter_mut",
     SplitBorrow => "split_borrow",
+    GuardedNeighbour => "guarded_neighbour",
     InOutSubSlice => "inout_subslice",
     TupleArrayOut => "tuple_array_out",
     InOutFloatArg => "inout_float_arg",
@@ -287,6 +289,7 @@ constructs! {
     StructWhole => "struct_whole",
     StructOutBranch => "struct_out_branch",
     StructCounter => "struct_counter",
+    StructCallLocal => "struct_call_local",
     // `#[checkpoint]` loops (emitted by `checkpoint.rs`).
     CheckpointLoop => "checkpoint_loop",
     CheckpointSnapshots => "checkpoint_snapshots",

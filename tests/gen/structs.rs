@@ -22,6 +22,9 @@
 //! an `if`/`else` of two literals or an early `return` of one. A struct read only may be passed
 //! whole to helpers defined with its type (`s017_by_ref(st, x)`, `s017_by_value(st.clone(), x)`,
 //! `st.whole(x)`); one taken by `&mut` may have a counter `c` the program only writes.
+//! A program with a struct may also hold whole the struct `S017P { a, b }` that differentiated
+//! helpers give (`let pc5 = s017_pseed(e1, e2);`), step it in a loop (`pc6 = s017_pstep(&pc6,
+//! t);`) and read its fields (`pc6.a`), annotated (`let pc6: S017P = ..`) or not.
 
 use super::*;
 
@@ -84,6 +87,9 @@ pub(super) struct Layout {
     /// A struct taken by `&mut` has a counter `c: usize` the program only writes
     /// (`st.c += 1;`).
     pub counter: bool,
+    /// The program holds whole the struct `<ty>P` that helpers give and steps it this many
+    /// times in a loop (`lower/struct_calls.rs`).
+    pub calls: Option<usize>,
 }
 
 const FLOAT_FIELDS: &[&str] = &["k", "g"];
@@ -144,6 +150,16 @@ impl Layout {
             s.push_str(&format!("    sub: {}In,\n", self.ty));
         }
         s.push_str("}\n\n");
+        if self.calls.is_some() {
+            let (t, lt) = (&self.ty, self.ty.to_lowercase());
+            s.push_str(&format!(
+                "{derive}struct {t}P {{\n    a: f64,\n    b: f64,\n}}\n\n\
+                 #[differentiate]\nfn {lt}_pseed(a: f64, b: f64) -> {t}P {{\n    \
+                 {t}P {{ a: a.sin(), b: 0.5 * b }}\n}}\n\n\
+                 #[differentiate]\nfn {lt}_pstep(p: &{t}P, x: f64) -> {t}P {{\n    \
+                 let b = p.b - 0.25 * (p.a * x).sin();\n    {t}P {{ a: p.a + 0.25 * b, b }}\n}}\n\n"
+            ));
+        }
         if self.whole.is_some() {
             let (t, lt) = (&self.ty, self.ty.to_lowercase());
             s.push_str(&format!(
@@ -496,7 +512,10 @@ impl FnGen<'_> {
         let whole = (!kind.mutable() && self.on(Construct::StructWhole) && self.chance(0.5))
             .then(|| self.rng.gen_range(0..3u8));
         let counter = kind.mutable() && self.on(Construct::StructCounter) && self.chance(0.5);
+        let calls = (self.on(Construct::StructCallLocal) && self.chance(0.5))
+            .then(|| self.rng.gen_range(0..=3usize));
         let l = Layout {
+            calls,
             out,
             out_branch,
             whole,
@@ -601,7 +620,48 @@ impl FnGen<'_> {
             self.declare(h, Ty::Float, false, 2.0, 0.0);
         }
         self.struct_local(&l);
+        self.struct_call_local(&l);
         self.strukt = Some(l);
+    }
+
+    /// The struct `<ty>P` a helper gives, held whole: seeded from two expressions, stepped
+    /// `calls` times in a loop by another helper, its fields read (`pc6.a`, `pc6.b`).
+    fn struct_call_local(&mut self, l: &Layout) {
+        let Some(k) = l.calls else {
+            return;
+        };
+        self.count(Construct::StructCallLocal);
+        let (t, lt) = (&l.ty, l.ty.to_lowercase());
+        let (e1, e2) = (self.expr(2), self.expr(2));
+        let x = self.expr(1);
+        let seed = self.fresh("pc");
+        let ann = |me: &mut Self| {
+            if me.chance(0.5) {
+                format!(": {t}P")
+            } else {
+                String::new()
+            }
+        };
+        let a0 = ann(self);
+        self.line(format!("let {seed}{a0} = {lt}_pseed({}, {});", e1.s, e2.s));
+        let b0 = 0.5 * e2.b;
+        self.push_input(&format!("{seed}.a"), 1.0);
+        self.push_input(&format!("{seed}.b"), b0);
+        let xs = self.fresh("px");
+        self.line(format!("let {xs} = {};", x.s));
+        let cur = self.fresh("pc");
+        let a1 = ann(self);
+        self.line(format!("let mut {cur}{a1} = {lt}_pstep(&{seed}, {xs});"));
+        if k > 0 {
+            self.line(format!("for _ in 0..{k} {{"));
+            self.line(format!("    {cur} = {lt}_pstep(&{cur}, {xs});"));
+            self.line("}");
+        }
+        let steps = (k + 1) as f64;
+        let bb = b0 + 0.25 * steps;
+        let ba = 1.0 + 0.25 * steps * bb;
+        self.push_input(&format!("{cur}.a"), ba);
+        self.push_input(&format!("{cur}.b"), bb);
     }
 
     /// Sometimes a struct local of the program's type, its first float fields given and the
@@ -690,5 +750,6 @@ impl FnGen<'_> {
         name.starts_with("st.")
             || name.starts_with("self.")
             || (name.starts_with("lc") && name.contains('.'))
+            || (name.starts_with("pc") && name.contains('.'))
     }
 }

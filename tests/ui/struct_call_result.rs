@@ -11,19 +11,6 @@ fn step(s: &State, dt: f64) -> State {
     State { x: s.x + dt * s.v, v: s.v }
 }
 
-// The struct a differentiated call gives, bound to a local and its fields read: not yet.
-#[differentiate]
-fn typed(s: &State, dt: f64) -> f64 {
-    let s2: State = step(s, dt);
-    s2.x * 2.0
-}
-
-#[differentiate]
-fn untyped(s: &State, dt: f64) -> f64 {
-    let s2 = step(s, dt);
-    s2.x * s2.v
-}
-
 // A struct taken by `&mut` passed on whole: not yet.
 #[differentiate]
 fn update(s: &mut State, dt: f64) {

@@ -287,7 +287,8 @@ impl ViewPlan<'_, '_> {
             | ExprKind::CopySeq(v, _)
             | ExprKind::MutRef(v, ..)
             | ExprKind::SubSlice { base: v, .. }
-            | ExprKind::Len(v) => found.push((*v, None)),
+            | ExprKind::Len(v)
+            | ExprKind::Member { base: v, .. } => found.push((*v, None)),
             _ => {}
         });
         for (v, ix) in found {

@@ -65,6 +65,7 @@ pub fn expr_active(vars: &[Var], e: &Expr) -> bool {
         | ExprKind::Poison => false,
         ExprKind::Var(v) | ExprKind::CopySeq(v, _) | ExprKind::MutRef(v, ..) => vars[*v].active,
         ExprKind::Index { base, .. } | ExprKind::SubSlice { base, .. } => vars[*base].active,
+        ExprKind::Member { base, shape, .. } => vars[*base].active && shape.is_float(),
         ExprKind::Binary { op, lhs, rhs } => {
             op.is_arith() && (expr_active(vars, lhs) || expr_active(vars, rhs))
         }

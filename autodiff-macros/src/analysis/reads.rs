@@ -136,6 +136,16 @@ pub(crate) fn snap_sites<'e>(
                 counted: None,
             });
         }
+        ExprKind::Member { base, .. } if here && !scope.stable_at_stmt(*base) => {
+            if scope.vars[*base].mutable {
+                out.push(SnapSite::Copy {
+                    read: e,
+                    counted: None,
+                });
+            } else {
+                out.push(SnapSite::Needed(*base));
+            }
+        }
         ExprKind::Len(v) if here && !scope.stable_at_stmt(*v) => {
             out.push(SnapSite::Copy {
                 read: e,

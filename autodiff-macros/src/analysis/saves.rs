@@ -209,6 +209,11 @@ fn val_names(scope: &Scope, e: &Expr, out: &mut BTreeSet<VarId>) {
                 val_names(scope, index, out);
             }
         }
+        ExprKind::Member { base, .. } => {
+            if !scope.stable_at_stmt(*base) && !scope.vars[*base].mutable {
+                out.insert(*base);
+            }
+        }
         ExprKind::SubSlice {
             base, start, end, ..
         } => {

@@ -59,7 +59,9 @@ impl Signatures<'_> {
                     )
             }
         };
+        let ragged_out = o.nest.as_ref().is_some_and(|n| n.ragged.is_some());
         vector
+            && !ragged_out
             && !self.has_structs()
             && self.f.output.strukt.is_none()
             && self.f.params.iter().any(|p| p.active)

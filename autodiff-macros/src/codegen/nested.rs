@@ -91,7 +91,17 @@ impl Signatures<'_> {
                 }
                 other => other.to_token_stream(),
             })
+            .chain(
+                self.out_rows()
+                    .map(|r| quote!(#r: &mut ::std::vec::Vec<usize>)),
+            )
             .collect()
+    }
+
+    /// The argument an output holding rows of `Vec`s writes its row offsets into.
+    fn out_rows(&self) -> Option<&syn::Ident> {
+        let rows = self.f.output.nest.as_ref()?.ragged?;
+        Some(&self.f.vars[rows].name)
     }
 
     /// The public type of the output (`[[T; C]; R]`, `Vec<[T; C]>`, or the flat one's).
@@ -110,6 +120,10 @@ impl Signatures<'_> {
             return na.owned.to_token_stream();
         }
         match (&o.nest, &o.shape) {
+            (Some(n), _) if n.ragged.is_some() => {
+                let e = &o.elem_ty;
+                quote!(&[::std::vec::Vec<#e>])
+            }
             (Some(n), Shape::Seq(SeqKind::Vec)) => {
                 let (e, c) = (&o.elem_ty, &n.row);
                 quote!(&[[#e; #c]])
@@ -153,6 +167,10 @@ impl Signatures<'_> {
             return Self::na_from_storage(na, v);
         }
         match (&o.nest, &o.shape) {
+            (Some(n), _) if n.ragged.is_some() => {
+                let rows = names::local("rgo", 0);
+                quote!(#rt::ragged::unflatten(&#v, &#rows))
+            }
             (Some(n), Shape::Seq(SeqKind::Vec)) => {
                 let c = &n.row;
                 quote!(#rt::unflatten_vec::<_, #c>(#v))
@@ -170,6 +188,7 @@ impl Signatures<'_> {
             return quote!(#seed.as_slice());
         }
         match (&o.nest, &o.shape) {
+            (Some(n), _) if n.ragged.is_some() => quote!(&#rt::ragged::flatten(#seed)[..]),
             (Some(_), Shape::Seq(SeqKind::Vec)) => quote!(#seed.as_flattened()),
             (Some(_), _) => quote!(#rt::flatten(#seed)),
             (None, _) => quote!(#seed),
@@ -242,10 +261,12 @@ enum Role {
 impl Signatures<'_> {
     /// Whether an argument is ragged (`&[Vec<T>]`, `Vec<Vec<T>>`...).
     pub(super) fn has_ragged(&self) -> bool {
-        self.f
-            .params
-            .iter()
-            .any(|p| p.nest.as_ref().is_some_and(|n| n.ragged.is_some()))
+        self.out_rows().is_some()
+            || self
+                .f
+                .params
+                .iter()
+                .any(|p| p.nest.as_ref().is_some_and(|n| n.ragged.is_some()))
     }
 
     /// The name of a ragged argument's row offsets (its field argument).
@@ -315,6 +336,12 @@ impl Signatures<'_> {
             }
             out
         };
+        // An output holding rows of `Vec`s: its row offsets, written by the inner companion.
+        if self.out_rows().is_some() {
+            let rows = names::local("rgo", 0);
+            pre.push(quote!(let mut #rows: ::std::vec::Vec<usize> = ::std::vec::Vec::new();));
+            args.push(quote!(&mut #rows));
+        }
         let unit = self.f.output.is_unit();
         let jvp = self.call_path(&names::flat_companion(name, "jvp"));
         let vjp = self.call_path(&names::flat_companion(name, "vjp"));
@@ -351,9 +378,15 @@ impl Signatures<'_> {
         } else {
             let s = self.flat_seed(&seed);
             let nv = self.nest_output(v.to_token_stream());
+            // The seed's rows are checked against the output's once they are known.
+            let check = self.out_rows().map(|_| {
+                let rows = names::local("rgo", 0);
+                quote!(#rt::ragged::check_seed(#seed, &#rows);)
+            });
             quote! {
                 #(#vpre)*
                 let #v = #vjp(#(#args,)* #(#adjs,)* #s);
+                #check
                 #(#vback)*
                 #nv
             }

@@ -61,6 +61,20 @@ impl Printer<'_> {
                 let b = (self.name)(*v);
                 quote_spanned!(span=> #b.len())
             }
+            // A field of a struct held whole, read through a check of what lowering took it
+            // for (a float, or an integer a `let` annotation named), spanned at the field.
+            ExprKind::Member {
+                base,
+                members,
+                shape,
+            } => {
+                let (b, rt) = ((self.name)(*base), names::rt());
+                let read = match shape {
+                    Shape::Scalar => quote_spanned!(span=> float_read),
+                    _ => quote_spanned!(span=> constant_read),
+                };
+                quote_spanned!(span=> #rt::#read(&#b #members))
+            }
             ExprKind::ElemConst { seq, one } => {
                 let (b, rt) = ((self.name)(*seq), names::rt());
                 let f = if *one {

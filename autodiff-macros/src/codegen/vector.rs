@@ -44,9 +44,15 @@ fn served(f: &Function) -> Result<(), &'static str> {
     if receiver || sigs.has_structs() {
         Err("methods and struct arguments")
     } else if sigs.has_ragged() {
-        Err("sequences of `Vec`s (`&[Vec<T>]`, `Vec<Vec<T>>`) as arguments")
+        Err("sequences of `Vec`s (`&[Vec<T>]`, `Vec<Vec<T>>`) as arguments or outputs")
     } else if f.output.strukt.is_some() {
         Err("struct outputs")
+    } else if f
+        .vars
+        .iter()
+        .any(|v| v.shape == Shape::Struct && !matches!(v.origin, VarOrigin::Param(_)))
+    {
+        Err("structs held whole in locals (the struct a call gives)")
     } else if sigs.is_nested() && !f.uses_na() {
         Err("arrays of arrays as arguments or output")
     } else if f.uses_na() {

@@ -111,7 +111,7 @@ impl Forward<'_> {
                 let p = self.primal(a);
                 let rt = names::rt();
                 let t = if self.var_active(w) {
-                    self.tangent(w).to_token_stream()
+                    self.struct_tangent_ref(w)
                 } else {
                     let x = self.primal(&Expr::new(ExprKind::Var(w), a.span));
                     quote!(&#rt::zero_tangent(&#x))

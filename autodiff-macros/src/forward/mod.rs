@@ -174,6 +174,16 @@ impl<'a> Forward<'a> {
         names::tangent(&self.f.vars[v], v)
     }
 
+    /// A borrow of the tangent of struct variable `v` (`Shape::Struct`): an argument's tangent
+    /// is a reference already (the caller's, or borrowed by the prologue); a local's is owned.
+    fn struct_tangent_ref(&self, v: VarId) -> TokenStream {
+        let t = self.tangent(v);
+        match self.f.vars[v].origin {
+            VarOrigin::Param(_) => quote!(#t),
+            _ => quote!(&#t),
+        }
+    }
+
     fn fresh(&mut self, what: &str) -> syn::Ident {
         self.n += 1;
         names::local(what, self.n)
@@ -309,7 +319,20 @@ impl<'a> Forward<'a> {
             ExprKind::Binary { op, lhs, rhs } => {
                 let a = self.expr(lhs, pre);
                 let b = self.expr(rhs, pre);
+                // `c * x` and `c + x` of an inactive `c` as `x * c`, `x + c` (the same value:
+                // IEEE `*` and `+` commute): `Dual op T` takes one product for the tangent where
+                // `Dual::constant(c) op x` takes two and a sum. Only for operands whose
+                // evaluation has no effect, so the order does not matter.
+                let simple = matches!(
+                    lhs.kind,
+                    ExprKind::Lit(_) | ExprKind::Var(_) | ExprKind::Opaque { .. }
+                );
                 let (lhs, rhs) = match (a, b) {
+                    (Val::Plain(a), b @ (Val::Dual(_) | Val::Pair(..)))
+                        if simple && matches!(op, BinOp::Add | BinOp::Mul) =>
+                    {
+                        (self.dual_of(b), DualExpr::Plain(a))
+                    }
                     (Val::Plain(a), b) => (DualExpr::Constant { value: a, span }, self.dual_of(b)),
                     (a, Val::Plain(b)) => (self.dual_of(a), DualExpr::Plain(b)),
                     (a, b) => (self.dual_of(a), self.dual_of(b)),
@@ -412,6 +435,15 @@ impl<'a> Forward<'a> {
                 pre.push(let_pair(quote!(#n), l, None));
                 Val::Pair(quote!(::std::vec![#p; #n]), quote!(::std::vec![#t; #n]))
             }
+            // A clone of a struct held whole: a clone of its tangent (owned by the copy).
+            ExprKind::CopySeq(v, to @ CopyTo::Struct(_)) => {
+                let name = &self.name(*v);
+                let t = self.struct_tangent_ref(*v);
+                Val::Pair(
+                    copy_seq(&quote!(#name), *to),
+                    quote!(::core::clone::Clone::clone(#t)),
+                )
+            }
             ExprKind::CopySeq(v, to) => {
                 let name = &self.name(*v);
                 let t = self.tangent(*v);
@@ -458,6 +490,15 @@ impl<'a> Forward<'a> {
                     _ => Val::Pair(quote!(&#p), quote!(&#t)),
                 }
             }
+            // A float field of a struct held whole: the same field of its tangent.
+            ExprKind::Member { base, members, .. } => Val::Dual(DualExpr::New {
+                value: self.primal(e),
+                tangent: {
+                    let t = self.tangent(*base);
+                    quote!(#t #members)
+                },
+                span,
+            }),
             ExprKind::SubSlice {
                 base,
                 start,
@@ -677,7 +718,15 @@ impl<'a> Forward<'a> {
                         return quote!(_);
                     }
                     let t = self.tangent(*v);
-                    let ty = var.ty.as_ref().and_then(|t| self.tangent_type(t));
+                    // A struct held whole: its tangent type (`let s2: State` gives
+                    // `<State as Differentiable>::Tangent`).
+                    let ty = match var.shape {
+                        Shape::Struct => var.ty.as_ref().map(|t| {
+                            let rt = names::rt();
+                            quote!(: <#t as #rt::Differentiable>::Tangent)
+                        }),
+                        _ => var.ty.as_ref().and_then(|t| self.tangent_type(t)),
+                    };
                     quote!(#m #t #ty)
                 } else {
                     let n = self.name(*v);

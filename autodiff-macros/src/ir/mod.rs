@@ -37,9 +37,12 @@ pub enum Shape {
     Int,
     /// A bool.
     Bool,
-    /// A struct argument taken by `&` and passed whole to a differentiated call (`g(s, x)`,
-    /// `self.force(i)`): its tangent and adjoint are the struct's tangent type, which only
-    /// the callee's companions look inside (`lower/structs.rs`).
+    /// A struct held whole: an argument taken by `&` (or by value, read only) and passed whole
+    /// to a differentiated call (`g(s, x)`, `self.force(i)`, `lower/structs.rs`), or a local
+    /// holding the struct a call gives or a copy (`let s2 = step(&s, dt);`,
+    /// `lower/struct_calls.rs`): its tangent and adjoint are the struct's tangent type, which
+    /// the emitters read only field by field (`Member`) and the runtime's traits zero and
+    /// accumulate.
     Struct,
     /// Anything else (other types, unknown): passed through, never differentiated.
     Other,
@@ -414,6 +417,16 @@ pub enum ExprKind {
     Field {
         base: Box<Expr>,
         index: u32,
+    },
+    /// `s.x`, `s.body.m`: a field of a struct held whole (`Shape::Struct`: a struct a
+    /// differentiated call gave, or a copy of a struct argument; `lower/struct_calls.rs`).
+    /// `members` is `.x.y` as written; `shape` is `Scalar` (a float field, checked by rustc at the
+    /// field) or `Int` (a field bound by `let n: usize = s.n;`). Its tangent is the same field of
+    /// the struct's tangent, its adjoint the same field of the struct's adjoint.
+    Member {
+        base: VarId,
+        members: TokenStream,
+        shape: Shape,
     },
     /// `&expr`: only meaningful for sequence arguments of calls.
     Ref(Box<Expr>),

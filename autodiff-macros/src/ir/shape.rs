@@ -86,6 +86,7 @@ pub fn shape_of(vars: &[Var], e: &Expr) -> Shape {
         },
         ExprKind::PlainMethod { shape, .. } => shape.clone(),
         ExprKind::Len(_) => Shape::Int,
+        ExprKind::Member { shape, .. } => shape.clone(),
         ExprKind::ElemConst { .. } => Shape::Scalar,
         ExprKind::Call { shape, .. } => shape.clone(),
         ExprKind::PlainCall { shape, .. } => shape.clone(),

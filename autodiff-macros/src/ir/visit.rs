@@ -73,6 +73,7 @@ macro_rules! children_of {
             | ExprKind::Var(_)
             | ExprKind::Opaque { .. }
             | ExprKind::Len(_)
+            | ExprKind::Member { .. }
             | ExprKind::ElemConst { .. }
             | ExprKind::CopySeq(..)
             | ExprKind::MutRef(_, _, None)
@@ -182,6 +183,7 @@ impl Expr {
             ExprKind::Var(v)
             | ExprKind::Index { base: v, .. }
             | ExprKind::Len(v)
+            | ExprKind::Member { base: v, .. }
             | ExprKind::CopySeq(v, _)
             | ExprKind::MutRef(v, ..)
             | ExprKind::SubSlice { base: v, .. } => Some(*v),
@@ -358,6 +360,18 @@ impl Expr {
         match (&self.kind, &other.kind) {
             (K::Lit(a), K::Lit(b)) => a == b,
             (K::Var(a), K::Var(b)) | (K::Len(a), K::Len(b)) => a == b,
+            (
+                K::Member {
+                    base: a,
+                    members: ma,
+                    ..
+                },
+                K::Member {
+                    base: b,
+                    members: mb,
+                    ..
+                },
+            ) => a == b && ma.to_string() == mb.to_string(),
             (K::Opaque { tokens: a, .. }, K::Opaque { tokens: b, .. }) => same_tokens(a, b),
             (K::Index { base: a, index: i }, K::Index { base: b, index: j }) => a == b && i.same(j),
             (

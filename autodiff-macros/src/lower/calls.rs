@@ -53,6 +53,10 @@ impl Lowerer<'_> {
         // `s.clone()` of a struct argument outside a call's arguments: reported with the struct's
         // other whole uses (`structs::whole_uses`).
         if name == "clone" && recv_var.is_some_and(|v| self.vars[v].shape == Shape::Struct) {
+            // A struct held whole in a local (`lower/struct_calls.rs`): a copy of it.
+            if let Some(v) = recv_var.filter(|v| self.vars[*v].origin == VarOrigin::Local) {
+                return Expr::new(ExprKind::CopySeq(v, CopyTo::Struct(false)), span);
+            }
             return Expr::new(ExprKind::Poison, span);
         }
         let recv_is_seq = recv_var.is_some_and(|v| matches!(self.vars[v].shape, Shape::Seq(_)));
@@ -395,7 +399,11 @@ impl Lowerer<'_> {
             if let ExprKind::Var(v) = a.kind {
                 let whole_stmt = whole_stmt && reads.iter().filter(|r| **r == v).count() == 1;
                 // `g(x)` with `x: &mut f64` (not `g(*x)`, its value).
-                let float = self.is_float_mut_ref_param(v) && matches!(syn_arg, syn::Expr::Path(_));
+                // (A written float field of a `&mut` struct, `st.k`, is bound by reference but is
+                // a float by value as written: not one.)
+                let float = self.is_float_mut_ref_param(v)
+                    && !self.structs.is_field_arg(&self.vars[v].name)
+                    && matches!(syn_arg, syn::Expr::Path(_));
                 if self.vars[v].by_mut_ref() || float {
                     let span = a.span;
                     let inner = std::mem::replace(a, Expr::new(ExprKind::Poison, span));
@@ -434,6 +442,7 @@ impl Lowerer<'_> {
                     self.vars[*v].shape == Shape::Scalar
                         && matches!(self.vars[*v].ty, Some(syn::Type::Reference(_)))
                         && matches!(self.vars[*v].origin, VarOrigin::Param(_))
+                        && !self.structs.is_field_arg(&self.vars[*v].name)
                 }
                 _ => false,
             };

@@ -298,6 +298,16 @@ impl Lowerer<'_> {
                     self.vars[v].mutable = true;
                     Some(Place::Var(v))
                 }
+                None if self.is_struct_member(e) => {
+                    self.diag.unsupported_at(
+                        &e,
+                        "writing a field of a struct held whole in a local (the struct a call \
+                         gives, or a copy) (yet)",
+                        "read its fields into float locals and work on those, or have the \
+                         differentiated function that gives the struct write the field",
+                    );
+                    None
+                }
                 None => {
                     self.diag.unsupported_at(
                         &e,

@@ -261,6 +261,13 @@ impl Lowerer<'_> {
                             span,
                         )
                     }
+                    None if self.is_struct_member(&ix.expr) => self.poison(
+                        &ix.expr,
+                        "indexing a field of a struct held whole in a local (the struct a call \
+                         gives, or a copy) (yet)",
+                        "have the differentiated function that gives the struct give the \
+                         elements you need as float fields, or read them inside it",
+                    ),
                     None if matches!(self.expr(&ix.expr, out).kind, ExprKind::Poison) => {
                         Expr::new(ExprKind::Poison, span)
                     }
@@ -318,6 +325,10 @@ impl Lowerer<'_> {
                 },
                 span,
             ),
+            // `s2.x` of a struct held whole in a local (`lower/struct_calls.rs`).
+            syn::Expr::Field(_) if self.is_struct_member(e) => self
+                .struct_member(e)
+                .unwrap_or_else(|| Expr::new(ExprKind::Poison, span)),
             syn::Expr::Field(f) => match &f.member {
                 syn::Member::Unnamed(i) => {
                     let base = self.expr(&f.base, out);
@@ -333,10 +344,10 @@ impl Lowerer<'_> {
                 // step(s, dt);`), the one way a local can hold a struct here.
                 syn::Member::Named(n) if self.var_of_path(&f.base).is_some() => self.poison(
                     &n,
-                    "fields of a struct held in a local variable, such as the struct a \
-                     differentiated call gives (yet)",
-                    "have the callee give the fields you need as a tuple (`-> (f64, f64)`, then \
-                     `let (x, v) = step(s, dt);`), or read them inside the callee",
+                    "fields of a local variable whose type it cannot see (the struct a call of a \
+                     function defined later or elsewhere gives)",
+                    "give the struct's type where the local is bound (`let s2: State = \
+                     step(&s, dt);`), or define the callee earlier in the crate",
                 ),
                 syn::Member::Named(n) => self.poison(
                     &n,

@@ -33,6 +33,7 @@ mod patterns;
 mod ragged;
 mod shapes;
 mod stmts;
+mod struct_calls;
 mod struct_exits;
 mod struct_output;
 mod struct_uses;
@@ -168,6 +169,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     cx.output_row = output
         .as_ref()
         .and_then(|o| o.nest.as_ref())
+        .filter(|n| n.ragged.is_none())
         .map(|n| n.row.clone());
     let mut body = Vec::new();
     // A function giving `()` ends in a statement, even when written without `;`
@@ -181,7 +183,19 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     cx.check_mut_borrows(&body, tail.as_ref());
     cx.lend_rows(&mut body, tail.as_mut());
     cx.check_nested_uses(&body, tail.as_ref());
-    cx.check_ragged_uses(&body, tail.as_ref());
+    let ragged_out = output
+        .as_ref()
+        .and_then(|o| o.nest.as_ref())
+        .and_then(|n| n.ragged);
+    // With rows of `Vec`s as the output, its value is checked by `ragged_output`.
+    let tail_checked = match ragged_out {
+        Some(rows) => {
+            cx.ragged_output(rows, &mut body, tail.as_ref(), item.block.span());
+            None
+        }
+        None => tail.as_ref(),
+    };
+    cx.check_ragged_uses(&body, tail_checked);
     let mut output = output;
     if output.as_ref().is_some_and(|o| o.strukt.is_some()) {
         if let Some(p) = params.iter().find(|p| p.nest.is_some() || p.na.is_some()) {

@@ -381,6 +381,66 @@ impl Lowerer<'_> {
         }
     }
 
+    /// The argument of its own an output holding rows of `Vec`s (`-> Vec<Vec<T>>`) writes its
+    /// row offsets into (`&mut Vec<usize>`, after the function's arguments in the inner
+    /// companions; the public ones give the rows back from it, `codegen/nested.rs`).
+    pub(super) fn ragged_output_rows(&mut self) -> VarId {
+        let id = crate::names::synthetic("orows", self.vars.len());
+        let ty: syn::Type = syn::parse_quote!(&mut ::std::vec::Vec<usize>);
+        let var = self.new_var(
+            id.clone(),
+            false,
+            Shape::Other,
+            VarOrigin::Param(4000),
+            Some(ty.clone()),
+        );
+        self.ragged_fields.push(Param {
+            var,
+            name: id,
+            ty,
+            shape: Shape::Other,
+            elem_ty: None,
+            active: false,
+            inout: false,
+            nest: None,
+            strukt: None,
+            field: None,
+            na: None,
+        });
+        var
+    }
+
+    /// The value of a function giving rows of `Vec`s: its tail names a ragged local or a copy of
+    /// rows (`m`), whose offsets a statement at the end of the body writes into the output's
+    /// `rows` argument. Any other value is reported.
+    pub(super) fn ragged_output(
+        &mut self,
+        rows: VarId,
+        body: &mut Vec<Stmt>,
+        tail: Option<&Expr>,
+        span: Span,
+    ) {
+        let m = match tail.map(|t| &t.kind) {
+            Some(ExprKind::Var(v)) if self.is_ragged(*v) => *v,
+            _ => {
+                self.diag.unsupported(
+                    tail.map_or(span, |t| t.span),
+                    "this value of a function giving rows of `Vec`s (`Vec<Vec<T>>`): it must \
+                     end its body naming a local built by `vec![vec![x; cols]; rows]` or a copy \
+                     of rows (`m.to_vec()`) (yet)",
+                    "build the rows in a local (`let mut out = vec![vec![0.0; cols]; rows];`), \
+                     write their elements, and end the body with `out`",
+                );
+                return;
+            }
+        };
+        let off = self.ragged[&m];
+        let rt = crate::names::rt();
+        let (rows_name, off_name) = (&self.vars[rows].name, &self.vars[off].name);
+        let tokens = quote::quote!(#rt::ragged::set_rows(#rows_name, &#off_name));
+        body.push(Stmt::Macro(tokens, vec![off]));
+    }
+
     /// After lowering: every use of a ragged variable other than through its rows and elements
     /// (read whole, copied, borrowed whole, passed on, assigned, pushed to, named in a macro)
     /// is reported: its flat form would mean something else.

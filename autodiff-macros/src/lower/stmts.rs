@@ -181,6 +181,10 @@ impl Lowerer<'_> {
         if self.ragged_local(pat, ty.as_ref(), init, out) {
             return;
         }
+        // `let s2 = step(&s, dt);`, `let mut s = s0.clone();`: a struct held whole.
+        if self.struct_let(pat, ty.as_ref(), init, out) {
+            return;
+        }
         // `let (a, b) = (e1, e2);` splits into one binding per component.
         if let (syn::Pat::Tuple(pt), Some(syn::Expr::Tuple(et)), None) = (pat, init, &ty) {
             if pt.elems.len() == et.elems.len()
@@ -491,8 +495,11 @@ impl Lowerer<'_> {
             }
             syn::Expr::Assign(a) if self.row_assign(a, out) => {}
             syn::Expr::Assign(a) => {
-                let value = self.expr(&a.right, out);
+                let mut value = self.expr(&a.right, out);
                 if let Some(place) = self.place(&a.left, out) {
+                    if let Place::Var(v) = place {
+                        self.struct_assign(v, &mut value, &a.right);
+                    }
                     // A variable declared without a value takes the shape of what it is given,
                     // so that later uses in this function see it.
                     if let Place::Var(v) = place {

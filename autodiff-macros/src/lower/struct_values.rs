@@ -165,7 +165,9 @@ impl Lowerer<'_> {
                         "this value as a struct output (yet)",
                         "end the function with a struct literal (`State { x, v: 2.0 * v }`, \
                          `State { x, ..*s }`), a struct built in it (`let s2 = State { .. }; \
-                         ...; s2`) or a struct argument taken by value (`s`)",
+                         ...; s2`) or a struct argument taken by value (`s`); a struct a \
+                         differentiated call gives is returned through its fields (`let a = \
+                         step(s, dt); State { x: a.x, v: a.v }`)",
                     );
                     None
                 }

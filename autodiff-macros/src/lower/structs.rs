@@ -56,6 +56,12 @@ pub(crate) struct StructPlan {
 }
 
 impl StructPlan {
+    /// Whether `name` is a field argument (`st.k` rewritten): bound by reference when written,
+    /// but a float by value in the body as the user wrote it.
+    pub(super) fn is_field_arg(&self, name: &syn::Ident) -> bool {
+        self.fields.iter().any(|f| f.ident == *name)
+    }
+
     pub(super) fn is_root(&self, name: &str) -> bool {
         self.roots.iter().any(|(n, _)| n == name)
     }
@@ -510,8 +516,21 @@ fn passed_whole(e: &syn::Expr, root: &str) -> bool {
     }
 }
 
-/// Whether struct argument `root` is passed whole to a call or is the receiver of one of its
-/// own methods.
+/// A struct argument copied whole into a local (`let mut s = s0.clone();`, `= *s0`):
+/// a struct held whole from then on (`lower/struct_calls.rs`).
+pub(super) fn copied_whole(e: &syn::Expr, root: &str) -> bool {
+    let e = match e {
+        syn::Expr::Paren(p) => &*p.expr,
+        e => e,
+    };
+    match e {
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => is_root(&u.expr, root),
+        _ => cloned_root(e, root),
+    }
+}
+
+/// Whether struct argument `root` is passed whole to a call, is the receiver of one of its
+/// own methods, or is copied whole into a local.
 fn passed_to_calls(block: &syn::Block, root: &str) -> bool {
     struct F<'r>(&'r str, bool);
     impl<'ast> Visit<'ast> for F<'_> {
@@ -522,6 +541,13 @@ fn passed_to_calls(block: &syn::Block, root: &str) -> bool {
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
             self.1 |= receiver_whole(&m.receiver, self.0) && own_method(&m.method.to_string());
             syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_local(&mut self, l: &'ast syn::Local) {
+            self.1 |= l
+                .init
+                .as_ref()
+                .is_some_and(|i| copied_whole(&i.expr, self.0));
+            syn::visit::visit_local(self, l);
         }
     }
     let mut f = F(root, false);
@@ -604,6 +630,14 @@ pub(super) fn whole_uses(block: &syn::Block, root: &str, calls: bool) -> Vec<Tok
         found: Vec<TokenStream>,
     }
     impl<'ast> Visit<'ast> for Finder<'_> {
+        // `let mut s = s0.clone();`: a copy held whole (`lower/struct_calls.rs`).
+        fn visit_local(&mut self, l: &'ast syn::Local) {
+            match &l.init {
+                Some(i)
+                    if self.calls && i.diverge.is_none() && copied_whole(&i.expr, self.root) => {}
+                _ => syn::visit::visit_local(self, l),
+            }
+        }
         fn visit_expr(&mut self, e: &'ast syn::Expr) {
             let root = self.root;
             if chain(e, &|n| n == root).is_some() {

@@ -454,14 +454,26 @@ impl Lowerer<'_> {
         if let Some(o) = self.na_output(&ty) {
             return o;
         }
-        if self.ragged_type(&ty).is_some() {
-            self.diag.unsupported_at(
-                &ty,
-                "outputs holding rows of `Vec`s (`Vec<Vec<T>>`) (yet)",
-                "write the rows into a `&mut [Vec<T>]` argument (`fn f(.., out: &mut [Vec<f64>])`, \
-                 returning `()`), or return the data flat (`Vec<T>`)",
-            );
-            return None;
+        if let Some((flat, _)) = self.ragged_type(&ty) {
+            // `-> Vec<Vec<T>>`: the flat rows, with their offsets written into an argument of
+            // its own (`lower/ragged.rs`, `ragged_output`).
+            if matches!(ty, syn::Type::Reference(_)) {
+                self.diag.unsupported_at(
+                    &ty,
+                    "outputs borrowing rows of `Vec`s",
+                    "return the rows by value (`-> Vec<Vec<T>>`)",
+                );
+                return None;
+            }
+            let rows = self.ragged_output_rows();
+            return self.output_of(&flat).map(|o| Output {
+                nest: Some(Nest {
+                    ty,
+                    row: ArrayLen::of_items(0),
+                    ragged: Some(rows),
+                }),
+                ..o
+            });
         }
         // `-> State`: the tuple of its float fields, known once the body is lowered
         // (`lower/struct_values.rs`).

@@ -116,6 +116,10 @@ impl Emitter<'_> {
                 self.backprop(elem, quote!(#rt::sum(&#g[..])), cx, code);
             }
             ExprKind::CopySeq(v, _) => self.accumulate_var(*v, g, cx, code),
+            ExprKind::Member { base, members, .. } => {
+                let b = self.adj_used(*base);
+                self.accumulate(Adj::Member(b, members.clone()), g, cx, code);
+            }
             ExprKind::Field { base, index } => {
                 if let ExprKind::Var(v) = base.kind {
                     let b = self.adj_used(v);

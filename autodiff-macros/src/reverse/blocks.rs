@@ -40,10 +40,13 @@ impl Emitter<'_> {
                     let n = n.tokens();
                     quote!([#rt::zero(); #n])
                 }
-                Shape::Seq(_) => {
+                Shape::Seq(_) | Shape::Struct => {
                     // Shaped like the final value: recorded at the end of the forward block.
                     let name = self.uname(v);
-                    let z = quote!(#rt::zero_tangent(&#name[..]));
+                    let z = match self.vars[v].shape {
+                        Shape::Struct => quote!(#rt::zero_tangent(&#name)),
+                        _ => quote!(#rt::zero_tangent(&#name[..])),
+                    };
                     let s = self.save(z, level, out, None);
                     quote!(#s)
                 }

@@ -233,6 +233,18 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
     if diag.has_errors() {
         return None;
     }
+    // Guarded neighbour reads: first/last iterations written out (`transform/peel.rs`).
+    let mut body = body;
+    let peeled = crate::transform::peel::peel(&mut body, &mut vars, &f.checkpoints);
+    if !peeled.is_empty() {
+        crate::transform::normalize::number(&mut body);
+        dump.section("loops peeled (reverse mode)", || {
+            let mut text = peeled.join("\n");
+            text.push('\n');
+            text.push_str(&crate::transform::normalize::print(&vars, &body));
+            text
+        });
+    }
     let (scope, acc) = scope_of(f, &vars, ret, &body);
     // What must be kept, decided once before emission (`analysis/saves.rs`).
     let saves = saves::saves(&body, &scope, &acc, &f.checkpoints);
@@ -434,12 +446,19 @@ impl Emitter<'_> {
         match &e.kind {
             ExprKind::Var(v)
                 if matches!(self.vars[*v].shape, Shape::Seq(SeqKind::Vec))
-                    || self.vars[*v].by_mut_ref() =>
+                    || self.vars[*v].by_mut_ref()
+                    || self.struct_local(*v) =>
             {
                 self.owned_copy(*v)
             }
             _ => p.expr(e),
         }
+    }
+
+    /// Whether `v` is a struct local held whole (`let s2 = step(s, dt);`), owned by the
+    /// function: copied by `Clone` where it would be moved.
+    fn struct_local(&self, v: VarId) -> bool {
+        self.vars[v].shape == Shape::Struct && !matches!(self.vars[v].origin, VarOrigin::Param(_))
     }
 
     /// A copy of sequence `v`'s contents with `v`'s own type (`Vec`, array; a `Vec` for a

@@ -258,12 +258,15 @@ pub(super) enum Adj {
     View(ViewElem),
     /// A component of a tuple adjoint, `b.k`.
     Field(syn::Ident, u32),
+    /// A field of a struct's adjoint, `b.x.y` (the derived tangent has the struct's field
+    /// names); the whole `b` names it too, so it is never known to be another place.
+    Member(syn::Ident, TokenStream),
 }
 
 impl Adj {
     /// Whether no other spelling can name the same place (so "just zeroed" is exact).
     pub(super) fn unaliased(&self) -> bool {
-        !matches!(self, Adj::Elem(..))
+        !matches!(self, Adj::Elem(..) | Adj::Member(..))
     }
 
     /// Whether `self` and `other` are known to be the same place: the same variable adjoint,
@@ -306,6 +309,7 @@ impl ToTokens for Adj {
                 let ix = syn::Index::from(*k as usize);
                 quote!(#b.#ix)
             }
+            Adj::Member(b, m) => quote!(#b #m),
         })
     }
 }

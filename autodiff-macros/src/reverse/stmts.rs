@@ -325,6 +325,15 @@ impl Emitter<'_> {
             (Place::Var(_), s @ Shape::Tuple(_)) => {
                 rev.push(take(Adj::Var(b), zero_adjoint(s)));
             }
+            // A struct held whole: its adjoint is its tangent type, which has no tangent type
+            // of its own to zero by.
+            (Place::Var(_), Shape::Struct) => {
+                rev.push(take(
+                    Adj::Var(b.clone()),
+                    quote!(#rt::zero_like_tangent(&#g)),
+                ));
+                cx.mark_zeroed(Adj::Var(b));
+            }
             _ => {
                 rev.push(take(Adj::Var(b.clone()), zero));
                 cx.mark_zeroed(Adj::Var(b));

@@ -265,6 +265,17 @@ impl Emitter<'_> {
                 quote_spanned!(span=> #b[#i])
             }
             ExprKind::ElemConst { .. } => self.fwd_expr(e),
+            // A field of a struct held whole: like a variable, copied before its statement when
+            // the struct may change (a `mut` one), else read by name (kept by its `let`).
+            ExprKind::Member { base, .. } => {
+                if !self.stable_at_stmt(*base) {
+                    if self.vars[*base].mutable {
+                        return self.save_read(e, cx, out);
+                    }
+                    self.needed_now.insert(*base);
+                }
+                return self.fwd_expr(e);
+            }
             ExprKind::Len(v) => {
                 if !self.stable_at_stmt(*v) {
                     return self.save_read(e, cx, out);

@@ -120,6 +120,18 @@ fn check(f: &Function, hvp: &syn::Ident, diag: &mut Diag) {
             );
         }
     }
+    // A struct held whole in a local (`lower/struct_calls.rs`): its callee has no generic copy.
+    if let Some(v) = f
+        .vars
+        .iter()
+        .find(|v| v.shape == Shape::Struct && !matches!(v.origin, VarOrigin::Param(_)))
+    {
+        diag.unsupported_at(
+            &v.name,
+            "a struct held whole in a local (the struct a call gives, or a copy) with `hvp` (yet)",
+            "read the fields you need inside the callee and give them as floats, or remove `hvp`",
+        );
+    }
     if f.output.strukt.is_some() {
         diag.unsupported_at(
             &f.item.sig.output,

@@ -1,5 +1,6 @@
-//! Transformations of the IR: exit normalisation (which keeps the meaning) and the generic copy
-//! for second order (`lift`); loop fusion and checkpointing will live here.
+//! Transformations of the IR: exit normalisation (which keeps the meaning), loop peeling of
+//! guarded neighbour reads (`peel`, also exact) and the generic copy for second order (`lift`).
 
 pub mod lift;
 pub mod normalize;
+pub mod peel;
