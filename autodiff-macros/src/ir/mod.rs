@@ -10,6 +10,7 @@ mod na;
 pub mod print;
 mod shape;
 mod visit;
+pub mod writes;
 
 pub use na::{is_na_rule, NaType};
 pub use shape::{shape_of, INT_TYPES};

@@ -141,10 +141,7 @@ impl Lowerer<'_> {
             // Lcg`, `let mut v: Vec<usize>`) may change it: evaluated once, where it is
             // written, into a local the reverse sweep reads by name (never evaluated again to
             // recompute a value). Methods known not to change their receiver stay in place.
-            let changes = matches!(&recv.kind, ExprKind::Var(v)
-                if self.vars[*v].mutable
-                    && self.vars[*v].shape == Shape::Other
-                    && !READ_ONLY_METHODS.contains(&name.as_str()));
+            let changes = crate::ir::writes::method_changes(&self.vars, &recv, &name).is_some();
             let e = Expr::new(
                 ExprKind::PlainMethod {
                     recv: Box::new(recv),
@@ -593,30 +590,3 @@ impl Lowerer<'_> {
         }
     }
 }
-
-/// Methods that never change their receiver, kept in place when the receiver is a variable that
-/// changes (see `method_call`).
-const READ_ONLY_METHODS: &[&str] = &[
-    "len",
-    "is_empty",
-    "get",
-    "contains",
-    "first",
-    "last",
-    "clone",
-    "to_vec",
-    "to_owned",
-    "iter",
-    "capacity",
-    "is_some",
-    "is_none",
-    "unwrap",
-    "as_slice",
-    "binary_search",
-    "starts_with",
-    "ends_with",
-    "min",
-    "max",
-    "abs",
-    "count_ones",
-];

@@ -9,16 +9,12 @@ impl Emitter<'_> {
     pub(super) fn block(&mut self, stmts: &[R], level: Level) -> BlockOut {
         let mut out = BlockOut::new();
         let mut declared = Vec::new();
-        // Copies saved by the enclosing block are not this block's to reuse.
-        let outer = std::mem::take(&mut self.copies);
         for s in stmts {
             if let R::Let { pat, .. } = s {
                 pat.vars(&mut declared);
             }
             self.stmt(s, level, &mut out);
-            self.forget_copies(s);
         }
-        self.copies = outer;
         let zeros = self.adjoint_zeros(declared, level, &mut out);
         out.pops.extend(zeros);
         out
@@ -64,54 +60,6 @@ impl Emitter<'_> {
         zeros
     }
 
-    /// Drops the saved copies statement `s` may have made stale: those of the variable it
-    /// writes, all of them after a statement with blocks or a call writing through `&mut`, those
-    /// of changing variables of unknown types that a call or method reads.
-    pub(super) fn forget_copies(&mut self, s: &R) {
-        // A variable of a type the macro does not know (`v: &mut Vec<usize>`, a generator)
-        // read by a call or a method may be changed by it (passed on bare, `v.sort()`).
-        let value = match s {
-            R::Let { init: Some(e), .. } | R::Eval(e) => Some(e),
-            R::Assign { value, .. } | R::Push { value, .. } => Some(value),
-            _ => None,
-        };
-        if let Some(e) = value {
-            let mut calls = false;
-            e.visit(&mut |n| {
-                calls |= matches!(
-                    n.kind,
-                    ExprKind::Call { .. }
-                        | ExprKind::PlainCall { .. }
-                        | ExprKind::PlainMethod { .. }
-                )
-            });
-            if calls {
-                let mut reads = Vec::new();
-                e.reads(&mut reads);
-                let vars = self.vars;
-                self.copies.retain(|c| {
-                    !(reads.contains(&c.var)
-                        && vars[c.var].mutable
-                        && vars[c.var].shape == Shape::Other)
-                });
-            }
-        }
-        match s {
-            R::Let { init: Some(e), .. } | R::Eval(e) if !e.mut_borrows().is_empty() => {
-                self.copies.clear()
-            }
-            R::Let { .. } | R::Eval(_) | R::Exit(_) => {}
-            R::Assign { place, .. } => {
-                let v = place.var();
-                self.copies.retain(|c| c.var != v);
-            }
-            R::Push { vec, .. } => self.copies.retain(|c| c.var != *vec),
-            R::Macro(..) | R::If { .. } | R::Match { .. } | R::For { .. } | R::While { .. } => {
-                self.copies.clear()
-            }
-        }
-    }
-
     pub(super) fn stmt(&mut self, s: &R, level: Level, out: &mut BlockOut) {
         match s {
             R::Let { pat, init: Some(e) } if !e.mut_borrows().is_empty() => {
@@ -123,8 +71,6 @@ impl Emitter<'_> {
             R::Push { vec, value } => {
                 let name = self.uname(*vec);
                 let v = self.fwd_expr(value);
-                let wt = self.weight();
-                *self.writes_w.entry(*vec).or_insert(0.0) += wt;
                 let restored = self.scope.restore.contains(vec);
                 let live = self.vars[*vec].active && self.acc.contains(vec);
                 if restored && !live {

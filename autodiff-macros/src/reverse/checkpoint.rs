@@ -27,8 +27,6 @@ impl Emitter<'_> {
         out: &mut BlockOut,
     ) -> bool {
         let w = spec.state;
-        // A call's write cannot be undone element by element: never restored.
-        self.writes_w.insert(w, f64::INFINITY);
         let call = match body {
             [R::Eval(e)] if e.mut_borrows() == [w] => e,
             _ => {
@@ -40,7 +38,7 @@ impl Emitter<'_> {
             self.bug = true;
             return true;
         };
-        if !mutcalls::call_live(self.vars, &self.acc, &[], call) {
+        if !call_live(self.vars, &self.acc, &[], call) {
             return false;
         }
         let rt = names::rt();

@@ -78,8 +78,6 @@ impl Emitter<'_> {
             } else {
                 self.stmt(s, Level::Top, &mut out);
             }
-            // Saved copies the statement made stale are not read again (`blocks.rs`).
-            self.forget_copies(s);
         }
         // The tail's reverse runs before the region's forward code: it may read no name the
         // region binds or assigns.

@@ -4,48 +4,30 @@
 use super::*;
 
 impl Emitter<'_> {
-    /// Sequences whose adjoint accesses in this loop body are all `b[i + c]` with constant `c`,
-    /// in statements that run on every iteration: they get an adjoint window.
-    pub(super) fn plan_windows(&mut self, index: VarId, body: &[R]) -> Vec<(VarId, Window)> {
-        let mut plan = WindowPlan {
-            index,
-            vars: self.vars,
-            offsets: HashMap::new(),
-            bad: BTreeSet::new(),
-            guarded: BTreeSet::new(),
+    /// The adjoint windows the access table (`analysis/access.rs`) gives the loop over
+    /// `index`, with their slots named (none for a sequence an enclosing loop already windows).
+    pub(super) fn plan_windows(&mut self, index: VarId) -> Vec<(VarId, Window)> {
+        let access = self.access;
+        let Some(plan) = access.get(&index) else {
+            return Vec::new();
         };
-        plan.stmts(body, false);
-        let WindowPlan {
-            offsets,
-            bad,
-            guarded,
-            ..
-        } = plan;
         let mut out = Vec::new();
-        let mut offsets: Vec<(VarId, Vec<i64>)> = offsets.into_iter().collect();
-        offsets.sort_by_key(|(w, _)| *w);
-        for (w, cs) in offsets {
-            if bad.contains(&w) || self.windows.contains_key(&w) || !self.acc.contains(&w) {
+        for w in &plan.windows {
+            if self.windows.contains_key(&w.var) {
                 continue;
             }
-            let lo = cs.iter().copied().min().unwrap_or(0);
-            let hi = cs.iter().copied().max().unwrap_or(0);
-            if hi - lo > 8 {
-                continue;
-            }
-            let slots = (lo..=hi).map(|_| self.fresh("w")).collect();
+            let slots = (w.lo..=w.hi).map(|_| self.fresh("w")).collect();
             out.push((
-                w,
+                w.var,
                 Window {
                     index,
-                    lo,
-                    hi,
+                    lo: w.lo,
+                    hi: w.hi,
                     slots,
-                    guarded: guarded.contains(&w),
+                    guarded: w.guarded,
                 },
             ));
         }
-        out.sort_by_key(|(w, _)| *w);
         out
     }
 
@@ -56,7 +38,7 @@ impl Emitter<'_> {
         } else {
             self.views.get(&base)?
         };
-        let (inv, c) = affine_split(index, view.index, self)?;
+        let (inv, c) = affine_split(index, view.index, &self.scope)?;
         if !inv.same(&view.inv) {
             return None;
         }
@@ -79,51 +61,34 @@ impl Emitter<'_> {
             .map(|v| v.to_token_stream())
     }
 
-    /// Slice views for a simple loop `for i in a..b`: sequences whose every access in the loop
-    /// body is `arr[e + i + c]` (one invariant `e` per sequence), in statements that run on every
-    /// iteration. Primal views only for sequences the loop does not write. Returns the view
-    /// declarations for the forward loop and for the reverse loop.
+    /// The slice views the access table (`analysis/access.rs`) gives the loop over `index`,
+    /// named, indexed from `a`: the view declarations for the forward loop and for the reverse
+    /// loop.
     pub(super) fn plan_views(
         &mut self,
         index: VarId,
-        body: &[R],
         a: &syn::Ident,
     ) -> (Vec<PlannedView>, Vec<PlannedView>) {
-        let mut plan = ViewPlan {
-            em: self,
-            index,
-            seqs: HashMap::new(),
-            written: BTreeSet::new(),
-        };
-        plan.stmts(body);
-        let ViewPlan { seqs, written, .. } = plan;
-        let mut seqs: Vec<(VarId, Option<ViewAccesses>)> = seqs.into_iter().collect();
-        seqs.sort_by_key(|(v, _)| *v);
+        let access = self.access;
         let mut prim = Vec::new();
         let mut adj = Vec::new();
-        for (v, acc) in seqs {
-            let Some(acc) = acc else {
-                continue;
-            };
-            if acc.offsets.is_empty() || !matches!(self.vars[v].shape, Shape::Seq(_)) {
-                continue;
-            }
-            let lo = acc.offsets.iter().copied().min().unwrap_or(0);
-            let hi = acc.offsets.iter().copied().max().unwrap_or(0);
+        let Some(plan) = access.get(&index) else {
+            return (prim, adj);
+        };
+        for v in &plan.views {
             let make = |me: &mut Self| SliceView {
                 name: me.fresh("vw"),
                 index,
-                inv: acc.inv.clone(),
-                inv_expr: acc.inv_expr.clone(),
+                inv: v.acc.inv.clone(),
+                inv_expr: v.acc.inv_expr.clone(),
                 start: a.clone(),
-                lo,
+                lo: v.lo,
             };
-            // Primal reads: sequences the loop does not write, readable by name in both sweeps.
-            if !written.contains(&v) && self.stable(v) {
-                prim.push((v, make(self), hi));
+            if v.prim {
+                prim.push((v.var, make(self), v.hi));
             }
-            if self.vars[v].active && self.acc.contains(&v) && !self.scope.restore.contains(&v) {
-                adj.push((v, make(self), hi));
+            if v.adj {
+                adj.push((v.var, make(self), v.hi));
             }
         }
         (prim, adj)
@@ -174,9 +139,7 @@ impl Emitter<'_> {
 
     /// A loop body's sweeps, its values saved once an iteration on one tape of tuples.
     pub(super) fn loop_body(&mut self, body: &[R]) -> BlockOut {
-        self.depth += 1;
         let mut b = self.block(body, Level::Loop);
-        self.depth -= 1;
         let mut n = self.n;
         let unused = program::combine_tapes(&mut b.fwd, &mut b.pops, || {
             n += 1;
@@ -214,7 +177,7 @@ impl Emitter<'_> {
             let e = self.decision(end, level, out);
             let st = step.as_ref().map(|st| self.decision(st, level, out));
             let windows = if step.is_none() {
-                self.plan_windows(var, body)
+                self.plan_windows(var)
             } else {
                 Vec::new()
             };
@@ -235,7 +198,7 @@ impl Emitter<'_> {
             }];
             // Slice views (only for plain ascending or descending `a..b` loops).
             let (pviews, aviews) = if step.is_none() && !*inclusive {
-                self.plan_views(var, body, &vstart)
+                self.plan_views(var, &vstart)
             } else {
                 (Vec::new(), Vec::new())
             };
@@ -485,7 +448,7 @@ impl Emitter<'_> {
             let mut b = self.loop_body(body);
             // Nested tapes are reserved only for loops without early exit.
             self.nested_reserve.truncate(pending_from);
-            if self.needed.contains(&var) {
+            if self.saves.needed.contains(&var) {
                 self.needed_now.insert(var);
                 let site = Site::Tape(self.fresh("t"));
                 self.sites.push(site.clone());
@@ -618,54 +581,4 @@ impl Emitter<'_> {
         }
         ops
     }
-}
-
-/// Whether the reverse sweep can walk the same indices of `for _ in range` backwards (rebinding
-/// the index), rather than replaying a trip count.
-pub(super) fn simple_for(range: &Range, body: &[R], brk: Option<VarId>) -> bool {
-    let Range::Bounds {
-        inclusive, step, ..
-    } = range;
-    let breaks = brk.is_some_and(|b| body_sets(body, b));
-    !(breaks || *inclusive && step.is_some())
-}
-
-/// The indices of the `for` loops the reverse sweep walks backwards (`simple_for`), anywhere in
-/// `body`: the reverse loop rebinds them, so they are stable.
-pub(super) fn collect_rebound(body: &[R], out: &mut BTreeSet<VarId>) {
-    for s in body {
-        match s {
-            R::For {
-                var,
-                range,
-                body,
-                brk,
-            } => {
-                if simple_for(range, body, *brk) {
-                    out.insert(*var);
-                }
-                collect_rebound(body, out);
-            }
-            R::While { body, .. } => collect_rebound(body, out),
-            R::If { then, els, .. } => {
-                collect_rebound(then, out);
-                collect_rebound(els, out);
-            }
-            R::Match { arms, .. } => arms.iter().for_each(|(_, b)| collect_rebound(b, out)),
-            _ => {}
-        }
-    }
-}
-
-/// Whether any statement in `body` assigns `flag` (the loop can stop early).
-pub(super) fn body_sets(body: &[R], flag: VarId) -> bool {
-    body.iter().any(|s| match s {
-        R::Assign {
-            place: Place::Var(v),
-            ..
-        } => *v == flag,
-        R::If { then, els, .. } => body_sets(then, flag) || body_sets(els, flag),
-        R::Match { arms, .. } => arms.iter().any(|(_, b)| body_sets(b, flag)),
-        _ => false,
-    })
 }

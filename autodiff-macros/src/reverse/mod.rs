@@ -13,8 +13,9 @@
 //!    at the top level, in a per-site `Option` slot inside branches outside loops (a branch runs
 //!    at most once per call), on a per-site stack (`Vec`) inside loops. Each slot or stack is
 //!    read at the start of the reverse of the block that saved it, so saves and reads pair up.
-//!    Which values are needed and which sequences are restored is decided before, once, by
-//!    `saves`; the pass runs once and checks that it needed exactly those values.
+//!    What is kept, restored, copied before each statement and recomputed is decided before,
+//!    once, by `analysis/saves.rs`, and the loops' windows and views by `analysis/access.rs`;
+//!    the pass runs once, reads those tables, and checks that it named exactly the values kept.
 
 use crate::analysis::activity::expr_active;
 use crate::diag::Diag;
@@ -32,70 +33,18 @@ mod checkpoint;
 mod fuse;
 mod loops;
 mod mutcalls;
-mod plan;
 mod program;
-mod saves;
 mod stmts;
 mod values;
 
-use crate::analysis::usefulness::useful;
+use crate::analysis::access::{self as plan, affine_offset, affine_split, LoopAccess};
+use crate::analysis::reads::{binop_needs, call_live, SnapSite};
+use crate::analysis::saves::{self, CopyFrom};
+use crate::analysis::scope::{scope_of, simple_for, Level, Scope};
 use crate::codegen::dump::IrDump;
 use crate::transform::normalize::{normalize, R};
-use plan::{affine_offset, affine_split, ViewAccesses, ViewPlan, WindowPlan};
 use program::{Adj, Op, Site, ViewElem};
 use values::StmtCx;
-
-/// Where a block runs, which decides where its saved values live.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Level {
-    /// The function's own block: runs once; values are saved in plain locals.
-    Top,
-    /// Inside branches (`if`, `match`) but outside every loop: runs at most once per call;
-    /// values are saved in `Option` slots declared at the start of the function.
-    Branch,
-    /// Inside a loop: runs any number of times; values are saved on stacks (`Vec`).
-    Loop,
-}
-
-impl Level {
-    /// The level of the blocks of a branch (`if`, `match`) at this level.
-    fn branch(self) -> Level {
-        match self {
-            Level::Top | Level::Branch => Level::Branch,
-            Level::Loop => Level::Loop,
-        }
-    }
-}
-
-/// What the reverse sweep can read by name, shared by the saves analysis and the emitter.
-#[derive(Clone)]
-struct Scope<'a> {
-    vars: &'a [Var],
-    /// Variables declared at the top level (not inside loops or branches).
-    top: BTreeSet<VarId>,
-    /// Loop indices of `for` loops without early exit (the reverse loop rebinds them).
-    rebound: BTreeSet<VarId>,
-    /// Mutable top-level sequences kept up to date in the reverse sweep by restoring each
-    /// overwritten element (Tapenade's strategy), instead of saving every read.
-    restore: BTreeSet<VarId>,
-}
-
-impl Scope<'_> {
-    /// Whether the reverse sweep can name `v` and find the value it had at any read.
-    fn stable(&self, v: VarId) -> bool {
-        let var = &self.vars[v];
-        !var.mutable
-            && (self.top.contains(&v)
-                || self.rebound.contains(&v)
-                || matches!(var.origin, VarOrigin::Param(_)))
-    }
-
-    /// Whether the reverse of a statement can read `v` by name and find the value it had when the
-    /// statement ran: stable variables, and restored sequences.
-    fn stable_at_stmt(&self, v: VarId) -> bool {
-        self.stable(v) || self.restore.contains(&v)
-    }
-}
 
 struct BlockOut {
     fwd: Vec<Op>,
@@ -128,8 +77,12 @@ struct Emitter<'a> {
     n: usize,
     /// Save sites inside loops and branches (tapes and slots), declared at the start.
     sites: Vec<Site>,
-    /// Immutable non-top-level variables whose value the reverse sweep reads.
-    needed: BTreeSet<VarId>,
+    /// The saves table (`analysis/saves.rs`): what is kept, restored, copied before each
+    /// statement, recomputed. The emitter reads it and decides none of it.
+    saves: &'a saves::Saves<'a>,
+    /// The access table of the simple `for` loops (`analysis/access.rs`), by index variable.
+    access: &'a HashMap<VarId, LoopAccess>,
+    /// The immutable non-top-level variables emission named, checked against `saves.needed`.
     needed_now: BTreeSet<VarId>,
     /// Variables whose adjoint can be nonzero (the usefulness analysis): only these get an adjoint.
     acc: BTreeSet<VarId>,
@@ -138,11 +91,6 @@ struct Emitter<'a> {
     ret: VarId,
     /// Set when a value was needed that `prepare` did not save: an internal error.
     bug: bool,
-    /// Loop-depth-weighted counts of saved reads and of writes per variable, checked against
-    /// the saves analysis after emission.
-    reads_w: HashMap<VarId, f64>,
-    writes_w: HashMap<VarId, f64>,
-    depth: i32,
     /// Adjoint windows of the loop being emitted: element adjoints `b[i + c]` kept in locals.
     windows: HashMap<VarId, Window>,
     /// Slice views of the loop being emitted: `arr[e + i + c]` read through a sub-slice taken
@@ -161,10 +109,9 @@ struct Emitter<'a> {
     /// number of pushes per run of that loop's body (a product of trip counts that can be
     /// evaluated before the outermost loop): reserved there at once (`loops.rs`).
     nested_reserve: Vec<(syn::Ident, TokenStream)>,
-    /// Copies of variables and elements saved earlier in the block being emitted whose variable
-    /// has not been written since (`values.rs`): a later read of the same value, or of an
-    /// element of a whole copy, reads the copy instead of saving again.
-    copies: Vec<values::SavedCopy>,
+    /// The names of the copies saved so far, by the id of the read saved: where the saves
+    /// table says a later read reads an earlier copy (`CopyFrom`), the name it reads.
+    copy_names: HashMap<ExprId, TokenStream>,
     /// Loop fusion (`fuse.rs`): the plan for the top-level block, and the index variables of
     /// the loops emitted fused (forward and reverse code in one loop of the forward sweep).
     fusion: Option<crate::analysis::fusion::Plan>,
@@ -299,9 +246,14 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
         });
     }
     let (scope, acc) = scope_of(f, &vars, ret, &body);
-    // What must be kept, decided once before emission (`saves.rs`).
-    let saves::Saves { needed, restore } = saves::saves(&body, &scope, &acc, &f.checkpoints);
-    let scope = Scope { restore, ..scope };
+    // What must be kept, decided once before emission (`analysis/saves.rs`).
+    let saves = saves::saves(&body, &scope, &acc, &f.checkpoints);
+    let scope = Scope {
+        restore: saves.restore.clone(),
+        ..scope
+    };
+    // The loops' access patterns, for adjoint windows and slice views (`analysis/access.rs`).
+    let access = crate::analysis::access::loop_access(&body, &scope, &acc);
     let plan_from = |from: usize, dump: &mut IrDump| {
         let (plan, report) = crate::analysis::fusion::plan(&body, &vars, ret, &f.checkpoints, from);
         dump.section("loop fusion (reverse mode)", || fuse::report_text(&report));
@@ -312,22 +264,20 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
         vars: &vars,
         n: 0,
         sites: Vec::new(),
-        needed: needed.clone(),
+        saves: &saves,
+        access: &access,
         needed_now: BTreeSet::new(),
         acc: acc.clone(),
         scope: scope.clone(),
         ret,
         bug: false,
-        reads_w: HashMap::new(),
-        writes_w: HashMap::new(),
-        depth: 0,
         windows: HashMap::new(),
         views: HashMap::new(),
         adj_views: HashMap::new(),
         scale: scale_fn(f),
         in_place: None,
         nested_reserve: Vec::new(),
-        copies: Vec::new(),
+        copy_names: HashMap::new(),
         fusion,
         fused: BTreeSet::new(),
         unfused: false,
@@ -343,10 +293,9 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
             _ => break (em, program),
         }
     };
-    // Emission must find exactly what the analysis computed: the values it needed, and no
-    // further sequence worth restoring.
-    let agree = em.needed_now == needed
-        && saves::restore_set(&em.scope, &em.reads_w, &em.writes_w).is_subset(&em.scope.restore);
+    // Emission must name exactly the values the analysis kept, and the analysis must agree
+    // with itself (`Saves::consistent`).
+    let agree = em.needed_now == saves.needed && saves.consistent;
     if !em.bug && agree {
         return Some(program);
     }
@@ -356,46 +305,6 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
          function; please report it",
     );
     None
-}
-
-/// What the reverse sweep can read by name (nothing restored yet), and the variables whose
-/// adjoint can be nonzero.
-fn scope_of<'a>(
-    f: &Function,
-    vars: &'a [Var],
-    ret: VarId,
-    body: &[R],
-) -> (Scope<'a>, BTreeSet<VarId>) {
-    let mut top = BTreeSet::new();
-    for p in f.body_params() {
-        top.insert(p.var);
-    }
-    top.insert(ret);
-    collect_top(body, &mut top);
-    let mut rebound = BTreeSet::new();
-    loops::collect_rebound(body, &mut rebound);
-    // Variables with a (possibly) nonzero adjoint: the output, the arguments, and every active
-    // variable read by an assignment to one of them (backward fixpoint, "useful" variables).
-    let mut acc: BTreeSet<VarId> = f
-        .body_params()
-        .filter(|p| p.active)
-        .map(|p| p.var)
-        .collect();
-    acc.insert(ret);
-    loop {
-        let before = acc.len();
-        useful(body, vars, &mut acc);
-        if acc.len() == before {
-            break;
-        }
-    }
-    let scope = Scope {
-        vars,
-        top,
-        rebound,
-        restore: BTreeSet::new(),
-    };
-    (scope, acc)
 }
 
 /// Which product of adjoint and partial the reverse sweep uses. The strong zero (a zero factor
@@ -434,16 +343,6 @@ fn scale_fn(f: &Function) -> syn::Ident {
     names::runtime_item(name)
 }
 
-fn collect_top(b: &[R], top: &mut BTreeSet<VarId>) {
-    for s in b {
-        if let R::Let { pat, .. } = s {
-            let mut vs = Vec::new();
-            pat.vars(&mut vs);
-            top.extend(vs);
-        }
-    }
-}
-
 impl Emitter<'_> {
     fn fresh(&mut self, what: &str) -> syn::Ident {
         self.n += 1;
@@ -479,15 +378,6 @@ impl Emitter<'_> {
     /// statement ran: stable variables, and restored sequences.
     fn stable_at_stmt(&self, v: VarId) -> bool {
         self.scope.stable_at_stmt(v)
-    }
-
-    fn weight(&self) -> f64 {
-        8f64.powi(self.depth)
-    }
-
-    fn count_read(&mut self, v: VarId) {
-        let w = self.weight();
-        *self.reads_w.entry(v).or_insert(0.0) += w;
     }
 
     fn stable(&self, v: VarId) -> bool {

@@ -9,13 +9,6 @@
 
 use super::*;
 
-/// Whether the reverse sweep runs the call's `_vjp`: the call reads an active value, and its
-/// result (bound to `bound`) or a sequence it writes has an adjoint.
-pub(super) fn call_live(vars: &[Var], acc: &BTreeSet<VarId>, bound: &[VarId], e: &Expr) -> bool {
-    let live = |v: &VarId| vars[*v].active && acc.contains(v);
-    expr_active(vars, e) && (bound.iter().any(live) || e.mut_borrows().iter().any(live))
-}
-
 impl Emitter<'_> {
     /// `pat` is the `let` pattern binding the call's result, `None` for a call statement (which
     /// drops the value, if the callee gives one: its `_vjp_dropped` is called, with no seed).
@@ -33,11 +26,6 @@ impl Emitter<'_> {
         let mut bound = Vec::new();
         if let Some(p) = pat {
             p.vars(&mut bound);
-        }
-        let borrows = e.mut_borrows();
-        for v in &borrows {
-            // A call's write cannot be undone element by element: never restored.
-            self.writes_w.insert(*v, f64::INFINITY);
         }
         let live = call_live(self.vars, &self.acc, &bound, e);
         let mut cx = StmtCx::new(level);
@@ -75,7 +63,7 @@ impl Emitter<'_> {
                 // A result the reverse sweep reads, bound in a loop or branch: saved.
                 if level != Level::Top {
                     for v in &bound {
-                        if self.needed.contains(v) && !self.vars[*v].mutable {
+                        if self.saves.needed.contains(v) && !self.vars[*v].mutable {
                             let name = self.uname(*v);
                             let value = self.fwd_expr(&Expr::new(ExprKind::Var(*v), e.span));
                             self.save(value, level, out, Some(name));

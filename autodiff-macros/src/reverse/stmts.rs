@@ -5,7 +5,7 @@ use super::*;
 
 impl Emitter<'_> {
     /// A value the reverse sweep needs to steer control flow (a condition, a scrutinee, loop
-    /// bounds): recomputed when it only reads stable variables, saved otherwise.
+    /// bounds): recomputed or saved, as the saves table says.
     pub(super) fn decision(&mut self, e: &Expr, level: Level, out: &mut BlockOut) -> TokenStream {
         let v = self.fwd_expr(e);
         self.decision_of(e, v, level, out)
@@ -19,9 +19,14 @@ impl Emitter<'_> {
         level: Level,
         out: &mut BlockOut,
     ) -> TokenStream {
-        let mut reads = Vec::new();
-        e.reads(&mut reads);
-        let recomputable = !e.has_call_to_companion() && reads.iter().all(|v| self.stable(*v));
+        // Decided by the saves analysis (`analysis/reads.rs`, `decision_recomputable`).
+        let recomputable = match self.saves.decisions.get(&e.id) {
+            Some(r) => *r,
+            None => {
+                self.bug = true;
+                false
+            }
+        };
         if recomputable {
             return self.fwd_expr(e);
         }
@@ -94,8 +99,8 @@ impl Emitter<'_> {
             // (saved or recomputed at the start of the block's reverse): a rule reading its
             // output (`let b = a.exp();`) reads `b` instead of computing it again.
             if let Pat::Bind(var) = pat {
-                let kept =
-                    !self.vars[*var].mutable && (level == Level::Top || self.needed.contains(var));
+                let kept = !self.vars[*var].mutable
+                    && (level == Level::Top || self.saves.needed.contains(var));
                 if kept
                     && matches!(init.kind, ExprKind::Method { .. } | ExprKind::Binary { .. })
                     && !cx.snap.contains_key(&init.id)
@@ -114,9 +119,15 @@ impl Emitter<'_> {
         // A value defined in a loop or branch that the reverse sweep reads: recompute or save.
         if level != Level::Top {
             if let Pat::Bind(var) = pat {
-                if self.needed.contains(var) && !self.vars[*var].mutable {
+                if self.saves.needed.contains(var) && !self.vars[*var].mutable {
                     let name = self.uname(*var);
-                    let (cheap, kept) = recomputable(&self.scope, init);
+                    let (cheap, kept) = match self.saves.recompute.get(var) {
+                        Some((cheap, kept)) => (*cheap, kept.clone()),
+                        None => {
+                            self.bug = true;
+                            (false, Vec::new())
+                        }
+                    };
                     self.needed_now.extend(kept);
                     if cheap {
                         // `p` keeps the user's annotation, which may fix the float type.
@@ -130,7 +141,7 @@ impl Emitter<'_> {
                 let mut vs2 = Vec::new();
                 pat.vars(&mut vs2);
                 for var in vs2 {
-                    if self.needed.contains(&var) && !self.vars[var].mutable {
+                    if self.saves.needed.contains(&var) && !self.vars[var].mutable {
                         let name = self.uname(var);
                         let value = self.fwd_expr(&Expr::new(ExprKind::Var(var), init.span));
                         self.save(value, level, out, Some(name.clone()));
@@ -207,8 +218,6 @@ impl Emitter<'_> {
         let mut cx = StmtCx::new(level);
         let mut rev = Vec::new();
         let restored = self.scope.restore.contains(&v);
-        let wt = self.weight();
-        *self.writes_w.entry(v).or_insert(0.0) += wt;
         // The index of an element write locates the element's adjoint (and the restored value).
         let idx = match place {
             Place::Index(_, i) if useful || restored => Some(self.val(i, &mut cx, out, &mut rev)),
@@ -339,42 +348,4 @@ impl Emitter<'_> {
         }
         out.rev.push(Op::Block(rev));
     }
-}
-
-/// Whether a needed immutable `let` in a loop or branch with initialiser `init` is recomputed at
-/// the start of its block's reverse, and the immutable variables declared in loops or branches it
-/// reads, which must be kept in turn (all of them when it is recomputed; those before the first
-/// mutable read otherwise). The cost model: recomputed when it only reads stable or immutable
-/// variables and is cheap (arithmetic, indexing, the primitive table's `CHEAP` methods); saved
-/// when it reads a value that may have changed by the reverse sweep, calls a differentiated
-/// function, or calls a costly float method (`exp`, `sin`, ...: a library call is dearer than a
-/// load from the tape).
-pub(super) fn recomputable(scope: &Scope, init: &Expr) -> (bool, Vec<VarId>) {
-    let mut kept = Vec::new();
-    if init.has_call_to_companion() || costly(init) {
-        return (false, kept);
-    }
-    let mut reads = Vec::new();
-    init.reads(&mut reads);
-    for r in reads {
-        if scope.stable(r) {
-            continue;
-        }
-        if scope.vars[r].mutable {
-            return (false, kept);
-        }
-        kept.push(r);
-    }
-    (true, kept)
-}
-
-/// Whether `e` calls a float method outside the primitive table's cheap ones.
-fn costly(e: &Expr) -> bool {
-    let mut found = false;
-    e.visit(&mut |n| {
-        if let ExprKind::Method { method, .. } = &n.kind {
-            found |= !crate::primitives::CHEAP.contains(&method.to_string().as_str());
-        }
-    });
-    found
 }

@@ -9,38 +9,48 @@ impl Emitter<'_> {
     /// Saves, before the statement, every read whose value may change later; the reverse code of
     /// the statement then reads the saved copies (`cx.snap`).
     pub(super) fn prepare(&mut self, e: &Expr, cx: &mut StmtCx, out: &mut BlockOut) {
-        // Walk in the same order as `val` would: every leaf under a node whose value is needed.
-        mark(self.vars, e, false, &mut cx.needed);
-        let mut snaps = Vec::new();
-        self.collect_snaps(e, cx, &mut snaps);
+        // The analysis found, in the order `val` walks, every leaf under a node whose value is
+        // needed and the reads among them to copy.
+        let saves = self.saves;
+        let Some(reads) = saves.reads.get(&e.id) else {
+            self.bug = true;
+            return;
+        };
+        cx.needed.extend(reads.nodes.iter().copied());
         let mut sub_slices = std::collections::BTreeMap::new();
         e.visit(&mut |n| {
             if let ExprKind::SubSlice { array, .. } = &n.kind {
                 sub_slices.insert(n.id, array.clone());
             }
         });
-        // One saved copy per distinct read (`s * s` saves `s` once).
-        let mut saved: Vec<(&Expr, bool, TokenStream)> = Vec::new();
-        for Snap {
-            key,
-            read,
-            owned,
-            value,
-        } in snaps
-        {
-            let earlier = saved
-                .iter()
-                .find(|(r, o, _)| *o == owned && r.same(read))
-                .map(|(_, _, n)| n.clone())
-                .or_else(|| self.earlier_copy(read));
-            let name = match earlier {
-                Some(n) => n,
-                None => {
+        for (site, from) in reads.sites.iter().zip(&reads.from) {
+            let Some(Snap { key, read, value }) = self.snap_of(*site) else {
+                continue;
+            };
+            // Where the copy comes from was decided by the analysis (`CopyFrom`).
+            let name = match *from {
+                CopyFrom::Saved => {
                     let s = self.save(value, cx.level, out, None);
-                    saved.push((read, owned, quote!(#s)));
-                    self.note_copy(read, owned, &s);
+                    self.copy_names.insert(read.id, quote!(#s));
                     quote!(#s)
                 }
+                CopyFrom::Copy(id) => match self.copy_names.get(&id) {
+                    Some(n) => n.clone(),
+                    None => {
+                        self.bug = true;
+                        continue;
+                    }
+                },
+                CopyFrom::Element(id, index) => match self.copy_names.get(&id) {
+                    Some(n) => {
+                        let (n, ix) = (n.clone(), self.fwd_expr(index));
+                        quote!(#n[#ix])
+                    }
+                    None => {
+                        self.bug = true;
+                        continue;
+                    }
+                },
             };
             // A saved sub-slice is an owned copy; the expression it stands for is a borrow (a
             // row of a nested array borrowed as an array again; a copy of rows is rows).
@@ -62,47 +72,6 @@ impl Emitter<'_> {
                 None => name,
             };
             cx.snap.insert(key, name);
-        }
-    }
-
-    /// The value of the read `read` from a copy saved earlier in this block, if its variable
-    /// was not written since: the same read, or an element of a whole copy (`s[0]` for `y[0]`
-    /// after `y` was saved whole) whose index the reverse sweep can compute.
-    fn earlier_copy(&self, read: &Expr) -> Option<TokenStream> {
-        let (var, index) = copy_key(&self.scope, read)?;
-        let same = |c: &&SavedCopy| {
-            c.var == var
-                && match (&c.index, index) {
-                    (None, None) => true,
-                    (Some(a), Some(b)) => a.same(b),
-                    _ => false,
-                }
-        };
-        if let Some(c) = self.copies.iter().find(same) {
-            return Some(c.name.clone());
-        }
-        let index = index?;
-        let whole = self
-            .copies
-            .iter()
-            .find(|c| c.var == var && c.index.is_none())?;
-        let (name, ix) = (&whole.name, self.fwd_expr(index));
-        Some(quote!(#name[#ix]))
-    }
-
-    /// Notes the copy `name` of `read` (`owned`: a copy of a borrowed whole sequence) for
-    /// later reads in this block.
-    fn note_copy(&mut self, read: &Expr, owned: bool, name: &syn::Ident) {
-        // An owned copy of a sub-slice is not the whole sequence.
-        if owned && !matches!(read.kind, ExprKind::Var(_)) {
-            return;
-        }
-        if let Some((var, index)) = copy_key(&self.scope, read) {
-            self.copies.push(SavedCopy {
-                var,
-                index: index.cloned(),
-                name: quote!(#name),
-            });
         }
     }
 
@@ -201,52 +170,34 @@ impl Emitter<'_> {
         binop_needs(self.vars, op, lhs, rhs)
     }
 
-    /// Leaves under needed nodes whose value the reverse sweep cannot find by name: copies
-    /// taken before the statement, and immutable variables it needs kept (`needed_now`).
-    pub(super) fn collect_snaps<'e>(
-        &mut self,
-        e: &'e Expr,
-        cx: &StmtCx,
-        snaps: &mut Vec<Snap<'e>>,
-    ) {
-        let mut sites = Vec::new();
-        snap_sites(&self.scope, e, &cx.needed, &mut sites);
-        for site in sites {
-            match site {
-                SnapSite::Needed(v) => {
-                    self.needed_now.insert(v);
-                }
-                SnapSite::Copy { read, counted } => {
-                    if let Some(v) = counted {
-                        self.count_read(v);
-                    }
-                    let t = self.fwd_expr(read);
-                    // A variable of a type the macro does not know (`v: &mut Vec<i32>`, a user
-                    // type) is copied by `clone` (a move would end it).
-                    let t = match read.kind {
-                        ExprKind::Var(v) if self.vars[v].shape == Shape::Other => {
-                            quote!((#t).clone())
-                        }
-                        _ => t,
-                    };
-                    snaps.push(Snap::new(read, false, t));
-                }
-                SnapSite::OwnedVar { read, var } => {
-                    // The copy has the variable's own type (an array stays an array); `val`
-                    // then borrows it.
-                    self.count_read(var);
-                    snaps.push(Snap::new(read, true, self.owned_copy(var)));
-                }
-                SnapSite::OwnedSlice(read) => {
-                    let t = self.fwd_expr(read);
-                    snaps.push(Snap::new(
-                        read,
-                        true,
-                        quote!(::std::borrow::ToOwned::to_owned(#t)),
-                    ));
-                }
+    /// What the reverse sweep does about one site the analysis listed: a copy of the read,
+    /// taken before the statement (`Some`), or the immutable variable noted as named (`None`).
+    fn snap_of<'e>(&mut self, site: SnapSite<'e>) -> Option<Snap<'e>> {
+        Some(match site {
+            SnapSite::Needed(v) => {
+                self.needed_now.insert(v);
+                return None;
             }
-        }
+            SnapSite::Copy { read, .. } => {
+                let t = self.fwd_expr(read);
+                // A variable of a type the macro does not know (`v: &mut Vec<i32>`, a user
+                // type) is copied by `clone` (a move would end it).
+                let t = match read.kind {
+                    ExprKind::Var(v) if self.vars[v].shape == Shape::Other => {
+                        quote!((#t).clone())
+                    }
+                    _ => t,
+                };
+                Snap::new(read, t)
+            }
+            // The copy has the variable's own type (an array stays an array); `val` then
+            // borrows it.
+            SnapSite::OwnedVar { read, var } => Snap::new(read, self.owned_copy(var)),
+            SnapSite::OwnedSlice(read) => {
+                let t = self.fwd_expr(read);
+                Snap::new(read, quote!(::std::borrow::ToOwned::to_owned(#t)))
+            }
+        })
     }
 
     /// Saves the value of the read `e` before its statement; the reverse reads the copy.
@@ -392,49 +343,19 @@ impl Emitter<'_> {
     }
 }
 
-/// A value saved earlier in the block being emitted: variable `var` whole (`index` `None`) or
-/// its element `var[index]`, read in the reverse sweep as `name`.
-pub(super) struct SavedCopy {
-    pub(super) var: VarId,
-    index: Option<Expr>,
-    name: TokenStream,
-}
-
-/// The variable and index of a read that a saved copy can stand for: a whole variable, or an
-/// element whose index reads only values the reverse sweep can name (no element reads, no
-/// calls), so that the index means the same at every statement of the block and can be
-/// computed again in the reverse sweep.
-fn copy_key<'e>(scope: &Scope, read: &'e Expr) -> Option<(VarId, Option<&'e Expr>)> {
-    match &read.kind {
-        ExprKind::Var(v) => Some((*v, None)),
-        ExprKind::Index { base, index } => {
-            let mut plain = true;
-            index.visit(&mut |n| match &n.kind {
-                ExprKind::Lit(_) | ExprKind::Binary { .. } | ExprKind::Unary { .. } => {}
-                ExprKind::Var(v) => plain &= scope.stable(*v),
-                _ => plain = false,
-            });
-            plain.then_some((*base, Some(&**index)))
-        }
-        _ => None,
-    }
-}
-
-/// A read saved before its statement: the node (`key` is its id), whether the copy is an owned
-/// copy of a borrowed sequence, and the forward-sweep code of the value.
+/// A read whose copy the reverse of a statement reads: the node (`key` is its id) and the
+/// forward-sweep code of the copy.
 pub(super) struct Snap<'e> {
     key: ExprId,
     read: &'e Expr,
-    owned: bool,
     value: TokenStream,
 }
 
 impl<'e> Snap<'e> {
-    fn new(read: &'e Expr, owned: bool, value: TokenStream) -> Self {
+    fn new(read: &'e Expr, value: TokenStream) -> Self {
         Snap {
             key: read.id,
             read,
-            owned,
             value,
         }
     }
@@ -473,187 +394,6 @@ impl StmtCx {
             vals: HashMap::new(),
             zeroed: Vec::new(),
             joint: HashMap::new(),
-        }
-    }
-}
-
-/// Marks (into `out`) which nodes' values the reverse code of this expression computes:
-/// everything under a node whose rule reads values, index expressions, call arguments.
-pub(super) fn mark(vars: &[Var], e: &Expr, needed: bool, out: &mut BTreeSet<ExprId>) {
-    if needed {
-        e.visit(&mut |n| {
-            out.insert(n.id);
-        });
-        return;
-    }
-    if !expr_active(vars, e) {
-        return;
-    }
-    match &e.kind {
-        ExprKind::Binary { op, lhs, rhs } => {
-            let [a, b, y] = binop_needs(vars, *op, lhs, rhs);
-            if y {
-                mark(vars, e, true, out);
-            } else {
-                mark(vars, lhs, a, out);
-                mark(vars, rhs, b, out);
-            }
-        }
-        ExprKind::Unary { expr, .. } => mark(vars, expr, false, out),
-        ExprKind::Cast { expr, .. } => mark(vars, expr, true, out),
-        ExprKind::Method { recv, method, .. } => {
-            match methods::float_method(&method.to_string()).map(|r| r.linearity) {
-                Some(Linearity::Linear) => mark(vars, recv, false, out),
-                Some(Linearity::Zero) => {}
-                _ => mark(vars, e, true, out),
-            }
-        }
-        ExprKind::Call { args, .. } => {
-            for a in args {
-                mark(vars, a, true, out);
-            }
-        }
-        ExprKind::Index { index, .. } => mark(vars, index, true, out),
-        ExprKind::SubSlice { start, end, .. } => {
-            if let Some(s) = start {
-                mark(vars, s, true, out)
-            }
-            if let Some(x) = end {
-                mark(vars, x, true, out)
-            }
-        }
-        _ => {
-            for k in e.children() {
-                mark(vars, k, false, out);
-            }
-        }
-    }
-}
-
-/// Which of `(lhs, rhs, result)` the partials of the active operands of `lhs op rhs` read.
-pub(super) fn binop_needs(vars: &[Var], op: BinOp, lhs: &Expr, rhs: &Expr) -> [bool; 3] {
-    let (da, db) = methods::binop_reads(op);
-    let (la, ra) = (expr_active(vars, lhs), expr_active(vars, rhs));
-    let mut need = [false; 3];
-    for k in 0..3 {
-        need[k] = (la && da[k]) || (ra && db[k]);
-    }
-    need
-}
-
-/// What the reverse of a statement does about one read under its needed nodes (`needed`, from
-/// `mark`) that it cannot find by name.
-pub(super) enum SnapSite<'e> {
-    /// An immutable variable declared in a loop or branch: kept by its `let` (`needed`).
-    Needed(VarId),
-    /// A copy of the read's value taken before the statement; `counted` is the mutable variable
-    /// (or sequence) read, counted for the restore decision.
-    Copy {
-        read: &'e Expr,
-        counted: Option<VarId>,
-    },
-    /// An owned copy of the sequence `var` borrowed by `&var` (saved under the variable's node).
-    OwnedVar { read: &'e Expr, var: VarId },
-    /// An owned copy of a sub-slice.
-    OwnedSlice(&'e Expr),
-}
-
-/// The reads under `e`'s needed nodes that the reverse sweep cannot find by name, in the order
-/// the reverse sweep computes them.
-pub(super) fn snap_sites<'e>(
-    scope: &Scope,
-    e: &'e Expr,
-    needed: &BTreeSet<ExprId>,
-    out: &mut Vec<SnapSite<'e>>,
-) {
-    let here = needed.contains(&e.id);
-    match &e.kind {
-        ExprKind::Var(v) if here => {
-            if !scope.stable_at_stmt(*v) {
-                if scope.vars[*v].mutable {
-                    out.push(SnapSite::Copy {
-                        read: e,
-                        counted: Some(*v),
-                    });
-                } else {
-                    out.push(SnapSite::Needed(*v));
-                }
-            }
-        }
-        ExprKind::Index { base, index } if here => {
-            if !scope.stable_at_stmt(*base) {
-                out.push(SnapSite::Copy {
-                    read: e,
-                    counted: Some(*base),
-                });
-            }
-            // The index also locates the element's adjoint.
-            snap_sites(scope, index, needed, out);
-        }
-        // A method of a changing variable of a type the macro does not know (`v.len()` with
-        // `v: &mut Vec<i32>`): its value copied, not the variable.
-        ExprKind::PlainMethod { recv, .. }
-            if here
-                && matches!(recv.kind, ExprKind::Var(v)
-                    if !scope.stable_at_stmt(v) && scope.vars[v].shape == Shape::Other) =>
-        {
-            out.push(SnapSite::Copy {
-                read: e,
-                counted: None,
-            });
-        }
-        ExprKind::Member { base, .. } if here && !scope.stable_at_stmt(*base) => {
-            if scope.vars[*base].mutable {
-                out.push(SnapSite::Copy {
-                    read: e,
-                    counted: None,
-                });
-            } else {
-                out.push(SnapSite::Needed(*base));
-            }
-        }
-        ExprKind::Len(v) if here && !scope.stable_at_stmt(*v) => {
-            out.push(SnapSite::Copy {
-                read: e,
-                counted: None,
-            });
-        }
-        ExprKind::Ref(inner) if here => {
-            if let ExprKind::Var(v) = inner.kind {
-                if !scope.stable_at_stmt(v) {
-                    // Saved under the variable's node: `val` then borrows the copy.
-                    out.push(SnapSite::OwnedVar {
-                        read: inner,
-                        var: v,
-                    });
-                    return;
-                }
-            }
-            snap_sites(scope, inner, needed, out);
-        }
-        ExprKind::SubSlice {
-            base, start, end, ..
-        } if here => {
-            if !scope.stable_at_stmt(*base) {
-                out.push(SnapSite::OwnedSlice(e));
-            }
-            if let Some(s) = start {
-                snap_sites(scope, s, needed, out)
-            }
-            if let Some(x) = end {
-                snap_sites(scope, x, needed, out)
-            }
-        }
-        ExprKind::CopySeq(v, _) if here && !scope.stable_at_stmt(*v) => {
-            out.push(SnapSite::Copy {
-                read: e,
-                counted: None,
-            });
-        }
-        _ => {
-            for k in e.children() {
-                snap_sites(scope, k, needed, out);
-            }
         }
     }
 }

@@ -86,6 +86,62 @@ pub(crate) enum R {
     Exit(Exit),
 }
 
+impl R {
+    /// The variables this statement may modify, nested blocks included (`ir::writes`, the same
+    /// query over the normalised statements).
+    pub(crate) fn writes(&self, vars: &[Var], out: &mut Vec<VarId>) {
+        use crate::ir::writes::expr_writes;
+        let add = |v: VarId, out: &mut Vec<VarId>| {
+            if !out.contains(&v) {
+                out.push(v)
+            }
+        };
+        match self {
+            R::Let { init: Some(e), .. } | R::Eval(e) => expr_writes(vars, e, out),
+            R::Let { init: None, .. } | R::Macro(..) | R::Exit(_) => {}
+            R::Assign { place, value } => {
+                if let Place::Index(_, ix) = place {
+                    expr_writes(vars, ix, out);
+                }
+                expr_writes(vars, value, out);
+                add(place.var(), out);
+            }
+            R::Push { vec, value } => {
+                expr_writes(vars, value, out);
+                add(*vec, out);
+            }
+            R::If { cond, then, els } => {
+                expr_writes(vars, cond, out);
+                then.iter().chain(els).for_each(|s| s.writes(vars, out));
+            }
+            R::Match { scrut, arms } => {
+                expr_writes(vars, scrut, out);
+                arms.iter()
+                    .flat_map(|(_, b)| b)
+                    .for_each(|s| s.writes(vars, out));
+            }
+            R::For { range, body, .. } => {
+                let Range::Bounds {
+                    start, end, step, ..
+                } = range;
+                for e in [Some(start), Some(end), step.as_ref()]
+                    .into_iter()
+                    .flatten()
+                {
+                    expr_writes(vars, e, out);
+                }
+                body.iter().for_each(|s| s.writes(vars, out));
+            }
+            R::While { cond, body, .. } => {
+                if let Some(c) = cond {
+                    expr_writes(vars, c, out);
+                }
+                body.iter().for_each(|s| s.writes(vars, out));
+            }
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Exit {
     Return,
