@@ -130,7 +130,9 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
             && !plan.rebound.contains(&p.name.to_string())
     }) {
         let calls = p.shape == Shape::Struct;
-        for whole in structs::whole_uses(&block, &p.name.to_string(), calls) {
+        // Copies of a struct taken by `&mut` are not held whole (reported below).
+        let copies = calls && p.strukt != Some(StructArg::MutRef);
+        for whole in structs::whole_uses(&block, &p.name.to_string(), calls, copies) {
             let (what, instead) = if calls && p.strukt == Some(StructArg::MutRef) {
                 (
                     "this use of a struct taken by `&mut` that the function passes on whole \

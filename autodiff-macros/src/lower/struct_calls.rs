@@ -35,14 +35,18 @@ impl Lowerer<'_> {
     /// `(x.clone())`. `None` for anything else.
     fn struct_copy(&self, e: &syn::Expr) -> Option<Expr> {
         let span = e.span();
+        // Not of a struct taken by `&mut` (lent whole, `struct_mut.rs`): reported there.
+        let lent = |v: VarId| {
+            matches!(&self.vars[v].ty, Some(syn::Type::Reference(r)) if r.mutability.is_some())
+        };
         let (v, by_ref) = match e {
             syn::Expr::Paren(p) => return self.struct_copy(&p.expr),
             syn::Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => {
-                let v = self.whole_struct(&m.receiver)?;
+                let v = self.whole_struct(&m.receiver).filter(|v| !lent(*v))?;
                 (v, self.struct_by_ref(v))
             }
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
-                let v = self.whole_struct(&u.expr)?;
+                let v = self.whole_struct(&u.expr).filter(|v| !lent(*v))?;
                 if !self.struct_by_ref(v) {
                     return None;
                 }

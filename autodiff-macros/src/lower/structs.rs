@@ -626,11 +626,18 @@ fn receiver_whole(e: &syn::Expr, root: &str) -> bool {
 
 /// The uses of a struct argument as a whole (`g(&s)`, `s.energy()`, `let t = s;`), outside field
 /// reads: not supported for an active struct, except, with `calls`, as a bare argument of a call
-/// (`g(s, x)`) or the receiver of a method (`self.force(i)`).
-pub(super) fn whole_uses(block: &syn::Block, root: &str, calls: bool) -> Vec<TokenStream> {
+/// (`g(s, x)`) or the receiver of a method (`self.force(i)`), and with `copies` copied into a
+/// local held whole (`let mut s = s0.clone();`).
+pub(super) fn whole_uses(
+    block: &syn::Block,
+    root: &str,
+    calls: bool,
+    copies: bool,
+) -> Vec<TokenStream> {
     struct Finder<'r> {
         root: &'r str,
         calls: bool,
+        copies: bool,
         found: Vec<TokenStream>,
     }
     impl<'ast> Visit<'ast> for Finder<'_> {
@@ -638,7 +645,7 @@ pub(super) fn whole_uses(block: &syn::Block, root: &str, calls: bool) -> Vec<Tok
         fn visit_local(&mut self, l: &'ast syn::Local) {
             match &l.init {
                 Some(i)
-                    if self.calls && i.diverge.is_none() && copied_whole(&i.expr, self.root) => {}
+                    if self.copies && i.diverge.is_none() && copied_whole(&i.expr, self.root) => {}
                 _ => syn::visit::visit_local(self, l),
             }
         }
@@ -679,6 +686,7 @@ pub(super) fn whole_uses(block: &syn::Block, root: &str, calls: bool) -> Vec<Tok
     let mut f = Finder {
         root,
         calls,
+        copies,
         found: Vec::new(),
     };
     f.visit_block(block);
