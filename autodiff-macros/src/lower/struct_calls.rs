@@ -36,9 +36,7 @@ impl Lowerer<'_> {
     fn struct_copy(&self, e: &syn::Expr) -> Option<Expr> {
         let span = e.span();
         // Not of a struct taken by `&mut` (lent whole, `struct_mut.rs`): reported there.
-        let lent = |v: VarId| {
-            matches!(&self.vars[v].ty, Some(syn::Type::Reference(r)) if r.mutability.is_some())
-        };
+        let lent = |v: VarId| matches!(&self.vars[v].ty, Some(syn::Type::Reference(r)) if r.mutability.is_some());
         let (v, by_ref) = match e {
             syn::Expr::Paren(p) => return self.struct_copy(&p.expr),
             syn::Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => {
