@@ -156,9 +156,34 @@ fn check(f: &Function, diag: &mut Diag) {
             ExprKind::PlainMethod {
                 recv, args, method, ..
             } if expr_active(vars, recv) || args.iter().any(|a| expr_active(vars, a)) => {
+                // An argument of a user type left out of `wrt(...)` (`&mut self` calling
+                // `self.step(dt)` with `dt` active): its methods are plain code.
+                let left_out = match &recv.kind {
+                    ExprKind::Var(v) if !expr_active(vars, recv) => {
+                        let var = &vars[*v];
+                        let user_type = |t: &syn::Type| matches!(t, syn::Type::Path(_));
+                        let ty = match &var.ty {
+                            Some(syn::Type::Reference(r)) => Some(&*r.elem),
+                            t => t.as_ref(),
+                        };
+                        (matches!(var.origin, VarOrigin::Param(_)) && ty.is_some_and(user_type))
+                            .then(|| var.name.to_string())
+                    }
+                    _ => None,
+                };
+                let hint = match left_out {
+                    Some(name) => format!(
+                        "; `{name}` is not differentiated (left out of `wrt(...)`), so its \
+                         methods are plain code and cannot take active values: name it in \
+                         `wrt(..)` if the method changes or reads its floats"
+                    ),
+                    None => String::new(),
+                };
                 diag.error(
                     method.span(),
-                    format!("no derivative rule for the method `{method}` on an active value"),
+                    format!(
+                        "no derivative rule for the method `{method}` on an active value{hint}"
+                    ),
                 );
             }
             ExprKind::Binary { op, lhs, rhs }
