@@ -384,6 +384,49 @@ fn scaled_outer(x: &DVector<f64>, n: usize, s: f64) -> DMatrix<f64> {
     m
 }
 
+/// A `DMatrix` output whose left operand's dimensions are computed in the body (`x` from a
+/// `vec!`): the right operand's, built from literals, give the output's (random programs, seed
+/// 73004).
+#[differentiate]
+fn outer_minus(s: f64, b: &DVector<f64>) -> DMatrix<f64> {
+    let x = DVector::from_vec(vec![s, b[0] * s, b[1].sin()]);
+    let y = &x * DMatrix::from_fn(1, 3, |_, j| b[0] + j as f64)
+        - DMatrix::from_fn(3, 3, |i, j| (i + j) as f64 * s);
+    y
+}
+
+#[test]
+fn dynamic_matrix_output_dimensions_from_the_right_operand() {
+    let f = |v: &[f64]| {
+        let m = outer_minus(v[0], &DVector::from_column_slice(&v[1..3]));
+        assert_eq!((m.nrows(), m.ncols()), (3, 3));
+        m.as_slice().to_vec()
+    };
+    let jvp = |v: &[f64], t: &[f64]| {
+        let b = DVector::from_column_slice(&v[1..3]);
+        let db = DVector::from_column_slice(&t[1..3]);
+        let (y, dy) = outer_minus_jvp(v[0], &b, t[0], &db);
+        assert_eq!((dy.nrows(), dy.ncols()), (3, 3));
+        (y.as_slice().to_vec(), dy.as_slice().to_vec())
+    };
+    let vjp = |v: &[f64], c: &[f64], g: &mut [f64]| {
+        let b = DVector::from_column_slice(&v[1..3]);
+        let mut ds = g[0];
+        let mut db = DVector::from_column_slice(&g[1..3]);
+        let y = outer_minus_vjp(
+            v[0],
+            &b,
+            &mut ds,
+            &mut db,
+            DMatrix::from_column_slice(3, 3, c),
+        );
+        g[0] = ds;
+        g[1..3].copy_from_slice(db.as_slice());
+        y.as_slice().to_vec()
+    };
+    check_all(3, &f, &jvp, &vjp, 9, false);
+}
+
 #[test]
 fn dynamic_matrix_outputs() {
     // gram: a is 3 x 2 (6 inputs), s; the output 2 x 2 (column-major).

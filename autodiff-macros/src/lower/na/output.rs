@@ -42,7 +42,7 @@ impl Lowerer<'_> {
     }
 
     /// A dimension as tokens over the public arguments, if it is one.
-    fn public_dim(&self, e: &Expr, depth: usize) -> Option<TokenStream> {
+    pub(in crate::lower) fn public_dim(&self, e: &Expr, depth: usize) -> Option<TokenStream> {
         if depth > 32 {
             return None;
         }

@@ -245,6 +245,22 @@ impl Lowerer<'_> {
                 } else {
                     "sub"
                 };
+                // The operands' dimensions are equal (checked when run): the right one's serve a
+                // `DMatrix` output when only they are known from the arguments
+                // (`x * m - DMatrix::from_fn(3, 3, ..)` with `x` computed in the body).
+                let d = if self.public_dim(&d.rows, 0).is_none()
+                    || self.public_dim(&d.cols, 0).is_none()
+                {
+                    if self.public_dim(&dy.rows, 0).is_some()
+                        && self.public_dim(&dy.cols, 0).is_some()
+                    {
+                        dy
+                    } else {
+                        d
+                    }
+                } else {
+                    d
+                };
                 Some((self.rule(name, vec![x, y], span), d))
             }
             syn::BinOp::Mul(_) if l && r => {
