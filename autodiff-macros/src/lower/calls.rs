@@ -437,8 +437,8 @@ impl Lowerer<'_> {
                 ExprKind::MutRef(..) => false,
                 // `&y` of a float lowers to `y` itself.
                 _ if matches!(a, syn::Expr::Reference(_)) => self.shape_of(e) == Shape::Scalar,
-                // `*x` is the value.
-                ExprKind::Var(v) if !matches!(a, syn::Expr::Unary(_)) => {
+                // `*x` is the value (also in parentheses, `(*x)`).
+                ExprKind::Var(v) if !matches!(strip_parens(a), syn::Expr::Unary(_)) => {
                     self.vars[*v].shape == Shape::Scalar
                         && matches!(self.vars[*v].ty, Some(syn::Type::Reference(_)))
                         && matches!(self.vars[*v].origin, VarOrigin::Param(_))

@@ -606,11 +606,3 @@ impl syn::parse::Parse for VecRepeat {
         Ok(VecRepeat { elem, len })
     }
 }
-
-fn strip_parens(e: &syn::Expr) -> &syn::Expr {
-    match e {
-        syn::Expr::Paren(p) => strip_parens(&p.expr),
-        syn::Expr::Group(g) => strip_parens(&g.expr),
-        e => e,
-    }
-}

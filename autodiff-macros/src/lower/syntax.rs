@@ -204,3 +204,12 @@ pub(super) fn slice_pattern_source(init: &syn::Expr) -> &syn::Expr {
         }
     }
 }
+
+/// `e` without the parentheses (or invisible groups) around it: `((x))` is `x`.
+pub(super) fn strip_parens(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Paren(p) => strip_parens(&p.expr),
+        syn::Expr::Group(g) => strip_parens(&g.expr),
+        e => e,
+    }
+}
