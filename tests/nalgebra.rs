@@ -387,6 +387,7 @@ fn scaled_outer(x: &DVector<f64>, n: usize, s: f64) -> DMatrix<f64> {
 /// A `DMatrix` output whose left operand's dimensions are computed in the body (`x` from a
 /// `vec!`): the right operand's, built from literals, give the output's (random programs, seed
 /// 73004).
+#[allow(clippy::let_and_return)]
 #[differentiate]
 fn outer_minus(s: f64, b: &DVector<f64>) -> DMatrix<f64> {
     let x = DVector::from_vec(vec![s, b[0] * s, b[1].sin()]);

@@ -280,6 +280,7 @@ fn times(a: f64, b: f64) -> f64 {
 /// `(*io)`, the value of a `&mut f64` argument in parentheses, passed to a differentiated call:
 /// it was lent by reference like `io` itself (rustc: expected `f64`, found `&f64`; random
 /// programs seed 74002).
+#[allow(unused_parens)]
 #[differentiate]
 fn deref_in_parens(x: f64, io: &mut f64) -> f64 {
     let a = times(x, (*io));
