@@ -668,6 +668,24 @@ pub fn fixed_rows(ty: &syn::Type) -> Option<&syn::Expr> {
 }
 
 impl Param {
+    /// A parameter of its own the macro adds, passed through unchanged and never active (a
+    /// ragged argument's row offsets, a `DMatrix` argument's dimension, a ragged output's rows).
+    pub fn pass_through(var: VarId, name: Ident, ty: syn::Type) -> Param {
+        Param {
+            var,
+            name,
+            ty,
+            shape: Shape::Other,
+            elem_ty: None,
+            active: false,
+            inout: false,
+            nest: None,
+            strukt: None,
+            field: None,
+            na: None,
+        }
+    }
+
     /// An active in-out argument: its tangent and adjoint buffers are the caller's, updated in
     /// place (README, "Functions that write through `&mut`").
     pub fn active_inout(&self) -> bool {

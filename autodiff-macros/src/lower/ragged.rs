@@ -102,19 +102,8 @@ impl Lowerer<'_> {
             Some(off_ty.clone()),
         );
         self.ragged.insert(var, off);
-        self.ragged_fields.push(Param {
-            var: off,
-            name: id,
-            ty: off_ty,
-            shape: Shape::Other,
-            elem_ty: None,
-            active: false,
-            inout: false,
-            nest: None,
-            strukt: None,
-            field: None,
-            na: None,
-        });
+        self.ragged_fields
+            .push(Param::pass_through(off, id, off_ty));
         let row = ArrayLen::of_items(0);
         Some(Param {
             var,
@@ -394,19 +383,7 @@ impl Lowerer<'_> {
             VarOrigin::Param(4000),
             Some(ty.clone()),
         );
-        self.ragged_fields.push(Param {
-            var,
-            name: id,
-            ty,
-            shape: Shape::Other,
-            elem_ty: None,
-            active: false,
-            inout: false,
-            nest: None,
-            strukt: None,
-            field: None,
-            na: None,
-        });
+        self.ragged_fields.push(Param::pass_through(var, id, ty));
         var
     }
 

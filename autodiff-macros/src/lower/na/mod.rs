@@ -360,19 +360,7 @@ impl Lowerer<'_> {
             Some(ty.clone()),
         );
         self.bind(name, var);
-        Param {
-            var,
-            name: name.clone(),
-            ty: ty.clone(),
-            shape: Shape::Other,
-            elem_ty: None,
-            active: false,
-            inout: false,
-            nest: None,
-            strukt: None,
-            field: None,
-            na: None,
-        }
+        Param::pass_through(var, name.clone(), ty.clone())
     }
 
     /// The output, when it is a nalgebra type: a `Vec<T>` of its storage for vectors and
