@@ -128,7 +128,7 @@ impl<'a> Signatures<'a> {
 
     pub(super) fn taken(&self) -> Vec<String> {
         let mut taken: Vec<String> = self.f.params.iter().map(|p| p.name.to_string()).collect();
-        taken.extend(crate::ir::body_idents(&self.f.item));
+        taken.extend(crate::names::body_idents(&self.f.item));
         taken
     }
 

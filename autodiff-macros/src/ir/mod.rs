@@ -815,89 +815,15 @@ impl Function {
             .chain(self.fields.iter())
             .map(|p| p.name.to_string())
             .collect();
-        taken.extend(body_idents(&self.item));
+        taken.extend(crate::names::body_idents(&self.item));
         taken
     }
-}
-
-/// Every identifier the body of `item` names (functions it calls, constants, statics, names in
-/// macros), except those only its patterns bind: the names generated parameters (`seed`,
-/// `d<arg>`) must not take, lest they shadow a function or constant the body calls (`let a =
-/// seed(x);`). Locals are renamed in generated code, so a `let dx = ..;` keeps `x`'s tangent
-/// named `dx`; a name bound by a pattern and also called (`dx(..)`) is avoided.
-pub fn body_idents(item: &syn::ItemFn) -> Vec<String> {
-    struct Bound(Vec<String>, Vec<String>);
-    impl<'ast> syn::visit::Visit<'ast> for Bound {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.0.push(p.ident.to_string());
-            syn::visit::visit_pat_ident(self, p);
-        }
-        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
-            if let syn::Expr::Path(p) = &*c.func {
-                if let Some(id) = p.path.get_ident() {
-                    self.1.push(id.to_string());
-                }
-            }
-            syn::visit::visit_expr_call(self, c);
-        }
-    }
-    let mut bound = Bound(Vec::new(), Vec::new());
-    syn::visit::Visit::visit_block(&mut bound, &item.block);
-    let (bound, called) = (bound.0, bound.1);
-    all_idents(item)
-        .into_iter()
-        .filter(|n| !bound.contains(n) || called.contains(n))
-        .collect()
-}
-
-/// Every identifier in the body's tokens.
-fn all_idents(item: &syn::ItemFn) -> Vec<String> {
-    fn walk(ts: TokenStream, out: &mut Vec<String>) {
-        for t in ts {
-            match t {
-                proc_macro2::TokenTree::Ident(i) => {
-                    let s = i.to_string();
-                    if !out.contains(&s) {
-                        out.push(s);
-                    }
-                }
-                proc_macro2::TokenTree::Group(g) => walk(g.stream(), out),
-                _ => {}
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(item.block.to_token_stream(), &mut out);
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::ArrayLen;
     use quote::quote;
-
-    #[test]
-    fn body_idents_skip_locals_but_not_what_the_body_calls() {
-        let f: syn::ItemFn = syn::parse_quote! {
-            fn f(x: f64) -> f64 {
-                let dx = 0.5;
-                let dy = seed(x) + dz(dx) + K;
-                let dz = 1.0;
-                println!("{}", STEP);
-                dy * dz
-            }
-        };
-        let names = super::body_idents(&f);
-        for taken in ["seed", "dz", "K", "STEP", "println"] {
-            assert!(
-                names.iter().any(|n| n == taken),
-                "{taken} missing from {names:?}"
-            );
-        }
-        for free in ["dx", "dy"] {
-            assert!(!names.iter().any(|n| n == free), "{free} in {names:?}");
-        }
-    }
 
     #[test]
     fn array_lengths_compare_by_text_and_give_literals_only_when_decimal() {

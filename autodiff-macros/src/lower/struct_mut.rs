@@ -309,40 +309,8 @@ impl Lowerer<'_> {
         let Some(syn::Type::Reference(r)) = &self.vars[v].ty else {
             return None;
         };
-        let func: syn::Path = match &*r.elem {
-            syn::Type::Path(tp) if tp.qself.is_none() => {
-                let mut path = tp.path.clone();
-                if let Some(last) = path.segments.last_mut() {
-                    last.arguments = syn::PathArguments::None;
-                }
-                let method = &m.method;
-                syn::parse_quote!(#path::#method)
-            }
-            _ => return None,
-        };
-        if let Some(t) = &m.turbofish {
-            return Some(self.poison(
-                t,
-                "a turbofish on a method of a struct argument",
-                "let the method's type parameters be inferred",
-            ));
-        }
-        let mut args = vec![Expr::new(
-            ExprKind::MutRef(v, true, None),
-            m.receiver.span(),
-        )];
-        for a in &m.args {
-            let e = self.lent_call_arg(a).or_else(|| self.struct_call_arg(a));
-            args.push(e.unwrap_or_else(|| self.expr(a, out)));
-        }
-        self.check_struct_twice(&args, m);
-        Some(Expr::new(
-            ExprKind::Call {
-                func,
-                args,
-                shape: Shape::Scalar,
-            },
-            m.span(),
-        ))
+        let ty = (*r.elem).clone();
+        let recv = Expr::new(ExprKind::MutRef(v, true, None), m.receiver.span());
+        self.struct_method_on(&ty, recv, m, out)
     }
 }

@@ -77,13 +77,32 @@ impl Lowerer<'_> {
         if self.vars[v].shape != Shape::Struct || !own_method(&m.method.to_string()) {
             return None;
         }
-        let method = &m.method;
         let by_ref = self.struct_by_ref(v);
         let ty = match &self.vars[v].ty {
-            Some(syn::Type::Reference(r)) => &*r.elem,
-            Some(t) => t,
+            Some(syn::Type::Reference(r)) => (*r.elem).clone(),
+            Some(t) => t.clone(),
             None => return None,
         };
+        let recv = match (cloned, by_ref) {
+            (true, _) => ExprKind::CopySeq(v, CopyTo::Struct(by_ref)),
+            (false, true) => ExprKind::Var(v),
+            (false, false) => {
+                ExprKind::Ref(Box::new(Expr::new(ExprKind::Var(v), m.receiver.span())))
+            }
+        };
+        self.struct_method_on(&ty, Expr::new(recv, m.receiver.span()), m, out)
+    }
+
+    /// `recv.method(args)` of a struct of type `ty` as the call `Type::method(recv, args)` (each
+    /// argument a lent or whole struct where it is one); `None` when `ty` is not a plain path.
+    pub(super) fn struct_method_on(
+        &mut self,
+        ty: &syn::Type,
+        recv: Expr,
+        m: &syn::ExprMethodCall,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Expr> {
+        let method = &m.method;
         let func: syn::Path = match ty {
             syn::Type::Path(tp) if tp.qself.is_none() => {
                 // `State<T>` is named `State` in a path; rustc infers `T`.
@@ -102,13 +121,7 @@ impl Lowerer<'_> {
                 "let the method's type parameters be inferred",
             ));
         }
-        let var = Expr::new(ExprKind::Var(v), m.receiver.span());
-        let recv = match (cloned, by_ref) {
-            (true, _) => ExprKind::CopySeq(v, CopyTo::Struct(by_ref)),
-            (false, true) => var.kind,
-            (false, false) => ExprKind::Ref(Box::new(var)),
-        };
-        let mut args = vec![Expr::new(recv, m.receiver.span())];
+        let mut args = vec![recv];
         for a in &m.args {
             let e = self.lent_call_arg(a).or_else(|| self.struct_call_arg(a));
             args.push(e.unwrap_or_else(|| self.expr(a, out)));
