@@ -16,7 +16,9 @@ use quote::{quote, quote_spanned, ToTokens};
 
 mod calls;
 mod lanes;
+mod patterns;
 mod program;
+mod structs;
 #[cfg(test)]
 mod tests;
 
@@ -97,12 +99,7 @@ fn forward_program_in(f: &Function, lanes: Option<&syn::Ident>) -> Vec<Op> {
                 ));
                 continue;
             }
-            // A struct taken by value and passed whole: its tangent borrowed, like one by `&`
-            // (the prologue has borrowed its fields already).
-            None if p.shape == Shape::Struct && !matches!(p.ty, syn::Type::Reference(_)) => {
-                quote!(&#d)
-            }
-            None => quote!(#d),
+            None => structs::by_value_param_tangent(p, &d).unwrap_or_else(|| quote!(#d)),
         };
         out.push(tangent_let(quote!(#m #t), Tan::Expr(init)));
     }
@@ -172,16 +169,6 @@ impl<'a> Forward<'a> {
     /// The tangent of a variable in the generated code.
     fn tangent(&self, v: VarId) -> syn::Ident {
         names::tangent(&self.f.vars[v], v)
-    }
-
-    /// A borrow of the tangent of struct variable `v` (`Shape::Struct`): an argument's tangent
-    /// is a reference already (the caller's, or borrowed by the prologue); a local's is owned.
-    fn struct_tangent_ref(&self, v: VarId) -> TokenStream {
-        let t = self.tangent(v);
-        match self.f.vars[v].origin {
-            VarOrigin::Param(_) => quote!(#t),
-            _ => quote!(&#t),
-        }
     }
 
     fn fresh(&mut self, what: &str) -> syn::Ident {
@@ -435,15 +422,7 @@ impl<'a> Forward<'a> {
                 pre.push(let_pair(quote!(#n), l, None));
                 Val::Pair(quote!(::std::vec![#p; #n]), quote!(::std::vec![#t; #n]))
             }
-            // A clone of a struct held whole: a clone of its tangent (owned by the copy).
-            ExprKind::CopySeq(v, to @ CopyTo::Struct(_)) => {
-                let name = &self.name(*v);
-                let t = self.struct_tangent_ref(*v);
-                Val::Pair(
-                    copy_seq(&quote!(#name), *to),
-                    quote!(::core::clone::Clone::clone(#t)),
-                )
-            }
+            ExprKind::CopySeq(v, to @ CopyTo::Struct(_)) => self.struct_clone(*v, *to),
             ExprKind::CopySeq(v, to) => {
                 let name = &self.name(*v);
                 let t = self.tangent(*v);
@@ -490,15 +469,7 @@ impl<'a> Forward<'a> {
                     _ => Val::Pair(quote!(&#p), quote!(&#t)),
                 }
             }
-            // A float field of a struct held whole: the same field of its tangent.
-            ExprKind::Member { base, members, .. } => Val::Dual(DualExpr::New {
-                value: self.primal(e),
-                tangent: {
-                    let t = self.tangent(*base);
-                    quote!(#t #members)
-                },
-                span,
-            }),
+            ExprKind::Member { base, members, .. } => self.member(e, *base, members, span),
             ExprKind::SubSlice {
                 base,
                 start,
@@ -630,140 +601,6 @@ impl<'a> Forward<'a> {
         };
         out.extend(pre);
         out.extend(main);
-    }
-
-    fn let_stmt(&mut self, pat: &Pat, init: Option<&Expr>, pre: &mut Vec<Op>) -> Vec<Op> {
-        let mut vs = Vec::new();
-        pat.vars(&mut vs);
-        let any_active = vs.iter().any(|v| self.var_active(*v));
-        let init = match init {
-            None => {
-                return vec![Op::Let {
-                    primal: Some(Bind {
-                        pat: self.pat_decl(pat, false),
-                        init: None,
-                    }),
-                    tangent: any_active.then(|| Bind {
-                        pat: self.pat_decl(pat, true),
-                        init: None,
-                    }),
-                }];
-            }
-            Some(i) => i,
-        };
-        if !any_active {
-            return vec![let_pair(self.pat_decl(pat, false), self.primal(init), None)];
-        }
-        let val = self.expr(init, pre);
-        self.bind_pattern(pat, val, &self.shape(init), pre)
-    }
-
-    /// Binds a pattern to a value: primal names and tangent names together.
-    fn bind_pattern(&mut self, pat: &Pat, val: Val, shape: &Shape, pre: &mut Vec<Op>) -> Vec<Op> {
-        match (pat, val) {
-            (Pat::Tuple(ps), Val::Tuple(vals)) if ps.len() == vals.len() => {
-                // Evaluate every component before binding any name.
-                let mut binds = Vec::new();
-                let shapes = match shape {
-                    Shape::Tuple(s) if s.len() == ps.len() => s.clone(),
-                    _ => vec![Shape::Scalar; ps.len()],
-                };
-                for ((p, v), s) in ps.iter().zip(vals).zip(shapes) {
-                    let (pp, tt) = self.pair_of(v, &s, pre);
-                    let a = self.fresh("a");
-                    let b = self.fresh("b");
-                    pre.push(let_pair(quote!(#a), pp, Some((quote!(#b), Tan::Expr(tt)))));
-                    binds.push((p, quote!(#a), quote!(#b)));
-                }
-                binds
-                    .into_iter()
-                    .map(|(p, a, b)| self.bind_names(p, a, b))
-                    .collect()
-            }
-            (Pat::Bind(v), Val::Plain(p)) => {
-                let decl = self.pat_decl(pat, false);
-                let name = &self.name(*v);
-                let t = self.tangent(*v);
-                let tmut = self.f.vars[*v].mutable.then(|| quote!(mut));
-                let zeros = Tan::Zeros {
-                    shape: self.f.vars[*v].shape.clone(),
-                    like: quote!(#name),
-                };
-                vec![let_pair(decl, p, Some((quote!(#tmut #t), zeros)))]
-            }
-            (p, v) => {
-                let (pp, tt) = self.pair_of(v, shape, pre);
-                vec![self.bind_names(p, pp, tt)]
-            }
-        }
-    }
-
-    fn bind_names(&mut self, pat: &Pat, p: TokenStream, t: TokenStream) -> Op {
-        let decl = self.pat_decl(pat, false);
-        let tdecl = self.pat_decl(pat, true);
-        let_pair(decl, p, Some((tdecl, Tan::Expr(t))))
-    }
-
-    /// The pattern as declared, with `mut` and type; `tangent` renames to tangent names (and
-    /// inactive names to `_`).
-    fn pat_decl(&self, pat: &Pat, tangent: bool) -> TokenStream {
-        match pat {
-            Pat::Wild => quote!(_),
-            Pat::Bind(v) => {
-                let var = &self.f.vars[*v];
-                let m = var.mutable.then(|| quote!(mut));
-                let ty = var.ty.as_ref().map(|t| quote!(: #t));
-                if tangent {
-                    if !var.active {
-                        return quote!(_);
-                    }
-                    let t = self.tangent(*v);
-                    // A struct held whole: its tangent type (`let s2: State` gives
-                    // `<State as Differentiable>::Tangent`).
-                    let ty = match var.shape {
-                        Shape::Struct => var.ty.as_ref().map(|t| {
-                            let rt = names::rt();
-                            quote!(: <#t as #rt::Differentiable>::Tangent)
-                        }),
-                        _ => var.ty.as_ref().and_then(|t| self.tangent_type(t)),
-                    };
-                    quote!(#m #t #ty)
-                } else {
-                    let n = self.name(*v);
-                    quote!(#m #n #ty)
-                }
-            }
-            Pat::Tuple(ps) => {
-                let items = ps.iter().map(|p| self.pat_decl_untyped(p, tangent));
-                // The primal pattern keeps the user's annotation (it may fix the float type);
-                // tangents of non-float components are `()`, so theirs is left to inference.
-                let ty = (!tangent)
-                    .then(|| crate::codegen::primal::pat_type(&self.f.vars, pat))
-                    .flatten()
-                    .map(|t| quote!(: #t));
-                quote!((#(#items,)*) #ty)
-            }
-        }
-    }
-
-    fn pat_decl_untyped(&self, pat: &Pat, tangent: bool) -> TokenStream {
-        match pat {
-            Pat::Bind(v) => {
-                let var = &self.f.vars[*v];
-                let m = var.mutable.then(|| quote!(mut));
-                if tangent {
-                    if !var.active {
-                        return quote!(_);
-                    }
-                    let t = self.tangent(*v);
-                    quote!(#m #t)
-                } else {
-                    let n = self.name(*v);
-                    quote!(#m #n)
-                }
-            }
-            other => self.pat_decl(other, tangent),
-        }
     }
 
     fn assign(
