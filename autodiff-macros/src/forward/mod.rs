@@ -17,8 +17,10 @@ use quote::{quote, quote_spanned, ToTokens};
 mod calls;
 mod lanes;
 mod patterns;
+mod peel;
 mod program;
 mod structs;
+mod views;
 #[cfg(test)]
 mod tests;
 
@@ -42,11 +44,16 @@ pub struct Forward<'a> {
     /// For `<f>_jvpn`: the name of its const generic parameter `N`, the number of tangents
     /// carried per scalar (`None` for `<f>_jvp`).
     lanes: Option<&'a syn::Ident>,
+    /// The slice views of the loops whose bodies are being emitted (`views.rs`).
+    views: Vec<views::View>,
 }
 
 /// The body of `f_jvp`; the forward program is added to `dump`.
 pub fn emit_body(f: &Function, dump: &mut IrDump) -> TokenStream {
-    let program = forward_program(f);
+    let (program, peeled) = forward_program_peeled(f, None);
+    if !peeled.is_empty() {
+        dump.section("loops peeled (forward mode)", || peeled.join("\n"));
+    }
     dump.section("forward program (forward mode)", || {
         program::print(&program)
     });
@@ -57,7 +64,7 @@ pub fn emit_body(f: &Function, dump: &mut IrDump) -> TokenStream {
 /// same forward program on `DualN` numbers, with `zero_lanes` zeros, conversions applied to each
 /// tangent, and calls of other functions' `_jvpn`. The program is added to `dump`.
 pub fn emit_lanes_body(f: &Function, lanes: &syn::Ident, dump: &mut IrDump) -> TokenStream {
-    let program = forward_program_in(f, Some(lanes));
+    let (program, _) = forward_program_peeled(f, Some(lanes));
     dump.section(
         "forward program over N tangents (vector forward mode)",
         || program::print(&program),
@@ -66,13 +73,28 @@ pub fn emit_lanes_body(f: &Function, lanes: &syn::Ident, dump: &mut IrDump) -> T
 }
 
 /// The body of `f_jvp` as a forward program.
+#[cfg(test)]
 fn forward_program(f: &Function) -> Vec<Op> {
-    forward_program_in(f, None)
+    forward_program_peeled(f, None).0
+}
+
+/// The body of `f_jvp` (or of `f_jvpn`, with `lanes`) as a forward program, from `f` with its
+/// loops peeled (`peel.rs`), and the loops peeled.
+fn forward_program_peeled(f: &Function, lanes: Option<&syn::Ident>) -> (Vec<Op>, Vec<String>) {
+    match peel::peeled(f) {
+        Some((g, report)) => (forward_program_in(&g, lanes), report),
+        None => (forward_program_in(f, lanes), Vec::new()),
+    }
 }
 
 /// The body of `f_jvp` (or of `f_jvpn`, with `lanes`) as a forward program.
 fn forward_program_in(f: &Function, lanes: Option<&syn::Ident>) -> Vec<Op> {
-    let mut fw = Forward { f, n: 0, lanes };
+    let mut fw = Forward {
+        f,
+        n: 0,
+        lanes,
+        views: Vec::new(),
+    };
     let mut out = Vec::new();
     // Floats by reference are worked on by value (`let x: f64 = *x;`).
     for p in f.body_params() {
@@ -176,26 +198,32 @@ impl<'a> Forward<'a> {
         names::local(what, self.n)
     }
 
+    /// The primal printer, element accesses through the slice views of the loops being emitted.
+    fn printer<'p>(
+        &'p self,
+        name: &'p dyn Fn(VarId) -> TokenStream,
+        reborrow: &'p dyn Fn(VarId) -> bool,
+        hook: &'p dyn Fn(VarId, &Expr) -> Option<TokenStream>,
+    ) -> Printer<'p> {
+        Printer {
+            name,
+            index: (!self.views.is_empty()).then_some(hook),
+            reborrow: Some(reborrow),
+        }
+    }
+
     fn primal(&self, e: &Expr) -> TokenStream {
         let name = var_name(&self.f.vars);
         let reborrow = |v: VarId| self.f.vars[v].by_mut_ref();
-        Printer {
-            name: &name,
-            index: None,
-            reborrow: Some(&reborrow),
-        }
-        .expr(e)
+        let hook = |b: VarId, ix: &Expr| self.view_elem(b, ix).map(|v| v.primal());
+        self.printer(&name, &reborrow, &hook).expr(e)
     }
 
     fn range(&self, r: &Range) -> TokenStream {
         let name = var_name(&self.f.vars);
         let reborrow = |v: VarId| self.f.vars[v].by_mut_ref();
-        Printer {
-            name: &name,
-            index: None,
-            reborrow: Some(&reborrow),
-        }
-        .range(r)
+        let hook = |b: VarId, ix: &Expr| self.view_elem(b, ix).map(|v| v.primal());
+        self.printer(&name, &reborrow, &hook).range(r)
     }
 
     fn var_active(&self, v: VarId) -> bool {
@@ -292,10 +320,11 @@ impl<'a> Forward<'a> {
                 }
             }
             ExprKind::Index { base, index } => {
-                let name = &self.name(*base);
-                let t = self.tangent(*base);
+                let (name, t, idx) = match self.view_elem(*base, index) {
+                    Some(v) => (v.view, v.tangent.unwrap_or_else(|| self.tangent(*base)), v.index),
+                    None => (self.name(*base), self.tangent(*base), self.primal(index)),
+                };
                 let i = self.fresh("i");
-                let idx = self.primal(index);
                 pre.push(let_pair(quote!(#i), idx, None));
                 Val::Dual(DualExpr::New {
                     value: quote_spanned!(span=> #name[#i]),
@@ -565,12 +594,27 @@ impl<'a> Forward<'a> {
                 range,
                 body,
                 label,
-            } => vec![Op::For {
-                label: label.clone(),
-                var: self.name(*var),
-                range: self.range(range),
-                body: self.stmts(body),
-            }],
+            } => match self.plan_views(*var, range, body) {
+                Some((mut decls, range, views)) => {
+                    let k = views.len();
+                    self.views.extend(views);
+                    let body = self.stmts(body);
+                    self.views.truncate(self.views.len() - k);
+                    decls.push(Op::For {
+                        label: label.clone(),
+                        var: self.name(*var),
+                        range,
+                        body,
+                    });
+                    vec![Op::Block(decls)]
+                }
+                None => vec![Op::For {
+                    label: label.clone(),
+                    var: self.name(*var),
+                    range: self.range(range),
+                    body: self.stmts(body),
+                }],
+            },
             Stmt::While { cond, body, label } => vec![Op::While {
                 label: label.clone(),
                 cond: self.primal(cond),
@@ -611,14 +655,18 @@ impl<'a> Forward<'a> {
         pre: &mut Vec<Op>,
     ) -> Vec<Op> {
         let v = place.var();
-        let name = self.name(v);
+        let mut name = self.name(v);
+        let mut tangent = self.tangent(v);
         if !self.var_active(v) {
             let place = match place {
                 Place::Var(_) => quote!(#name),
-                Place::Index(_, idx) => {
-                    let i = self.primal(idx);
-                    quote!(#name[#i])
-                }
+                Place::Index(_, idx) => match self.view_elem(v, idx) {
+                    Some(w) => w.primal(),
+                    None => {
+                        let i = self.primal(idx);
+                        quote!(#name[#i])
+                    }
+                },
             };
             let value = self.primal(value);
             return vec![Op::Assign { place, op, value }];
@@ -627,14 +675,21 @@ impl<'a> Forward<'a> {
             Place::Var(_) => None,
             Place::Index(_, idx) => {
                 let i = self.fresh("i");
-                let ip = self.primal(idx);
+                let ip = match self.view_elem(v, idx) {
+                    Some(w) => {
+                        name = w.view;
+                        tangent = w.tangent.unwrap_or(tangent);
+                        w.index
+                    }
+                    None => self.primal(idx),
+                };
                 pre.push(let_pair(quote!(#i), ip, None));
                 Some(i)
             }
         };
         let slot = Slot {
             var: name,
-            tangent: self.tangent(v),
+            tangent,
             index,
         };
         let shape = match place {
