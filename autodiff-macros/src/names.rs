@@ -22,6 +22,12 @@ pub fn local(what: &str, n: usize) -> Ident {
     format_ident!("__ad_{}{}", what, n, span = Span::mixed_site())
 }
 
+/// The result of the fast path of one `Dual` evaluation of forward mode, bound in a block of its
+/// own (`forward/program.rs`).
+pub fn fast_result() -> Ident {
+    local("fast", 0)
+}
+
 /// A variable the IR itself introduces (lowering's temporaries, normalisation's flags), named
 /// after its `VarId`: `__ad_<what>_<id>`. The `_` before the number keeps these apart from the
 /// emitters' [`local`]s, whose counters are independent.

@@ -27,6 +27,7 @@ pub mod check;
 pub mod checkpoint;
 pub mod dual;
 pub mod dualn;
+mod fast;
 pub mod jacobian;
 pub mod kernels;
 pub mod lanes;

@@ -46,6 +46,9 @@ pub struct Forward<'a> {
     lanes: Option<&'a syn::Ident>,
     /// The slice views of the loops whose bodies are being emitted (`views.rs`).
     views: Vec<views::View>,
+    /// The statement being emitted evaluates an inactive expression that may have an effect
+    /// (a call): its `Dual` evaluations get no fast path, which could evaluate it twice.
+    impure: bool,
 }
 
 /// The body of `f_jvp`; the forward program is added to `dump`.
@@ -94,6 +97,7 @@ fn forward_program_in(f: &Function, lanes: Option<&syn::Ident>) -> Vec<Op> {
         n: 0,
         lanes,
         views: Vec::new(),
+        impure: false,
     };
     let mut out = Vec::new();
     // Floats by reference are worked on by value (`let x: f64 = *x;`).
@@ -193,6 +197,27 @@ impl<'a> Forward<'a> {
         names::tangent(&self.f.vars[v], v)
     }
 
+    /// Whether a `Dual` evaluation gets a fast path (`Op::Dual`): in `<f>_jvp`, in a statement
+    /// that evaluates nothing with an effect, when some operation of it tests for the strong
+    /// zero (a product, quotient, remainder or method; `+` and `-` have constant partials, whose
+    /// tests fold away).
+    fn fast(&self, d: &DualExpr) -> bool {
+        fn tests(d: &DualExpr) -> bool {
+            match d {
+                DualExpr::Binary { op, lhs, rhs, .. } => {
+                    matches!(op, BinOp::Mul | BinOp::Div | BinOp::Rem) || tests(lhs) || tests(rhs)
+                }
+                DualExpr::Neg { operand, .. } => tests(operand),
+                DualExpr::Method { .. } => true,
+                DualExpr::Constant { .. }
+                | DualExpr::New { .. }
+                | DualExpr::Plain(_)
+                | DualExpr::Part { .. } => false,
+            }
+        }
+        self.lanes.is_none() && !self.impure && tests(d)
+    }
+
     fn fresh(&mut self, what: &str) -> syn::Ident {
         self.n += 1;
         names::local(what, self.n)
@@ -278,6 +303,7 @@ impl<'a> Forward<'a> {
                 let t = self.fresh("f");
                 pre.push(Op::Dual {
                     name: t.clone(),
+                    fast: self.fast(&d),
                     expr: d,
                     span: Span::call_site(),
                 });
@@ -303,6 +329,7 @@ impl<'a> Forward<'a> {
 
     fn expr(&mut self, e: &Expr, pre: &mut Vec<Op>) -> Val {
         if !self.active(e) {
+            self.impure |= effects(e);
             return Val::Plain(self.primal(e));
         }
         let span = e.span;
@@ -376,6 +403,7 @@ impl<'a> Forward<'a> {
                 let t = self.fresh("c");
                 pre.push(Op::Dual {
                     name: t.clone(),
+                    fast: self.fast(&a),
                     expr: a,
                     span: Span::call_site(),
                 });
@@ -412,6 +440,7 @@ impl<'a> Forward<'a> {
                         name: t.clone(),
                         expr: call,
                         span,
+                        fast: false,
                     });
                     let part = |k| Val::Dual(DualExpr::Part { name: t.clone(), k });
                     return Val::Tuple(vec![part(0), part(1)]);
@@ -553,6 +582,12 @@ impl<'a> Forward<'a> {
 
     /// The ops of one statement: the values it evaluates first, then the statement itself.
     fn stmt(&mut self, s: &Stmt, out: &mut Vec<Op>) {
+        let outer = std::mem::replace(&mut self.impure, false);
+        self.stmt_ops(s, out);
+        self.impure = outer;
+    }
+
+    fn stmt_ops(&mut self, s: &Stmt, out: &mut Vec<Op>) {
         let mut pre = Vec::new();
         let main = match s {
             Stmt::Let { pat, init, .. } => self.let_stmt(pat, init.as_ref(), &mut pre),
@@ -700,11 +735,14 @@ impl<'a> Forward<'a> {
         if let Some(op) = op {
             let rhs = self.dual_of(val);
             let temp = self.fresh("f");
+            let tests = matches!(op, BinOp::Mul | BinOp::Div | BinOp::Rem);
+            let fast = self.fast(&rhs) || tests && self.lanes.is_none() && !self.impure;
             return vec![Op::Update {
                 slot,
                 op,
                 rhs,
                 temp,
+                fast,
             }];
         }
         if let Val::Plain(p) = val {
@@ -730,10 +768,12 @@ impl<'a> Forward<'a> {
 
     /// `(value, tangent)` of the function's output, with the ops evaluating them.
     fn output_pair(&mut self, e: &Expr) -> OutputPair {
+        let outer = std::mem::replace(&mut self.impure, false);
         let mut pre = Vec::new();
         let shape = self.f.output.shape.clone();
         let v = self.expr(e, &mut pre);
         let (value, tangent) = self.pair_of(v, &shape, &mut pre);
+        self.impure = outer;
         OutputPair {
             pre,
             value,
@@ -749,4 +789,27 @@ pub fn companion_path(func: &syn::Path, suffix: &str) -> TokenStream {
         last.ident = names::companion(&last.ident, suffix);
     }
     p.to_token_stream()
+}
+
+/// Whether evaluating `e` may have an effect beyond its value (a call, a `&mut` borrow, a path
+/// expression with a call or macro in it).
+fn effects(e: &Expr) -> bool {
+    let mut found = false;
+    e.visit(&mut |n| {
+        found |= match &n.kind {
+            ExprKind::Call { .. }
+            | ExprKind::PlainCall { .. }
+            | ExprKind::PlainMethod { .. }
+            | ExprKind::MutRef(..) => true,
+            ExprKind::Opaque { tokens, .. } => tokens.clone().into_iter().any(|t| match t {
+                proc_macro2::TokenTree::Group(g) => {
+                    g.delimiter() == proc_macro2::Delimiter::Parenthesis
+                }
+                proc_macro2::TokenTree::Punct(p) => p.as_char() == '!',
+                _ => false,
+            }),
+            _ => false,
+        }
+    });
+    found
 }

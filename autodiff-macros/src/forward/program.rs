@@ -40,19 +40,26 @@ pub(super) enum Op {
         value: TokenStream,
     },
     /// `let temp = Dual::new(place, tplace) op rhs; place = temp.re; tplace = temp.eps;`: the
-    /// compound assignment `place op= rhs` of an active place, evaluated on `Dual`.
+    /// compound assignment `place op= rhs` of an active place, evaluated on `Dual` (`fast`: as
+    /// `Op::Dual`'s).
     Update {
         slot: Slot,
         op: BinOp,
         rhs: DualExpr,
         temp: Ident,
+        fast: bool,
     },
     /// `let name = expr;` (the statement's own tokens spanned by `span`): an active scalar
-    /// evaluated once on `Dual` numbers, its value `name.re` and its tangent `name.eps`.
+    /// evaluated once on `Dual` numbers, its value `name.re` and its tangent `name.eps`. With
+    /// `fast` (`<f>_jvp` only), evaluated on `Fast` numbers first, without the strong zero's
+    /// tests, and again on `Dual` only where that tangent is NaN:
+    /// `let name = { let r = expr on Fast; if r.ok() { r.dual() } else { expr on Dual } };` (the runtime's `fast.rs` says why
+    /// the result is the same).
     Dual {
         name: Ident,
         expr: DualExpr,
         span: Span,
+        fast: bool,
     },
     /// `let (out, tout) = path(primals.., tangents..);`: a call of a differentiated function's
     /// `_jvp`, giving the call's value and tangent (`let _ = ..` for a call statement, whose
@@ -208,6 +215,8 @@ pub(super) struct OutputPair {
 pub(super) enum Lanes<'a> {
     One,
     Many(&'a Ident),
+    /// `Fast` numbers: the fast path of a `fast` `Op::Dual` (a `DualExpr` printed so).
+    Fast,
 }
 
 impl Lanes<'_> {
@@ -217,6 +226,7 @@ impl Lanes<'_> {
         match self {
             Lanes::One => quote!(#rt::Dual),
             Lanes::Many(n) => quote!(#rt::DualN::<_, #n>),
+            Lanes::Fast => quote!(#rt::Fast),
         }
     }
 
@@ -225,7 +235,7 @@ impl Lanes<'_> {
     fn zero(self, v: &TokenStream) -> TokenStream {
         let rt = names::rt();
         match self {
-            Lanes::One => quote!(#rt::zero_tangent(&#v)),
+            Lanes::One | Lanes::Fast => quote!(#rt::zero_tangent(&#v)),
             Lanes::Many(n) => quote!(#rt::zero_lanes::<_, #n>(&#v)),
         }
     }
@@ -258,9 +268,16 @@ impl ToTokens for In<'_, DualExpr> {
                 quote_spanned!(*span=> #d::new(#value, #tangent))
             }
             DualExpr::Plain(t) => t.clone(),
-            DualExpr::Part { name, k } => {
-                let k = syn::Index::from(*k);
-                quote!(#name.#k)
+            DualExpr::Part { name, k: i } => {
+                let i = syn::Index::from(*i);
+                match k {
+                    // The pair was evaluated on `Dual`.
+                    Lanes::Fast => {
+                        let d = k.dual();
+                        quote!(#d::new(#name.#i.re, #name.#i.eps))
+                    }
+                    _ => quote!(#name.#i),
+                }
             }
             DualExpr::Binary { lhs, op, rhs, span } => {
                 let (l, o, r) = (sub(lhs), binop_tokens(*op), sub(rhs));
@@ -359,14 +376,34 @@ impl ToTokens for In<'_, Op> {
                 op,
                 rhs,
                 temp,
+                fast,
             } => {
                 let (p, t) = (slot.primal(), slot.tangent());
-                let (o, d, rhs) = (binop_tokens(*op), k.dual(), In(rhs, k));
-                quote!(let #temp = #d::new(#p, #t) #o #rhs; #p = #temp.re; #t = #temp.eps;)
+                let (o, d, r) = (binop_tokens(*op), k.dual(), In(rhs, k));
+                let e = quote!(#d::new(#p, #t) #o #r);
+                let e = match k {
+                    Lanes::One if *fast => {
+                        let (f, r) = (Lanes::Fast.dual(), In(rhs, Lanes::Fast));
+                        fast_or(quote!(#f::new(#p, #t) #o #r), e)
+                    }
+                    _ => e,
+                };
+                quote!(let #temp = #e; #p = #temp.re; #t = #temp.eps;)
             }
-            Op::Dual { name, expr, span } => {
+            Op::Dual {
+                name,
+                expr,
+                span,
+                fast,
+            } => {
                 let e = In(expr, k);
-                quote_spanned!(*span=> let #name = #e;)
+                match k {
+                    Lanes::One if *fast => {
+                        let f = fast_or(In(expr, Lanes::Fast).into_token_stream(), e.into_token_stream());
+                        quote_spanned!(*span=> let #name = #f;)
+                    }
+                    _ => quote_spanned!(*span=> let #name = #e;),
+                }
             }
             Op::CallJvp {
                 outs,
@@ -440,6 +477,21 @@ impl ToTokens for In<'_, Op> {
             Op::Output(o) => In(o, k).into_token_stream(),
         })
     }
+}
+
+/// `{ let r = fast; if r.ok() { r.dual() } else { strong_path(); strong } }`: the fast result,
+/// or where its tangent is NaN the `Dual` one (the runtime's `fast.rs`).
+fn fast_or(fast: TokenStream, strong: TokenStream) -> TokenStream {
+    let (r, rt) = (names::fast_result(), names::rt());
+    quote!({
+        let #r = #fast;
+        if #r.ok() {
+            #r.dual()
+        } else {
+            #rt::strong_path();
+            #strong
+        }
+    })
 }
 
 /// `=` or `+=`, `-=`...
@@ -540,6 +592,7 @@ fn print_into(ops: &[Op], depth: usize, out: &mut String) {
                 op,
                 rhs,
                 temp,
+                ..
             } => line(
                 out,
                 format!(
@@ -550,7 +603,12 @@ fn print_into(ops: &[Op], depth: usize, out: &mut String) {
                     dual_text(rhs)
                 ),
             ),
-            Op::Dual { name, expr, .. } => line(out, format!("dual {name} = {}", dual_text(expr))),
+            Op::Dual {
+                name, expr, fast, ..
+            } => {
+                let how = if *fast { "dual (fast path first)" } else { "dual" };
+                line(out, format!("{how} {name} = {}", dual_text(expr)))
+            }
             Op::CallJvp {
                 outs,
                 path,
