@@ -20,9 +20,9 @@ mod patterns;
 mod peel;
 mod program;
 mod structs;
-mod views;
 #[cfg(test)]
 mod tests;
+mod views;
 
 use program::{Bind, DualExpr, Op, OutputPair, Slot, Tan};
 
@@ -348,7 +348,11 @@ impl<'a> Forward<'a> {
             }
             ExprKind::Index { base, index } => {
                 let (name, t, idx) = match self.view_elem(*base, index) {
-                    Some(v) => (v.view, v.tangent.unwrap_or_else(|| self.tangent(*base)), v.index),
+                    Some(v) => (
+                        v.view,
+                        v.tangent.unwrap_or_else(|| self.tangent(*base)),
+                        v.index,
+                    ),
                     None => (self.name(*base), self.tangent(*base), self.primal(index)),
                 };
                 let i = self.fresh("i");

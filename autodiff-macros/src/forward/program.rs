@@ -399,7 +399,10 @@ impl ToTokens for In<'_, Op> {
                 let e = In(expr, k);
                 match k {
                     Lanes::One if *fast => {
-                        let f = fast_or(In(expr, Lanes::Fast).into_token_stream(), e.into_token_stream());
+                        let f = fast_or(
+                            In(expr, Lanes::Fast).into_token_stream(),
+                            e.into_token_stream(),
+                        );
                         quote_spanned!(*span=> let #name = #f;)
                     }
                     _ => quote_spanned!(*span=> let #name = #e;),
@@ -606,7 +609,11 @@ fn print_into(ops: &[Op], depth: usize, out: &mut String) {
             Op::Dual {
                 name, expr, fast, ..
             } => {
-                let how = if *fast { "dual (fast path first)" } else { "dual" };
+                let how = if *fast {
+                    "dual (fast path first)"
+                } else {
+                    "dual"
+                };
                 line(out, format!("{how} {name} = {}", dual_text(expr)))
             }
             Op::CallJvp {

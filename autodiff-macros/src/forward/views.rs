@@ -56,11 +56,7 @@ fn split(ix: &Expr, i: VarId) -> Option<(Vec<Expr>, i64)> {
     if terms.iter().filter(|t| is_i(t)).count() != 1 {
         return None;
     }
-    let rest: Vec<Expr> = terms
-        .into_iter()
-        .filter(|t| !is_i(t))
-        .cloned()
-        .collect();
+    let rest: Vec<Expr> = terms.into_iter().filter(|t| !is_i(t)).cloned().collect();
     let mut reads = Vec::new();
     rest.iter().for_each(|t| t.reads(&mut reads));
     (!reads.contains(&i)).then_some((rest, c))
@@ -309,9 +305,8 @@ impl Forward<'_> {
             };
             let (l, h) = (bound(&a, lo), bound(&b, hi));
             let m = written.then(|| quote!(mut));
-            let decl = |arr: &syn::Ident| {
-                quote!(if #a < #b { &#m #arr[#l..#h] } else { &#m #arr[0..0] })
-            };
+            let decl =
+                |arr: &syn::Ident| quote!(if #a < #b { &#m #arr[#l..#h] } else { &#m #arr[0..0] });
             let name = self.fresh("vw");
             let primal = decl(&self.name(v));
             let tangent = self.var_active(v).then(|| {
@@ -339,7 +334,8 @@ impl Forward<'_> {
                 tangent: tangent.map(|(tn, _)| tn),
             });
         }
-        let range = crate::codegen::primal::range_tokens(&quote!(#a), &quote!(#b), false, *rev, None);
+        let range =
+            crate::codegen::primal::range_tokens(&quote!(#a), &quote!(#b), false, *rev, None);
         Some((ops, range, views))
     }
 

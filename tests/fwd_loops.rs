@@ -1,0 +1,172 @@
+//! Forward mode's loops (issue 12, item 5): takes loops whose sequences forward mode reads and
+//! writes through slice views (one view per invariant offset of a read-only sequence, a `&mut`
+//! view of a written one, a written in-out argument, reversed loops, loops with no iteration) and
+//! loops it must leave alone (a `break`, an access under a branch or `&&`, a sequence used whole),
+//! and statements whose fast path gives NaN where the strong zero gives zero, gives checks of
+//! `_jvp` against central differences and of `_vjp` by the dot-product test at lengths 0 to 5,
+//! and exact values at the singular points.
+#![allow(clippy::all)]
+
+#[macro_use]
+mod common;
+use autodiff_runtime::differentiate;
+use common::*;
+
+/// Every length from 0 to 5, random points: `f(x: &[f64], n: usize) -> f64`.
+macro_rules! each_len {
+    ($f:ident, $fj:ident, $fv:ident) => {
+        for len in 0..6usize {
+            let h = Harness::new(len)
+                .primal(|p| vec![$f(p, len)])
+                .jvp(|p, t| {
+                    let (v, d) = $fj(p, len, t);
+                    (vec![v], vec![d])
+                })
+                .vjp(|p, c, g| vec![$fv(p, len, g, c[0])]);
+            h.random(3, -1.2, 1.2);
+        }
+    };
+}
+
+/// A grid of `n` rows of 3 stored flat: rows `i - 1`, `i`, `i + 1` read through three views of
+/// `u` (three invariant offsets), the row written through one `&mut` view of `next`.
+#[differentiate]
+fn rows(x: &[f64], n: usize) -> f64 {
+    let c = 3;
+    let mut u = vec![0.0; n * c];
+    for k in 0..n * c {
+        u[k] = x[k % n.max(1)] * (1.0 + k as f64 * 0.1);
+    }
+    let mut next = u.to_vec();
+    for _step in 0..2 {
+        for i in 1..n.saturating_sub(1) {
+            for j in 0..c {
+                let mid = u[i * c + j];
+                next[i * c + j] =
+                    mid + 0.2 * (u[(i - 1) * c + j] + u[(i + 1) * c + j] - 2.0 * mid) * mid;
+            }
+        }
+        for k in 0..n * c {
+            u[k] = next[k];
+        }
+    }
+    let mut s = 0.0;
+    for k in 0..n * c {
+        s += u[k] * u[k];
+    }
+    s
+}
+
+#[test]
+fn rows_through_views() {
+    each_len!(rows, rows_jvp, rows_vjp);
+}
+
+/// A sequence read and written at the same offset (`v[j] += ..`), another read at two offsets,
+/// a reversed loop, a loop starting at an offset.
+#[differentiate]
+fn update(x: &[f64], n: usize) -> f64 {
+    let mut v = vec![0.0; n + 1];
+    for j in (0..n).rev() {
+        v[j + 1] = x[j] * x[j];
+    }
+    for j in 1..n {
+        v[j] += 0.5 * x[j - 1] * x[j] + v[j + 1].sin();
+    }
+    let mut s = 0.0;
+    for j in 0..n + 1 {
+        s += v[j] * (j as f64 + 1.0);
+    }
+    s
+}
+
+#[test]
+fn update_through_views() {
+    each_len!(update, update_jvp, update_vjp);
+}
+
+/// An in-out argument written through a view, with an offset read from an invariant local.
+#[differentiate]
+fn scale_into(x: &[f64], out: &mut [f64], n: usize) {
+    let k = 1;
+    for j in 0..n {
+        out[j] = x[k + j - 1] * x[j].cos() + out[j];
+    }
+}
+
+#[test]
+fn inout_through_a_view() {
+    for n in 0..5usize {
+        let x: Vec<f64> = (0..n).map(|i| 0.3 + 0.4 * i as f64).collect();
+        let dx: Vec<f64> = (0..n).map(|i| 0.7 - 0.2 * i as f64).collect();
+        let o0: Vec<f64> = (0..n).map(|i| -0.5 + 0.1 * i as f64).collect();
+        let do0: Vec<f64> = (0..n).map(|i| 0.25 * i as f64).collect();
+        let (mut out, mut dout) = (o0.clone(), do0.clone());
+        scale_into_jvp(&x, &mut out, n, &dx, &mut dout);
+        let h = 1e-6;
+        for j in 0..n {
+            let at = |e: f64| {
+                let xs: Vec<f64> = x.iter().zip(&dx).map(|(a, d)| a + e * d).collect();
+                let mut o: Vec<f64> = o0.iter().zip(&do0).map(|(a, d)| a + e * d).collect();
+                scale_into(&xs, &mut o, n);
+                o[j]
+            };
+            let fd = (at(h) - at(-h)) / (2.0 * h);
+            assert!((dout[j] - fd).abs() < 1e-7, "{n} {j}: {} vs {fd}", dout[j]);
+            let mut o = o0.clone();
+            scale_into(&x, &mut o, n);
+            assert_eq!(out[j], o[j]);
+        }
+    }
+}
+
+/// Loops forward mode leaves without views: a `break`, an access under a branch and under `&&`,
+/// a sequence passed whole to a call.
+#[differentiate]
+fn no_views(x: &[f64], n: usize) -> f64 {
+    let mut s = 0.0;
+    for j in 0..n {
+        if s > 3.0 {
+            break;
+        }
+        s += x[j] * x[j];
+    }
+    for j in 0..n {
+        if x[j] > 0.0 && x[n - 1 - j] < 0.5 {
+            s += x[j];
+        }
+        s += partial_sum(x, j) * 0.1;
+    }
+    s
+}
+
+#[differentiate]
+fn partial_sum(x: &[f64], m: usize) -> f64 {
+    let mut s = 0.0;
+    for j in 0..m {
+        s += x[j];
+    }
+    s
+}
+
+#[test]
+fn loops_without_views() {
+    each_len!(no_views, no_views_jvp, no_views_vjp);
+}
+
+/// `sqrt` at 0 along a zero tangent, multiplied in a statement that has a fast path: the fast
+/// tangent is NaN (`0 * inf`), the strong zero gives 0.
+#[differentiate]
+fn root_product(x: f64, y: f64) -> f64 {
+    y * x.sqrt() + x * y
+}
+
+#[test]
+fn fast_path_falls_back_to_the_strong_zero() {
+    assert_eq!(root_product_jvp(0.0, 2.0, 0.0, 1.0), (0.0, 0.0));
+    assert_eq!(root_product_jvp(0.0, 2.0, 0.0, 0.0), (0.0, 0.0));
+    let (v, d) = root_product_jvp(4.0, 2.0, 1.0, 0.5);
+    assert_eq!(v, 2.0 * 2.0 + 8.0);
+    assert_eq!(d, 2.0 * 0.25 + 0.5 * 2.0 + 2.0 + 4.0 * 0.5);
+    chk!(root_product, root_product_jvp, root_product_vjp; 0, 1).random(4, 0.5, 2.0);
+}
