@@ -15,6 +15,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 
 mod calls;
+mod fast;
 mod lanes;
 mod patterns;
 mod peel;
@@ -197,27 +198,6 @@ impl<'a> Forward<'a> {
         names::tangent(&self.f.vars[v], v)
     }
 
-    /// Whether a `Dual` evaluation gets a fast path (`Op::Dual`): in `<f>_jvp`, in a statement
-    /// that evaluates nothing with an effect, when some operation of it tests for the strong
-    /// zero (a product, quotient, remainder or method; `+` and `-` have constant partials, whose
-    /// tests fold away).
-    fn fast(&self, d: &DualExpr) -> bool {
-        fn tests(d: &DualExpr) -> bool {
-            match d {
-                DualExpr::Binary { op, lhs, rhs, .. } => {
-                    matches!(op, BinOp::Mul | BinOp::Div | BinOp::Rem) || tests(lhs) || tests(rhs)
-                }
-                DualExpr::Neg { operand, .. } => tests(operand),
-                DualExpr::Method { .. } => true,
-                DualExpr::Constant { .. }
-                | DualExpr::New { .. }
-                | DualExpr::Plain(_)
-                | DualExpr::Part { .. } => false,
-            }
-        }
-        self.lanes.is_none() && !self.impure && tests(d)
-    }
-
     fn fresh(&mut self, what: &str) -> syn::Ident {
         self.n += 1;
         names::local(what, self.n)
@@ -329,7 +309,7 @@ impl<'a> Forward<'a> {
 
     fn expr(&mut self, e: &Expr, pre: &mut Vec<Op>) -> Val {
         if !self.active(e) {
-            self.impure |= effects(e);
+            self.impure |= fast::effects(e);
             return Val::Plain(self.primal(e));
         }
         let span = e.span;
@@ -793,27 +773,4 @@ pub fn companion_path(func: &syn::Path, suffix: &str) -> TokenStream {
         last.ident = names::companion(&last.ident, suffix);
     }
     p.to_token_stream()
-}
-
-/// Whether evaluating `e` may have an effect beyond its value (a call, a `&mut` borrow, a path
-/// expression with a call or macro in it).
-fn effects(e: &Expr) -> bool {
-    let mut found = false;
-    e.visit(&mut |n| {
-        found |= match &n.kind {
-            ExprKind::Call { .. }
-            | ExprKind::PlainCall { .. }
-            | ExprKind::PlainMethod { .. }
-            | ExprKind::MutRef(..) => true,
-            ExprKind::Opaque { tokens, .. } => tokens.clone().into_iter().any(|t| match t {
-                proc_macro2::TokenTree::Group(g) => {
-                    g.delimiter() == proc_macro2::Delimiter::Parenthesis
-                }
-                proc_macro2::TokenTree::Punct(p) => p.as_char() == '!',
-                _ => false,
-            }),
-            _ => false,
-        }
-    });
-    found
 }

@@ -1,0 +1,55 @@
+//! The fast path of a statement's `Dual` evaluation (`Op::Dual { fast: true }`): takes an
+//! active scalar expression of a statement, decides whether it is evaluated first on the
+//! runtime's `Fast` numbers (`Dual`'s operations without the strong zero's tests) and again on
+//! `Dual` only where that tangent is NaN (ARCHITECTURE.md, "Forward mode"), and whether an
+//! inactive expression may have an effect, which the second evaluation would repeat.
+
+use super::program::DualExpr;
+use super::Forward;
+use crate::ir::*;
+
+impl Forward<'_> {
+    /// Whether a `Dual` evaluation gets a fast path (`Op::Dual`): in `<f>_jvp`, in a statement
+    /// that evaluates nothing with an effect, when some operation of it tests for the strong
+    /// zero (a product, quotient, remainder or method; `+` and `-` have constant partials, whose
+    /// tests fold away).
+    pub(super) fn fast(&self, d: &DualExpr) -> bool {
+        fn tests(d: &DualExpr) -> bool {
+            match d {
+                DualExpr::Binary { op, lhs, rhs, .. } => {
+                    matches!(op, BinOp::Mul | BinOp::Div | BinOp::Rem) || tests(lhs) || tests(rhs)
+                }
+                DualExpr::Neg { operand, .. } => tests(operand),
+                DualExpr::Method { .. } => true,
+                DualExpr::Constant { .. }
+                | DualExpr::New { .. }
+                | DualExpr::Plain(_)
+                | DualExpr::Part { .. } => false,
+            }
+        }
+        self.lanes.is_none() && !self.impure && tests(d)
+    }
+}
+
+/// Whether evaluating `e` may have an effect beyond its value (a call, a `&mut` borrow, a path
+/// expression with a call or macro in it).
+pub(super) fn effects(e: &Expr) -> bool {
+    let mut found = false;
+    e.visit(&mut |n| {
+        found |= match &n.kind {
+            ExprKind::Call { .. }
+            | ExprKind::PlainCall { .. }
+            | ExprKind::PlainMethod { .. }
+            | ExprKind::MutRef(..) => true,
+            ExprKind::Opaque { tokens, .. } => tokens.clone().into_iter().any(|t| match t {
+                proc_macro2::TokenTree::Group(g) => {
+                    g.delimiter() == proc_macro2::Delimiter::Parenthesis
+                }
+                proc_macro2::TokenTree::Punct(p) => p.as_char() == '!',
+                _ => false,
+            }),
+            _ => false,
+        }
+    });
+    found
+}
