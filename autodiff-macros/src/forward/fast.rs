@@ -17,7 +17,14 @@ impl Forward<'_> {
         fn tests(d: &DualExpr) -> bool {
             match d {
                 DualExpr::Binary { op, lhs, rhs, .. } => {
-                    matches!(op, BinOp::Mul | BinOp::Div | BinOp::Rem) || tests(lhs) || tests(rhs)
+                    // `Dual * c`, `Dual / c` of a nonzero literal and `Dual % c`: a constant
+                    // finite nonzero partial, whose test folds away.
+                    let own = match (op, &**rhs) {
+                        (BinOp::Mul | BinOp::Div, DualExpr::Plain(t)) => !nonzero_literal(t),
+                        (BinOp::Rem, DualExpr::Plain(_)) => false,
+                        (op, _) => matches!(op, BinOp::Mul | BinOp::Div | BinOp::Rem),
+                    };
+                    own || tests(lhs) || tests(rhs)
                 }
                 DualExpr::Neg { operand, .. } => tests(operand),
                 DualExpr::Method { .. } => true,
@@ -28,6 +35,17 @@ impl Forward<'_> {
             }
         }
         self.lanes.is_none() && !self.impure && tests(d)
+    }
+}
+
+/// Whether `t` is a numeric literal other than zero (`2.0`, `100.0_f64`, `3`).
+fn nonzero_literal(t: &proc_macro2::TokenStream) -> bool {
+    match syn::parse2::<syn::Lit>(t.clone()) {
+        Ok(syn::Lit::Float(f)) => f
+            .base10_parse::<f64>()
+            .is_ok_and(|v| v != 0.0 && v.is_finite()),
+        Ok(syn::Lit::Int(i)) => i.base10_parse::<u128>().is_ok_and(|v| v != 0),
+        _ => false,
     }
 }
 

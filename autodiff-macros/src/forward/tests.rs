@@ -136,6 +136,8 @@ fn writes_name_their_tangent_places() {
         }
     });
     let k = kinds_of(&p);
+    // The loop in a block of its own after its bounds and the slice views of `v` and `out`
+    // (value and tangent each).
     assert_eq!(
         k,
         [
@@ -146,6 +148,11 @@ fn writes_name_their_tangent_places() {
             "{",
             "let",
             "let",
+            "let+tangent",
+            "let+tangent",
+            "{",
+            "let",
+            "let",
             "dual",
             "let+tangent",
             "set",
@@ -153,12 +160,21 @@ fn writes_name_their_tangent_places() {
             "update",
             "assign",
             "}",
+            "}",
             "let",
             "set",
             "output"
         ]
     );
-    let body = p.iter().find_map(|op| match op {
+    let views = p.iter().find_map(|op| match op {
+        Op::Block(b) => Some(b),
+        _ => None,
+    });
+    let views = views.expect("a block with the loop's views");
+    let text = print(views);
+    assert!(text.contains("& mut out__"), "{text}");
+    assert!(text.contains("& mut __ad_d_out__"), "{text}");
+    let body = views.iter().find_map(|op| match op {
         Op::For { body, .. } => Some(body),
         _ => None,
     });
@@ -168,8 +184,8 @@ fn writes_name_their_tangent_places() {
         panic!("no element write")
     };
     assert!(slot.index.is_some() && matches!(tangent, Tan::Expr(_)));
-    assert!(slot.var.to_string().starts_with("out__"));
-    assert!(slot.tangent.to_string().starts_with("__ad_d_out__"));
+    assert!(slot.var.to_string().starts_with("__ad_vw"));
+    assert!(slot.tangent.to_string().starts_with("__ad_tvw"));
     // `out[i] += c`: on `Dual`, at the element.
     assert!(matches!(&body[6], Op::Update { slot, .. } if slot.index.is_some()));
     // `n += 1` has no tangent.
@@ -241,4 +257,45 @@ fn the_lanes_program_is_the_same_program_on_dual_n() {
         assert!(text.contains(want), "`{want}` missing from {text}");
     }
     assert!(!text.contains("zero_tangent"), "{text}");
+}
+
+#[test]
+fn products_get_a_fast_path_sums_do_not() {
+    let p = program(parse_quote! {
+        fn f(x: f64, y: f64) -> f64 {
+            let a = x + y * 2.0;
+            let b = x * y;
+            a + b
+        }
+    });
+    let text = print(&p);
+    // `x + y * 2.0` tests nothing once the literal's partial folds; `x * y` tests its tangent.
+    assert!(
+        text.contains("dual __ad_f1 = (dual(x, __ad_d_x) + "),
+        "{text}"
+    );
+    assert!(text.contains("dual (fast path first) __ad_f"), "{text}");
+    assert_eq!(text.matches("fast path first").count(), 1, "{text}");
+}
+
+#[test]
+fn a_loop_that_breaks_gets_no_views() {
+    let p = program(parse_quote! {
+        fn f(v: &[f64]) -> f64 {
+            let mut s = 0.0;
+            for i in 0..v.len() {
+                if s > 1.0 {
+                    break;
+                }
+                s += v[i];
+            }
+            s
+        }
+    });
+    let text = print(&p);
+    assert!(!text.contains("__ad_vw"), "{text}");
+    assert!(
+        text.contains("v[__ad_i") || text.contains("v [__ad_i"),
+        "{text}"
+    );
 }
