@@ -308,3 +308,346 @@ fn free_function_lends_and_reads_the_state() {
         0.8,
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// The in-out convention, explicitly: the adjoint struct holds the final state's adjoint on entry
+// and the initial state's on exit
+
+#[test]
+fn adjoint_struct_goes_from_final_to_initial_state() {
+    let p: Vec<f64> = (0..STATE).map(|k| 0.3 * (k as f64 * 0.7).sin()).collect();
+    // Seed: the final x[1] only.
+    let mut bs = tangent(&[0.0; STATE]);
+    bs.x[1] = 1.0;
+    let mut s = sys(&p);
+    s.run_vjp(4, &mut bs);
+    // The state itself is stepped as the primal steps it.
+    let mut plain = sys(&p);
+    plain.run(4);
+    assert_eq!(s, plain);
+    // On exit: d x_final[1] / d (initial state), against central differences.
+    let h = 1e-6;
+    let got = {
+        let mut g = vec![0.0; STATE];
+        add_state(&mut g, &bs);
+        g
+    };
+    for k in 0..STATE {
+        let at = |e: f64| {
+            let mut q = p.clone();
+            q[k] += e;
+            let mut s = sys(&q);
+            s.run(4);
+            s.x[1]
+        };
+        let fd = (at(h) - at(-h)) / (2.0 * h);
+        assert!(
+            (got[k] - fd).abs() <= 1e-6 * (1.0 + fd.abs()),
+            "input {k}: adjoint {} vs central difference {fd}",
+            got[k]
+        );
+    }
+    // Forward: the tangent struct is updated in place along the same path.
+    let mut ds = tangent(&[0.0; STATE]);
+    ds.k = 1.0;
+    let mut s = sys(&p);
+    s.run_jvp(4, &mut ds);
+    assert_eq!(s, plain);
+    let at = |e: f64| {
+        let mut q = p.clone();
+        q[3 * N] += e;
+        let mut s = sys(&q);
+        s.run(4);
+        s.x[1]
+    };
+    let fd = (at(h) - at(-h)) / (2.0 * h);
+    assert!((ds.x[1] - fd).abs() <= 1e-6 * (1.0 + fd.abs()));
+}
+
+// ---------------------------------------------------------------------------------------------
+// A pendulum of scalar fields: a read-only method called on the lent state (`&mut` coerced), a
+// kick whose length is a field, a `while` loop on a field, an early return
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Pendulum {
+    pub theta: f64,
+    pub omega: f64,
+    pub g: f64,
+    pub len: f64,
+    pub dt: f64,
+    pub t: f64,
+    pub kicks: usize,
+}
+
+impl Pendulum {
+    #[differentiate]
+    pub fn accel(&self) -> f64 {
+        -self.g / self.len * self.theta.sin()
+    }
+
+    /// Lends `self` to `accel` (by `&`) and writes a field with the result.
+    #[differentiate]
+    pub fn kick(&mut self, h: f64) {
+        let a = self.accel();
+        self.omega += h * a;
+        self.kicks += 1;
+    }
+
+    #[differentiate]
+    pub fn step(&mut self) {
+        self.kick(0.5 * self.dt);
+        self.theta += self.dt * self.omega;
+        self.kick(0.5 * self.dt);
+        self.t += self.dt;
+    }
+
+    /// Steps until a time read from a field; gives the bob's height.
+    #[differentiate]
+    pub fn run_until(&mut self, t_end: f64) -> f64 {
+        while self.t < t_end {
+            self.step();
+        }
+        -self.len * self.theta.cos()
+    }
+
+    /// Returns early, from inside the loop, once the bob has swung past zero.
+    #[differentiate]
+    pub fn until_swing(&mut self, steps: usize) -> f64 {
+        for _ in 0..steps {
+            self.step();
+            if self.theta < 0.0 {
+                self.omega *= 0.5;
+                return self.t * self.omega;
+            }
+        }
+        self.theta * self.len
+    }
+}
+
+fn pendulum(p: &[f64]) -> Pendulum {
+    Pendulum {
+        theta: p[0],
+        omega: p[1],
+        g: 9.0 + p[2],
+        len: 1.0 + 0.2 * p[3],
+        dt: 0.05 + 0.01 * p[4],
+        t: 0.0,
+        kicks: 0,
+    }
+}
+
+fn pendulum_tangent(d: &[f64]) -> PendulumTangent {
+    PendulumTangent {
+        theta: d[0],
+        omega: d[1],
+        g: d[2],
+        len: 0.2 * d[3],
+        dt: 0.01 * d[4],
+        t: 0.0,
+        kicks: (),
+    }
+}
+
+fn pendulum_values(s: &Pendulum) -> Vec<f64> {
+    vec![s.theta, s.omega, s.g, s.len, s.dt, s.t]
+}
+
+fn pendulum_flat(s: &PendulumTangent) -> Vec<f64> {
+    vec![s.theta, s.omega, s.g, s.len, s.dt, s.t]
+}
+
+/// Both modes of a pendulum method with one scalar argument and a value; outputs the final
+/// state then the value.
+fn check_pendulum(
+    arg: impl Fn(&[f64]) -> f64,
+    f: impl Fn(&mut Pendulum, f64) -> f64,
+    jvp: impl Fn(&mut Pendulum, f64, &mut PendulumTangent, f64) -> (f64, f64),
+    vjp: impl Fn(&mut Pendulum, f64, &mut PendulumTangent, &mut f64, f64) -> f64,
+) {
+    Harness::new(6)
+        .primal(|p| {
+            let mut s = pendulum(p);
+            let y = f(&mut s, arg(p));
+            let mut out = pendulum_values(&s);
+            out.push(y);
+            out
+        })
+        .jvp(|p, d| {
+            let mut s = pendulum(p);
+            let mut ds = pendulum_tangent(d);
+            let (y, dy) = jvp(&mut s, arg(p), &mut ds, d[5]);
+            let (mut out, mut dout) = (pendulum_values(&s), pendulum_flat(&ds));
+            out.push(y);
+            dout.push(dy);
+            (out, dout)
+        })
+        .vjp(|p, c, g| {
+            let mut s = pendulum(p);
+            let mut bs = PendulumTangent {
+                theta: c[0],
+                omega: c[1],
+                g: c[2],
+                len: c[3],
+                dt: c[4],
+                t: c[5],
+                kicks: (),
+            };
+            let mut ba = 0.0;
+            let y = vjp(&mut s, arg(p), &mut bs, &mut ba, c[6]);
+            let b = pendulum_flat(&bs);
+            let scale = [1.0, 1.0, 1.0, 0.2, 0.01];
+            for k in 0..5 {
+                g[k] += scale[k] * b[k];
+            }
+            g[5] += ba;
+            let mut out = pendulum_values(&s);
+            out.push(y);
+            out
+        })
+        .random(4, -0.6, 0.6);
+}
+
+#[test]
+fn pendulum_runs_until_a_time_read_from_a_field() {
+    check_pendulum(
+        |p| 0.4 + 0.1 * p[5],
+        |s, t| {
+            let y = s.run_until(t);
+            assert!(s.kicks > 0);
+            y
+        },
+        |s, t, ds, dt| s.run_until_jvp(t, ds, dt),
+        |s, t, bs, bt, y| s.run_until_vjp(t, bs, bt, y),
+    );
+}
+
+#[test]
+fn pendulum_returns_early_from_the_lending_loop() {
+    check_pendulum(
+        |p| p[5],
+        |s, _| s.until_swing(30),
+        |s, _, ds, _| s.until_swing_jvp(30, ds),
+        |s, _, bs, _, y| s.until_swing_vjp(30, bs, y),
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// A nested struct with an array field: lending calls in both branches of an `if` (a method, the
+// same by path, a free function), a read-only method's value bound by `let`, a copy of a sequence
+// field passed by reference after the call
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Body {
+    pub x: [f64; 2],
+    pub m: f64,
+}
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct World {
+    pub body: Body,
+    pub g: f64,
+    pub t: f64,
+    pub w: Vec<f64>,
+}
+
+impl World {
+    #[differentiate]
+    pub fn fall(&mut self, h: f64) {
+        self.body.x[1] -= h * self.g * self.body.m;
+        self.body.x[0] += h * self.body.x[1].sin();
+    }
+
+    #[differentiate]
+    pub fn energy(&self) -> f64 {
+        self.body.m * self.g * self.body.x[1] + self.w[0] * self.body.x[0]
+    }
+
+    #[differentiate]
+    pub fn absorb(&mut self, a: &[f64]) {
+        for i in 0..self.w.len() {
+            self.w[i] += 0.1 * a[i] * self.body.x[0];
+        }
+    }
+
+    #[differentiate]
+    pub fn go(&mut self, h: f64, n: usize) -> f64 {
+        let mut e = 0.0;
+        for i in 0..n {
+            if i % 2 == 0 {
+                self.fall(h * self.t);
+                self.body.m *= 1.01;
+            } else {
+                Self::fall(self, h);
+                push(self, h);
+            }
+            let en = self.energy();
+            e += en * self.body.x[0];
+            let w = self.w.to_vec();
+            self.absorb(&w);
+            self.t += h;
+        }
+        e + self.body.x[1]
+    }
+}
+
+#[differentiate]
+fn push(w: &mut World, h: f64) {
+    w.g += h * w.body.x[0];
+}
+
+#[test]
+fn nested_fields_and_lending_calls_in_branches() {
+    let world = |p: &[f64]| World {
+        body: Body {
+            x: [p[0], p[1]],
+            m: 1.0 + 0.1 * p[2],
+        },
+        g: p[3],
+        t: p[4],
+        w: vec![p[5], p[6]],
+    };
+    let values = |w: &World| vec![w.body.x[0], w.body.x[1], w.body.m, w.g, w.t, w.w[0], w.w[1]];
+    let flat =
+        |w: &WorldTangent| vec![w.body.x[0], w.body.x[1], w.body.m, w.g, w.t, w.w[0], w.w[1]];
+    let tangent = |d: &[f64], m: f64| WorldTangent {
+        body: BodyTangent {
+            x: [d[0], d[1]],
+            m: m * d[2],
+        },
+        g: d[3],
+        t: d[4],
+        w: vec![d[5], d[6]],
+    };
+    Harness::new(8)
+        .primal(|p| {
+            let mut w = world(p);
+            let y = w.go(p[7], 5);
+            let mut out = values(&w);
+            out.push(y);
+            out
+        })
+        .jvp(|p, d| {
+            let mut w = world(p);
+            let mut dw = tangent(d, 0.1);
+            let (y, dy) = w.go_jvp(p[7], 5, &mut dw, d[7]);
+            let (mut out, mut dout) = (values(&w), flat(&dw));
+            out.push(y);
+            dout.push(dy);
+            (out, dout)
+        })
+        .vjp(|p, c, g| {
+            let mut w = world(p);
+            let mut bw = tangent(c, 1.0);
+            let mut bh = 0.0;
+            let y = w.go_vjp(p[7], 5, &mut bw, &mut bh, c[7]);
+            let b = flat(&bw);
+            for k in 0..7 {
+                g[k] += if k == 2 { 0.1 } else { 1.0 } * b[k];
+            }
+            g[7] += bh;
+            let mut out = values(&w);
+            out.push(y);
+            out
+        })
+        .random(3, -0.5, 0.5);
+}

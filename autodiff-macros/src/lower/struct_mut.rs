@@ -5,10 +5,13 @@
 //! statement with `MutRef(s)` (the emitters save a clone of the struct before it and run the
 //! callee's `_vjp` on that clone with the caller's adjoint struct in place, `reverse/mutcalls.rs`).
 //!
-//! The body may not read or write a float field of a lent struct (its fields would be field
-//! arguments borrowed from it, overlapping the whole borrow): that is reported at the field.
-//! Its integer fields are read into locals (`int_locals`), which calls re-read, so that the
-//! reverse sweep sees each value the forward sweep read.
+//! The body may read and write float fields of a lent struct: they are field arguments like any
+//! struct's, marked `FieldOf::lent` (in-out and mutable, since each lending call may change
+//! them), bound without a borrow held across the calls and synced with the struct around each
+//! one by the emitters (`codegen/lend.rs`); an argument of a lending call that reads one is
+//! bound to a local first (`hoist_lent_args`). Its integer fields are read into locals
+//! (`int_locals`), which calls re-read, so that the reverse sweep sees each value the forward
+//! sweep read.
 
 use super::structs::{chain, key_string, Class, StructPlan};
 use super::*;
@@ -277,6 +280,11 @@ impl Lowerer<'_> {
                         .iter()
                         .any(|v| self.vars[*v].shape == Shape::Struct);
                     if let (true, ExprKind::Call { args, .. }) = (lends, &mut e.kind) {
+                        // The struct as written (`self` of `self.absorb(..)`): where errors point.
+                        let at = args
+                            .iter()
+                            .find(|a| matches!(a.kind, ExprKind::MutRef(..)))
+                            .map_or(e.span, |a| a.span);
                         for a in args.iter_mut() {
                             if matches!(a.kind, ExprKind::MutRef(..)) {
                                 continue;
@@ -287,11 +295,11 @@ impl Lowerer<'_> {
                                 continue;
                             }
                             let shape = crate::ir::shape_of(&self.vars, a);
-                            if matches!(shape, Shape::Seq(_)) {
+                            if !matches!(shape, Shape::Scalar | Shape::Int) {
                                 self.diag.unsupported_at(
-                                    &quote::quote_spanned!(a.span=> field),
-                                    "passing a sequence field of a struct along with the struct \
-                                     itself",
+                                    &quote::quote_spanned!(at=> field),
+                                    "passing a sequence made from a field of a struct to a call \
+                                     along with the struct itself (yet)",
                                     "let the callee read the field from the struct it is given",
                                 );
                                 continue;
