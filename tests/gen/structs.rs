@@ -25,7 +25,9 @@
 //! read like the argument's; one taken by `&mut` may have a counter `c` the program only writes, or be
 //! lent whole (`lend`): passed to a helper that steps its float fields (`s017_lend(st, x)`,
 //! `st.lend(x)`, a method passing `self` on, or `S017::lend(st, x)`) and to one that reads it
-//! (`s017_peek(&*st)`), the program then reading none of its float fields itself.
+//! (`s017_peek(&*st)`), the program then reading none of its float fields itself or (with
+//! `struct_lend_fields`) reading and writing them too and lending it again among its statements,
+//! in loops and branches, the argument of the call reading anything (`st.lend(0.5 * st.k);`).
 //! A program with a struct may also hold whole the struct `S017P { a, b }` that differentiated
 //! helpers give (`let pc5 = s017_pseed(e1, e2);`), step it in a loop (`pc6 = s017_pstep(&pc6,
 //! t);`) and read its fields (`pc6.a`), annotated (`let pc6: S017P = ..`) or not.
@@ -98,6 +100,9 @@ pub(super) struct Layout {
     /// its float fields read by the program: how the stepping helper is called (a free function,
     /// a method, a path).
     pub lend: Option<u8>,
+    /// A lent struct's float fields are also read and written by the program, which lends it
+    /// again among its statements (in loops and branches too: `S017::lend(st, 0.5 * st.k);`).
+    pub lend_fields: bool,
 }
 
 const FLOAT_FIELDS: &[&str] = &["k", "g"];
@@ -208,7 +213,7 @@ impl Layout {
             );
         }
         if self.nested {
-            body.push_str("    s.sub.x = 0.5 * s.sub.x + 0.25 * (x.sin() * s.sub.y);\n");
+            body.push_str("    s.sub.x = 0.5 * s.sub.x + 0.25 * (x.sin() * s.sub.y).sin();\n");
             body.push_str("    s.sub.y = 0.5 * s.sub.y - 0.25 * s.sub.x.sin();\n");
         }
         let k = FLOAT_FIELDS[0];
@@ -573,11 +578,14 @@ impl FnGen<'_> {
         // lent struct's `m` could change in a call: reported).
         let lend = (kind.mutable() && !out && self.on(Construct::StructLend) && self.chance(0.3))
             .then(|| self.rng.gen_range(0..3u8));
+        let lend_fields =
+            lend.is_some() && self.on(Construct::StructLendFields) && self.chance(0.7);
         let calls = (self.on(Construct::StructCallLocal) && self.chance(0.5))
             .then(|| self.rng.gen_range(0..=3usize));
         let l = Layout {
             calls,
             lend,
+            lend_fields,
             out,
             out_branch,
             whole,
@@ -624,12 +632,16 @@ impl FnGen<'_> {
             let lt = l.ty.to_lowercase();
             self.line(format!("let {t} = {lt}_peek(&*{root});"));
             self.declare(t, Ty::Float, false, 1.5, 0.0);
-            if l.counter {
-                self.count(Construct::StructCounter);
-                self.line(format!("{root}.c += 1;"));
+            if !l.lend_fields {
+                if l.counter {
+                    self.count(Construct::StructCounter);
+                    self.line(format!("{root}.c += 1;"));
+                }
+                self.strukt = Some(l);
+                return;
             }
-            self.strukt = Some(l);
-            return;
+            // Its fields used as well: declared below like any `&mut` struct's.
+            self.count(Construct::StructLendFields);
         }
         let mut floats: Vec<String> = FLOAT_FIELDS[..l.floats]
             .iter()
@@ -699,6 +711,35 @@ impl FnGen<'_> {
         self.struct_local(&l);
         self.struct_call_local(&l);
         self.strukt = Some(l);
+    }
+
+    /// Whether the struct can be lent again here: lent, its fields used, and none of them
+    /// iterated by an enclosing loop (`for &x in st.w.iter()` borrows it).
+    pub(super) fn lend_ok(&self) -> bool {
+        let Some(l) = self.strukt.as_ref().filter(|l| l.lend_fields) else {
+            return false;
+        };
+        let root = format!("{}.", l.kind.root());
+        !self.is_helper && !self.frozen.iter().any(|w| w.starts_with(&root))
+    }
+
+    /// The struct lent whole again, to the stepping helper (a contraction of every float place,
+    /// so the bounds of its fields hold), its argument read from anything, fields included.
+    pub(super) fn s_lend(&mut self) {
+        let Some(l) = self.strukt.clone() else {
+            return;
+        };
+        self.count(Construct::StructLendFields);
+        // Half the time a field of the struct lent (bound to a local before the call).
+        let a = if self.chance(0.5) {
+            format!("(0.5 * {}.{}).atan()", l.kind.root(), FLOAT_FIELDS[0])
+        } else {
+            let d = self.rng.gen_range(0..=1);
+            self.arg(d, ARG_CAP).s
+        };
+        if let Some(call) = l.lend_call(&a) {
+            self.line(call);
+        }
     }
 
     /// The struct `<ty>P` a helper gives, held whole: seeded from two expressions, stepped
