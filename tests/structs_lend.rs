@@ -103,6 +103,19 @@ impl Sys {
     }
 }
 
+impl Sys {
+    /// A loop lending the state in every iteration between element reads and writes at `i` and
+    /// `i + 1` (no adjoint of a field may be kept in a loop window across the call).
+    #[differentiate]
+    pub fn sweep(&mut self) {
+        for i in 0..self.n - 1 {
+            self.x[i + 1] += 0.5 * self.x[i] * self.v[i];
+            self.forces();
+            self.v[i] -= self.dt * (self.f[i + 1] + self.f[i]);
+        }
+    }
+}
+
 /// A free function lending the state to a method and reading its fields after.
 #[differentiate]
 fn simulate(s: &mut Sys, steps: usize, w: f64) -> f64 {
@@ -292,6 +305,26 @@ fn arguments_of_the_lending_call_read_its_fields() {
         },
         |s, _, bs, _, _| {
             s.leapfrog_vjp(bs);
+            0.0
+        },
+        1.0,
+    );
+}
+
+#[test]
+fn a_loop_lends_the_state_between_element_accesses() {
+    check_stepper(
+        0,
+        |s, _| {
+            s.sweep();
+            0.0
+        },
+        |s, _, ds, _| {
+            s.sweep_jvp(ds);
+            (0.0, 0.0)
+        },
+        |s, _, bs, _, _| {
+            s.sweep_vjp(bs);
             0.0
         },
         1.0,

@@ -576,7 +576,7 @@ impl FnGen<'_> {
         let counter = kind.mutable() && self.on(Construct::StructCounter) && self.chance(0.5);
         // Not with a struct output, whose integer field `n` is read from `m` before the body (a
         // lent struct's `m` could change in a call: reported).
-        let lend = (kind.mutable() && !out && self.on(Construct::StructLend) && self.chance(0.3))
+        let lend = (kind.mutable() && !out && self.on(Construct::StructLend) && self.chance(0.6))
             .then(|| self.rng.gen_range(0..3u8));
         let lend_fields =
             lend.is_some() && self.on(Construct::StructLendFields) && self.chance(0.7);

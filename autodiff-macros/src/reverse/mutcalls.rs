@@ -57,26 +57,16 @@ impl Emitter<'_> {
         }
         let call = self.fwd_expr(e);
         match pat {
-            None => {
-                out.fwd.push(Op::Let {
-                    pat: quote!(_),
-                    value: call,
-                });
-                if let Some(s) = lent {
-                    let sync = crate::codegen::lend::primal_sync(self.f, s, false);
-                    out.fwd.push(Op::Code(sync));
-                }
-            }
+            None => out.fwd.push(Op::Let {
+                pat: quote!(_),
+                value: call,
+            }),
             Some(p) => {
                 let pt = self.fwd_pat(p);
                 out.fwd.push(Op::Let {
                     pat: pt,
                     value: call,
                 });
-                if let Some(s) = lent {
-                    let sync = crate::codegen::lend::primal_sync(self.f, s, false);
-                    out.fwd.push(Op::Code(sync));
-                }
                 // A result the reverse sweep reads, bound in a loop or branch: saved.
                 if level != Level::Top {
                     for v in &bound {
@@ -88,6 +78,10 @@ impl Emitter<'_> {
                     }
                 }
             }
+        }
+        if let Some(s) = lent {
+            let sync = crate::codegen::lend::primal_sync(self.f, s, false);
+            out.fwd.push(Op::Code(sync));
         }
         if !live {
             return;
