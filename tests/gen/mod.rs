@@ -45,6 +45,7 @@ mod nested_rows;
 mod ragged;
 pub mod second;
 pub mod split;
+mod struct_lend;
 mod structs;
 mod tally;
 

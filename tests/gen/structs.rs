@@ -105,8 +105,8 @@ pub(super) struct Layout {
     pub lend_fields: bool,
 }
 
-const FLOAT_FIELDS: &[&str] = &["k", "g"];
-const ARR_LEN: usize = 3;
+pub(super) const FLOAT_FIELDS: &[&str] = &["k", "g"];
+pub(super) const ARR_LEN: usize = 3;
 
 impl Layout {
     /// Scalar slots: the float fields, the array, the nested floats.
@@ -188,52 +188,6 @@ impl Layout {
             ));
         }
         s
-    }
-
-    /// The helpers a lent struct is passed to: `<ty>_lend(s: &mut <ty>, x)` stepping every
-    /// float place (each a contraction plus a bounded term, so values stay in [-1.5, 1.5]),
-    /// the method `lend` passing `self` on to it, and `<ty>_peek(s: &<ty>) -> f64`.
-    fn lend_definition(&self) -> String {
-        let (t, lt) = (&self.ty, self.ty.to_lowercase());
-        let mut body = String::new();
-        for f in &FLOAT_FIELDS[..self.floats] {
-            body.push_str(&format!(
-                "    s.{f} = 0.5 * s.{f} + 0.25 * (x.sin() * s.{f}).cos();\n"
-            ));
-        }
-        if self.arr {
-            body.push_str(&format!(
-                "    for j in 0..{ARR_LEN} {{\n        s.q[j] = 0.5 * s.q[j] + 0.25 * x.sin() * s.{}.tanh();\n    }}\n",
-                FLOAT_FIELDS[0]
-            ));
-        }
-        if self.vec {
-            body.push_str(
-                "    let n = s.w.len();\n    for i in 0..n {\n        s.w[i] = 0.5 * s.w[i] + 0.25 * (x + s.w[i]).sin();\n    }\n",
-            );
-        }
-        if self.nested {
-            body.push_str("    s.sub.x = 0.5 * s.sub.x + 0.25 * (x.sin() * s.sub.y).sin();\n");
-            body.push_str("    s.sub.y = 0.5 * s.sub.y - 0.25 * s.sub.x.sin();\n");
-        }
-        let k = FLOAT_FIELDS[0];
-        format!(
-            "#[differentiate]\nfn {lt}_lend(s: &mut {t}, x: f64) {{\n{body}}}\n\n\
-             #[differentiate]\nfn {lt}_peek(s: &{t}) -> f64 {{\n    s.{k} * (0.5 * s.{k}).cos()\n}}\n\n\
-             impl {t} {{\n    #[differentiate]\n    fn lend(&mut self, x: f64) {{\n        \
-             {lt}_lend(self, x);\n    }}\n}}\n\n"
-        )
-    }
-
-    /// A statement lending the struct whole to the stepping helper (`x` its float argument).
-    fn lend_call(&self, x: &str) -> Option<String> {
-        let root = self.kind.root();
-        let (t, lt) = (&self.ty, self.ty.to_lowercase());
-        Some(match self.lend? {
-            0 => format!("{lt}_lend({root}, {x});"),
-            1 => format!("{root}.lend({x});"),
-            _ => format!("{t}::lend({root}, {x});"),
-        })
     }
 
     /// A call passing the struct whole to one of the helpers (`x` its float argument); its
@@ -711,35 +665,6 @@ impl FnGen<'_> {
         self.struct_local(&l);
         self.struct_call_local(&l);
         self.strukt = Some(l);
-    }
-
-    /// Whether the struct can be lent again here: lent, its fields used, and none of them
-    /// iterated by an enclosing loop (`for &x in st.w.iter()` borrows it).
-    pub(super) fn lend_ok(&self) -> bool {
-        let Some(l) = self.strukt.as_ref().filter(|l| l.lend_fields) else {
-            return false;
-        };
-        let root = format!("{}.", l.kind.root());
-        !self.is_helper && !self.frozen.iter().any(|w| w.starts_with(&root))
-    }
-
-    /// The struct lent whole again, to the stepping helper (a contraction of every float place,
-    /// so the bounds of its fields hold), its argument read from anything, fields included.
-    pub(super) fn s_lend(&mut self) {
-        let Some(l) = self.strukt.clone() else {
-            return;
-        };
-        self.count(Construct::StructLendFields);
-        // Half the time a field of the struct lent (bound to a local before the call).
-        let a = if self.chance(0.5) {
-            format!("(0.5 * {}.{}).atan()", l.kind.root(), FLOAT_FIELDS[0])
-        } else {
-            let d = self.rng.gen_range(0..=1);
-            self.arg(d, ARG_CAP).s
-        };
-        if let Some(call) = l.lend_call(&a) {
-            self.line(call);
-        }
     }
 
     /// The struct `<ty>P` a helper gives, held whole: seeded from two expressions, stepped
