@@ -4,7 +4,7 @@
 //! self.dt`), gives checks of both modes against central finite differences and of reverse
 //! against forward by the dot-product test, and of the in-out convention (the struct's adjoint
 //! holds the final state's adjoint on entry and the initial state's on exit).
-#![allow(clippy::needless_range_loop)]
+#![allow(clippy::needless_range_loop, clippy::let_and_return)]
 
 #[macro_use]
 mod common;
@@ -113,6 +113,28 @@ impl Sys {
             self.forces();
             self.v[i] -= self.dt * (self.f[i + 1] + self.f[i]);
         }
+    }
+}
+
+impl Sys {
+    #[differentiate]
+    pub fn energy(&self) -> f64 {
+        self.k * self.x[0].powi(2) + self.t * self.v[1]
+    }
+
+    /// The lending call's value is the function's, after field writes: returned early, and at
+    /// the end (bound by `let` first: a lending call is a statement of its own).
+    #[differentiate]
+    pub fn drift_energy(&mut self, w: f64) -> f64 {
+        self.t += self.dt;
+        self.k *= 1.0 + 0.1 * w;
+        if w > 0.5 {
+            let e = self.energy();
+            return e;
+        }
+        self.x[0] -= 0.1 * self.k;
+        let e = self.energy();
+        e
     }
 }
 
@@ -327,6 +349,17 @@ fn a_loop_lends_the_state_between_element_accesses() {
             s.sweep_vjp(bs);
             0.0
         },
+        1.0,
+    );
+}
+
+#[test]
+fn the_lending_call_gives_the_value() {
+    check_stepper(
+        1,
+        |s, a| s.drift_energy(a[0]),
+        |s, a, ds, da| s.drift_energy_jvp(a[0], ds, da[0]),
+        |s, a, bs, ba, y| s.drift_energy_vjp(a[0], bs, &mut ba[0], y),
         1.0,
     );
 }
