@@ -241,87 +241,82 @@ fn ticker(v: &[f64]) -> Ticker {
     }
 }
 
-#[test]
-fn integer_field_written_then_read_as_an_exponent() {
+fn ticker_tangent(v: &[f64]) -> TickerTangent {
+    TickerTangent {
+        x: v[0],
+        k: v[1],
+        count: (),
+        calls: (),
+        steps: (),
+    }
+}
+
+/// Both modes of a `Ticker` method taking one float and giving one, over (x, k, the float):
+/// outputs the value, then the final x and k; `after` checks the integer fields after each mode.
+fn check_ticker(
+    f: impl Fn(&mut Ticker, f64) -> f64,
+    jvp: impl Fn(&mut Ticker, f64, &mut TickerTangent, f64) -> (f64, f64),
+    vjp: impl Fn(&mut Ticker, f64, &mut TickerTangent, &mut f64, f64) -> f64,
+    after: impl Fn(&Ticker),
+    (lo, hi): (f64, f64),
+) {
     Harness::new(3)
         .primal(|p| {
             let mut t = ticker(p);
-            let y = t.series(p[2]);
+            let y = f(&mut t, p[2]);
+            after(&t);
             vec![y, t.x, t.k]
         })
         .jvp(|p, d| {
             let mut t = ticker(p);
-            let mut dt = TickerTangent {
-                x: d[0],
-                k: d[1],
-                count: (),
-                calls: (),
-                steps: (),
-            };
-            let (y, dy) = t.series_jvp(p[2], &mut dt, d[2]);
-            assert_eq!(t.count, 4);
+            let mut dt = ticker_tangent(d);
+            let (y, dy) = jvp(&mut t, p[2], &mut dt, d[2]);
+            after(&t);
             (vec![y, t.x, t.k], vec![dy, dt.x, dt.k])
         })
         .vjp(|p, s, g| {
             let mut t = ticker(p);
-            let mut bt = TickerTangent {
-                x: s[1],
-                k: s[2],
-                count: (),
-                calls: (),
-                steps: (),
-            };
+            let mut bt = ticker_tangent(&s[1..]);
             let mut by = 0.0;
-            let y = t.series_vjp(p[2], &mut bt, &mut by, s[0]);
-            assert_eq!(t.count, 4);
+            let y = vjp(&mut t, p[2], &mut bt, &mut by, s[0]);
+            after(&t);
             g[0] += bt.x;
             g[1] += bt.k;
             g[2] += by;
             vec![y, t.x, t.k]
         })
-        .random(5, 0.3, 1.2);
+        .random(5, lo, hi);
+}
+
+#[test]
+fn integer_field_written_then_read_as_an_exponent() {
+    check_ticker(
+        |t, y| t.series(y),
+        |t, y, dt, dy| t.series_jvp(y, dt, dy),
+        |t, y, bt, by, s| t.series_vjp(y, bt, by, s),
+        |t| assert_eq!(t.count, 4),
+        (0.3, 1.2),
+    );
 }
 
 #[test]
 fn integer_field_the_callee_writes_is_read_between_calls() {
-    Harness::new(3)
-        .primal(|p| {
-            let mut t = ticker(p);
-            t.run(p[2]);
-            assert_eq!((t.calls, t.steps), (4, 5));
-            vec![t.x, t.k]
-        })
-        .jvp(|p, d| {
-            let mut t = ticker(p);
-            let mut dt = TickerTangent {
-                x: d[0],
-                k: d[1],
-                count: (),
-                calls: (),
-                steps: (),
-            };
-            t.run_jvp(p[2], &mut dt, d[2]);
-            assert_eq!((t.calls, t.steps), (4, 5));
-            (vec![t.x, t.k], vec![dt.x, dt.k])
-        })
-        .vjp(|p, s, g| {
-            let mut t = ticker(p);
-            let mut bt = TickerTangent {
-                x: s[0],
-                k: s[1],
-                count: (),
-                calls: (),
-                steps: (),
-            };
-            let mut bdt = 0.0;
-            t.run_vjp(p[2], &mut bt, &mut bdt);
-            assert_eq!((t.calls, t.steps), (4, 5));
-            g[0] += bt.x;
-            g[1] += bt.k;
-            g[2] += bdt;
-            vec![t.x, t.k]
-        })
-        .random(5, -1.0, 1.0);
+    check_ticker(
+        |t, h| {
+            t.run(h);
+            0.0
+        },
+        |t, h, dt, dh| {
+            t.run_jvp(h, dt, dh);
+            (0.0, 0.0)
+        },
+        |t, h, bt, bh, _| {
+            t.run_vjp(h, bt, bh);
+            0.0
+        },
+        |t| assert_eq!((t.calls, t.steps), (4, 5)),
+        (-1.0, 1.0),
+    );
 }
 
 #[test]

@@ -45,6 +45,7 @@ mod nested_rows;
 mod ragged;
 pub mod second;
 pub mod split;
+mod struct_lend;
 mod structs;
 mod tally;
 
@@ -291,6 +292,7 @@ constructs! {
     StructCounter => "struct_counter",
     StructCallLocal => "struct_call_local",
     StructLend => "struct_lend",
+    StructLendFields => "struct_lend_fields",
     StructCopy => "struct_copy",
     // `#[checkpoint]` loops (emitted by `checkpoint.rs`).
     CheckpointLoop => "checkpoint_loop",
@@ -841,6 +843,8 @@ enum St {
     Idiom(Construct),
     /// A `#[checkpoint]` loop (`checkpoint.rs`).
     Checkpoint,
+    /// The struct lent whole again, its fields also used (`structs.rs`).
+    Lend,
 }
 
 /// Expression node kinds.
@@ -2299,6 +2303,9 @@ impl<'a> FnGen<'a> {
         }
         self.idiom_stmts(&mut opts, loop_ok && can_nest);
         self.checkpoint_stmts(&mut opts);
+        if self.lend_ok() {
+            opts.push((St::Lend, 1.0));
+        }
         match self.pick_weighted(&opts) {
             St::Let => self.s_let(false),
             St::LetMut => self.s_let(true),
@@ -2332,6 +2339,7 @@ impl<'a> FnGen<'a> {
             St::Continue => self.s_guarded(Tail::Continue),
             St::Idiom(c) => self.s_idiom(c),
             St::Checkpoint => self.s_checkpoint(),
+            St::Lend => self.s_lend(),
             St::Ragged => self.s_ragged_rows(),
             St::Tally => self.s_tally(),
             St::SinCos => {

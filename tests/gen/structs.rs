@@ -25,7 +25,9 @@
 //! read like the argument's; one taken by `&mut` may have a counter `c` the program only writes, or be
 //! lent whole (`lend`): passed to a helper that steps its float fields (`s017_lend(st, x)`,
 //! `st.lend(x)`, a method passing `self` on, or `S017::lend(st, x)`) and to one that reads it
-//! (`s017_peek(&*st)`), the program then reading none of its float fields itself.
+//! (`s017_peek(&*st)`), the program then reading none of its float fields itself or (with
+//! `struct_lend_fields`) reading and writing them too and lending it again among its statements,
+//! in loops and branches, the argument of the call reading anything (`st.lend(0.5 * st.k);`).
 //! A program with a struct may also hold whole the struct `S017P { a, b }` that differentiated
 //! helpers give (`let pc5 = s017_pseed(e1, e2);`), step it in a loop (`pc6 = s017_pstep(&pc6,
 //! t);`) and read its fields (`pc6.a`), annotated (`let pc6: S017P = ..`) or not.
@@ -98,10 +100,13 @@ pub(super) struct Layout {
     /// its float fields read by the program: how the stepping helper is called (a free function,
     /// a method, a path).
     pub lend: Option<u8>,
+    /// A lent struct's float fields are also read and written by the program, which lends it
+    /// again among its statements (in loops and branches too: `S017::lend(st, 0.5 * st.k);`).
+    pub lend_fields: bool,
 }
 
-const FLOAT_FIELDS: &[&str] = &["k", "g"];
-const ARR_LEN: usize = 3;
+pub(super) const FLOAT_FIELDS: &[&str] = &["k", "g"];
+pub(super) const ARR_LEN: usize = 3;
 
 impl Layout {
     /// Scalar slots: the float fields, the array, the nested floats.
@@ -183,52 +188,6 @@ impl Layout {
             ));
         }
         s
-    }
-
-    /// The helpers a lent struct is passed to: `<ty>_lend(s: &mut <ty>, x)` stepping every
-    /// float place (each a contraction plus a bounded term, so values stay in [-1.5, 1.5]),
-    /// the method `lend` passing `self` on to it, and `<ty>_peek(s: &<ty>) -> f64`.
-    fn lend_definition(&self) -> String {
-        let (t, lt) = (&self.ty, self.ty.to_lowercase());
-        let mut body = String::new();
-        for f in &FLOAT_FIELDS[..self.floats] {
-            body.push_str(&format!(
-                "    s.{f} = 0.5 * s.{f} + 0.25 * (x.sin() * s.{f}).cos();\n"
-            ));
-        }
-        if self.arr {
-            body.push_str(&format!(
-                "    for j in 0..{ARR_LEN} {{\n        s.q[j] = 0.5 * s.q[j] + 0.25 * x.sin() * s.{}.tanh();\n    }}\n",
-                FLOAT_FIELDS[0]
-            ));
-        }
-        if self.vec {
-            body.push_str(
-                "    let n = s.w.len();\n    for i in 0..n {\n        s.w[i] = 0.5 * s.w[i] + 0.25 * (x + s.w[i]).sin();\n    }\n",
-            );
-        }
-        if self.nested {
-            body.push_str("    s.sub.x = 0.5 * s.sub.x + 0.25 * (x.sin() * s.sub.y);\n");
-            body.push_str("    s.sub.y = 0.5 * s.sub.y - 0.25 * s.sub.x.sin();\n");
-        }
-        let k = FLOAT_FIELDS[0];
-        format!(
-            "#[differentiate]\nfn {lt}_lend(s: &mut {t}, x: f64) {{\n{body}}}\n\n\
-             #[differentiate]\nfn {lt}_peek(s: &{t}) -> f64 {{\n    s.{k} * (0.5 * s.{k}).cos()\n}}\n\n\
-             impl {t} {{\n    #[differentiate]\n    fn lend(&mut self, x: f64) {{\n        \
-             {lt}_lend(self, x);\n    }}\n}}\n\n"
-        )
-    }
-
-    /// A statement lending the struct whole to the stepping helper (`x` its float argument).
-    fn lend_call(&self, x: &str) -> Option<String> {
-        let root = self.kind.root();
-        let (t, lt) = (&self.ty, self.ty.to_lowercase());
-        Some(match self.lend? {
-            0 => format!("{lt}_lend({root}, {x});"),
-            1 => format!("{root}.lend({x});"),
-            _ => format!("{t}::lend({root}, {x});"),
-        })
     }
 
     /// A call passing the struct whole to one of the helpers (`x` its float argument); its
@@ -571,13 +530,16 @@ impl FnGen<'_> {
         let counter = kind.mutable() && self.on(Construct::StructCounter) && self.chance(0.5);
         // Not with a struct output, whose integer field `n` is read from `m` before the body (a
         // lent struct's `m` could change in a call: reported).
-        let lend = (kind.mutable() && !out && self.on(Construct::StructLend) && self.chance(0.3))
+        let lend = (kind.mutable() && !out && self.on(Construct::StructLend) && self.chance(0.6))
             .then(|| self.rng.gen_range(0..3u8));
+        let lend_fields =
+            lend.is_some() && self.on(Construct::StructLendFields) && self.chance(0.7);
         let calls = (self.on(Construct::StructCallLocal) && self.chance(0.5))
             .then(|| self.rng.gen_range(0..=3usize));
         let l = Layout {
             calls,
             lend,
+            lend_fields,
             out,
             out_branch,
             whole,
@@ -624,12 +586,16 @@ impl FnGen<'_> {
             let lt = l.ty.to_lowercase();
             self.line(format!("let {t} = {lt}_peek(&*{root});"));
             self.declare(t, Ty::Float, false, 1.5, 0.0);
-            if l.counter {
-                self.count(Construct::StructCounter);
-                self.line(format!("{root}.c += 1;"));
+            if !l.lend_fields {
+                if l.counter {
+                    self.count(Construct::StructCounter);
+                    self.line(format!("{root}.c += 1;"));
+                }
+                self.strukt = Some(l);
+                return;
             }
-            self.strukt = Some(l);
-            return;
+            // Its fields used as well: declared below like any `&mut` struct's.
+            self.count(Construct::StructLendFields);
         }
         let mut floats: Vec<String> = FLOAT_FIELDS[..l.floats]
             .iter()

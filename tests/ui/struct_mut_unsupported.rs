@@ -4,6 +4,7 @@ use autodiff_runtime::{differentiate, Differentiable};
 pub struct State {
     pub x: f64,
     pub v: f64,
+    pub w: Vec<f64>,
     pub count: u32,
 }
 
@@ -13,11 +14,18 @@ impl State {
         self.v -= dt * self.x;
     }
 
-    // A float field of a struct lent whole: not yet.
+    #[differentiate]
+    fn absorb(&mut self, a: Vec<f64>) {
+        self.v += a[0] * self.x;
+    }
+
+    // Float fields of a struct lent whole are taken (`self.x`, and `self.dt`-like scalar
+    // arguments); a sequence made from one of its fields passed along with it: not yet.
     #[differentiate]
     fn kick_drift(&mut self, dt: f64) {
-        self.kick(dt);
+        self.kick(dt * self.x);
         self.x += dt * self.v;
+        self.absorb(self.w.to_vec());
     }
 
     // An early `return` where an integer field is written and read.

@@ -12,8 +12,8 @@ impl Model {
         x * self.scale
     }
 
-    // A struct taken by `&mut` lent whole to a method inside an expression, its float field
-    // read: reported. (The counter only written is taken.)
+    // A struct taken by `&mut` lent whole to a method inside an expression: reported. (Its
+    // float field read and the counter only written are taken.)
     #[differentiate]
     fn eval(&mut self, x: f64) -> f64 {
         self.calls += 1;

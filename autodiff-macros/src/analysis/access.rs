@@ -178,6 +178,11 @@ impl WindowPlan<'_> {
             {
                 found.push((*v, None))
             }
+            // A struct lent whole: its field arguments change with it.
+            ExprKind::MutRef(v, ..) => {
+                let fields = crate::ir::writes::lent_fields(vars, *v);
+                found.extend(fields.into_iter().map(|w| (w, None)));
+            }
             _ => {}
         });
         for (base, ix) in found {
@@ -291,6 +296,11 @@ impl ViewPlan<'_, '_> {
             | ExprKind::Member { base: v, .. } => found.push((*v, None)),
             _ => {}
         });
+        // A struct lent whole: its field arguments change with it.
+        for v in e.mut_borrows() {
+            let fields = crate::ir::writes::lent_fields(self.scope.vars, v);
+            found.extend(fields.into_iter().map(|w| (w, None)));
+        }
         for (v, ix) in found {
             match ix {
                 Some(ix) => self.access(v, &ix),

@@ -5,6 +5,7 @@ pub mod dump;
 pub mod expand;
 mod hvp;
 mod jacobian;
+pub(crate) mod lend;
 mod na;
 mod nested;
 pub mod primal;

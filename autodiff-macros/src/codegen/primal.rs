@@ -338,8 +338,12 @@ pub fn scalar_ref_rebind(p: &Param) -> Option<TokenStream> {
     })
 }
 
-/// `*__ad_ref_x = x;`: a `&mut` float argument's value written back through its reference.
+/// `*__ad_ref_x = x;`: a `&mut` float argument's value written back through its reference (a
+/// float field of a lent struct: into the struct, `self.k = k;`).
 pub fn scalar_ref_write_back(p: &Param) -> Option<TokenStream> {
+    if let Some(back) = super::lend::write_back(p) {
+        return Some(back);
+    }
     if p.scalar_ref()? {
         let n = &p.name;
         let r = names::param_ref(n, false);

@@ -113,6 +113,13 @@ impl Signatures<'_> {
                 (true, false) => quote!(&#base #members[..]),
                 (true, true) => quote!(&mut #base #members[..]),
             };
+            if at.lent {
+                // A field of a struct lent whole: rebound around each lending call, its tangent
+                // or adjoint bound by the emitters through the struct's (`codegen/lend.rs`).
+                let value = place(root.to_token_stream(), seq);
+                binds.push(quote!(let mut #name = #value;));
+                continue;
+            }
             let value = place(root.to_token_stream(), p.inout);
             binds.push(quote!(let #name = #value;));
             if !p.active {

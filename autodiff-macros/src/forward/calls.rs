@@ -18,11 +18,32 @@ impl Forward<'_> {
             ops.push(Op::Code(back));
             if p.active {
                 let t = names::tangent(&self.f.vars[p.var], p.var);
+                if let Some(r) = crate::codegen::lend::lent_root(self.f, p) {
+                    let base = self.tangent(r.var).to_token_stream();
+                    let back = crate::codegen::lend::shadow_write_back(p, &base, &t);
+                    ops.push(Op::Code(back));
+                    continue;
+                }
                 let tr = names::param_ref(&p.name, true);
                 ops.push(Op::Code(quote!(*#tr = #t;)));
             }
         }
         ops
+    }
+
+    /// Around a call lending struct `s` whose float fields the body uses: the fields and their
+    /// tangents written into it (`before`), or read and reborrowed from it after
+    /// (`codegen/lend.rs`).
+    pub(super) fn lend_sync(&self, s: VarId, before: bool) -> Vec<Op> {
+        use crate::codegen::lend;
+        let base = self.tangent(s).to_token_stream();
+        let name = |p: &Param| self.tangent(p.var);
+        let primal = lend::primal_sync(self.f, s, before);
+        let tangent = match self.var_active(s) {
+            true => lend::shadow_sync(self.f, s, &base, &name, before),
+            false => quote!(),
+        };
+        vec![Op::Code(quote!(#primal #tangent))]
     }
 
     /// A call of a function with companions: `g_jvp(primals..., tangents...)`.

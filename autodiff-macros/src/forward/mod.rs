@@ -105,11 +105,18 @@ fn forward_program_in(f: &Function, lanes: Option<&syn::Ident>) -> Vec<Op> {
     for p in f.body_params() {
         out.extend(crate::codegen::primal::scalar_ref_rebind(p).map(Op::Code));
     }
-    for p in f.body_params().filter(|p| p.active) {
+    let lend = crate::codegen::lend::binding_order(f);
+    for p in lend.into_iter().filter(|p| p.active) {
         let t = names::tangent(&f.vars[p.var], p.var);
         let d = fw.param_tangent_name(p);
         let m = f.vars[p.var].mutable.then(|| quote!(mut));
+        let lent = crate::codegen::lend::lent_root(f, p);
         let init = match p.scalar_ref() {
+            // A field of a struct lent whole: through the struct's tangent (`codegen/lend.rs`).
+            _ if lent.is_some() => {
+                let base = lent.map(|r| fw.tangent(r.var).to_token_stream());
+                crate::codegen::lend::shadow_init(p, &base.unwrap_or_default())
+            }
             Some(false) => quote!(*#d),
             Some(true) => {
                 let r = names::param_ref(&p.name, true);
@@ -662,8 +669,21 @@ impl<'a> Forward<'a> {
                 &self.f.vars,
             ))],
         };
+        // A call lending a struct whose fields the body uses: the fields synced around it.
+        let lent = match s {
+            Stmt::Eval(e) | Stmt::Let { init: Some(e), .. } => {
+                crate::codegen::lend::lent_by(self.f, e)
+            }
+            _ => None,
+        };
+        if let Some(v) = lent {
+            out.extend(self.lend_sync(v, true));
+        }
         out.extend(pre);
         out.extend(main);
+        if let Some(v) = lent {
+            out.extend(self.lend_sync(v, false));
+        }
     }
 
     fn assign(

@@ -634,6 +634,9 @@ pub struct FieldOf {
     pub root: Ident,
     /// `.a.b`, as written (spans of the first use).
     pub members: TokenStream,
+    /// A field of a struct the body also lends whole (`lower/struct_mut.rs`): bound without a
+    /// borrow held across the lending calls, synced around them (`codegen/lend.rs`).
+    pub lent: bool,
 }
 
 /// A nested array argument or output, flattened row-major (`p[i][j]` is `p[i * C + j]`): the

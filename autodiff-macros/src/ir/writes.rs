@@ -62,6 +62,24 @@ pub fn method_changes(vars: &[Var], recv: &Expr, method: &str) -> Option<VarId> 
     }
 }
 
+/// What a call lending struct argument `v` whole (`MutRef(v)`, `lower/struct_mut.rs`) writes
+/// besides it: the fields of it the body uses are arguments of their own, which the callee may
+/// change; taken as every mutable float or sequence argument (a field argument of a lent struct
+/// is mutable, `codegen/lend.rs`).
+pub fn lent_fields(vars: &[Var], v: VarId) -> Vec<VarId> {
+    if vars[v].shape != Shape::Struct || !vars[v].in_out_ref() {
+        return Vec::new();
+    }
+    (0..vars.len())
+        .filter(|&w| {
+            let var = &vars[w];
+            matches!(var.origin, VarOrigin::Param(_))
+                && var.mutable
+                && matches!(var.shape, Shape::Scalar | Shape::Seq(_))
+        })
+        .collect()
+}
+
 /// The variables evaluating `e` may modify (see the module comment), each once, in the order
 /// found.
 pub fn expr_writes(vars: &[Var], e: &Expr, out: &mut Vec<VarId>) {
@@ -79,7 +97,10 @@ pub fn expr_writes(vars: &[Var], e: &Expr, out: &mut Vec<VarId>) {
         reads
     };
     e.visit(&mut |n| match &n.kind {
-        ExprKind::MutRef(v, ..) => add(*v, out),
+        ExprKind::MutRef(v, ..) => {
+            add(*v, out);
+            lent_fields(vars, *v).into_iter().for_each(|w| add(w, out));
+        }
         ExprKind::Call { args, .. } | ExprKind::PlainCall { args, .. } => {
             for a in args {
                 opaque_reads(a).into_iter().for_each(|v| add(v, out));

@@ -99,7 +99,6 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     // (`lower/struct_values.rs`), then struct arguments.
     let (values, out_plan) = cx.plan_struct_values(item);
     let (mut plan, block) = cx.plan_structs(&values);
-    cx.check_lent_fields(&plan);
     plan.out_base = out_plan
         .as_ref()
         .and_then(|p| p.base.as_ref())

@@ -5,10 +5,13 @@
 //! statement with `MutRef(s)` (the emitters save a clone of the struct before it and run the
 //! callee's `_vjp` on that clone with the caller's adjoint struct in place, `reverse/mutcalls.rs`).
 //!
-//! The body may not read or write a float field of a lent struct (its fields would be field
-//! arguments borrowed from it, overlapping the whole borrow): that is reported at the field.
-//! Its integer fields are read into locals (`int_locals`), which calls re-read, so that the
-//! reverse sweep sees each value the forward sweep read.
+//! The body may read and write float fields of a lent struct: they are field arguments like any
+//! struct's, marked `FieldOf::lent` (in-out and mutable, since each lending call may change
+//! them), bound without a borrow held across the calls and synced with the struct around each
+//! one by the emitters (`codegen/lend.rs`); an argument of a lending call that reads one is
+//! bound to a local first (`hoist_lent_args`). Its integer fields are read into locals
+//! (`int_locals`), which calls re-read, so that the reverse sweep sees each value the forward
+//! sweep read.
 
 use super::structs::{chain, key_string, Class, StructPlan};
 use super::*;
@@ -105,6 +108,7 @@ impl Lowerer<'_> {
     /// locals from them; the written ones written back at the end. A `return` with written
     /// integer locals is reported (forward mode would leave the field unwritten).
     pub(super) fn sync_int_locals(&mut self, body: &mut Vec<Stmt>) {
+        self.hoist_lent_args(body);
         let locals = self.structs.int_locals.clone();
         if locals.is_empty() {
             return;
@@ -219,23 +223,101 @@ impl Lowerer<'_> {
         }
     }
 
-    /// Reports the float fields the body uses of a lent struct (`StructPlan::lent`).
-    pub(super) fn check_lent_fields(&mut self, plan: &StructPlan) {
-        for f in &plan.fields {
-            if f.class == Class::Int || !plan.lent(&f.root.to_string()) {
-                continue;
-            }
-            self.diag.unsupported_at(
-                &f.tokens,
-                &format!(
-                    "reading or writing a float field of `{}`, a struct taken by `&mut` that the \
-                     function also passes on whole (yet)",
-                    f.root
-                ),
-                "move the field's computation into a differentiated method or function taking \
-                 the struct (`self.kick(dt)`), and call it on the whole struct",
-            );
+    /// The field arguments of lent structs (`StructPlan::lent`): float fields the body uses of
+    /// a struct it also passes on whole.
+    fn lent_field_vars(&self) -> Vec<VarId> {
+        let plan = &self.structs;
+        let names: Vec<&syn::Ident> = plan
+            .fields
+            .iter()
+            .filter(|f| f.class != Class::Int && plan.lent(&f.root.to_string()))
+            .map(|f| &f.ident)
+            .collect();
+        (0..self.vars.len())
+            .filter(|&v| {
+                matches!(self.vars[v].origin, VarOrigin::Param(_))
+                    && names.contains(&&self.vars[v].name)
+            })
+            .collect()
+    }
+
+    /// Each argument of a call lending a struct that reads a float field of a lent struct
+    /// (`self.step(self.dt)`, `g(s, 2.0 * s.k)`) bound to a local before the call: the field is
+    /// synced into the struct around the call (`codegen/lend.rs`), so the call may not name it.
+    /// A sequence field passed along the struct is reported.
+    fn hoist_lent_args(&mut self, body: &mut Vec<Stmt>) {
+        let fields = self.lent_field_vars();
+        if fields.is_empty() {
+            return;
         }
+        let mut stmts = std::mem::take(body);
+        self.hoist_in(&mut stmts, &fields);
+        *body = stmts;
+    }
+
+    fn hoist_in(&mut self, stmts: &mut Vec<Stmt>, fields: &[VarId]) {
+        let mut out = Vec::with_capacity(stmts.len());
+        for mut s in std::mem::take(stmts) {
+            match &mut s {
+                Stmt::If { then, els, .. } => {
+                    self.hoist_in(&mut then.stmts, fields);
+                    if let Some(e) = els {
+                        self.hoist_in(&mut e.stmts, fields);
+                    }
+                }
+                Stmt::Match { arms, .. } => {
+                    for a in arms {
+                        self.hoist_in(&mut a.body.stmts, fields);
+                    }
+                }
+                Stmt::For { body, .. }
+                | Stmt::While { body, .. }
+                | Stmt::Loop { body, .. }
+                | Stmt::Block(body) => self.hoist_in(&mut body.stmts, fields),
+                Stmt::Eval(e) | Stmt::Let { init: Some(e), .. } => {
+                    let lends = e
+                        .mut_borrows()
+                        .iter()
+                        .any(|v| self.vars[*v].shape == Shape::Struct);
+                    if let (true, ExprKind::Call { args, .. }) = (lends, &mut e.kind) {
+                        // The struct as written (`self` of `self.absorb(..)`): where errors point.
+                        let at = args
+                            .iter()
+                            .find(|a| matches!(a.kind, ExprKind::MutRef(..)))
+                            .map_or(e.span, |a| a.span);
+                        for a in args.iter_mut() {
+                            if matches!(a.kind, ExprKind::MutRef(..)) {
+                                continue;
+                            }
+                            let mut reads = Vec::new();
+                            a.reads(&mut reads);
+                            if !reads.iter().any(|v| fields.contains(v)) {
+                                continue;
+                            }
+                            let shape = crate::ir::shape_of(&self.vars, a);
+                            if !matches!(shape, Shape::Scalar | Shape::Int) {
+                                self.diag.unsupported_at(
+                                    &quote::quote_spanned!(at=> field),
+                                    "passing a sequence made from a field of a struct to a call \
+                                     along with the struct itself (yet)",
+                                    "let the callee read the field from the struct it is given",
+                                );
+                                continue;
+                            }
+                            let t = self.synthetic("a", shape, a.span);
+                            let value = std::mem::replace(a, Expr::new(ExprKind::Var(t), a.span));
+                            out.push(Stmt::Let {
+                                pat: Pat::Bind(t),
+                                init: Some(value),
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+            out.push(s);
+        }
+        *stmts = out;
     }
 
     /// Whether `v` is a lent struct variable: `Shape::Struct` behind `&mut`.

@@ -34,7 +34,7 @@ pub(super) struct FieldUse {
     pub(super) class: Class,
     pub(super) written: bool,
     /// The name of the field argument in the IR and in generated code.
-    ident: syn::Ident,
+    pub(super) ident: syn::Ident,
 }
 
 /// The struct arguments of a function and the fields its body uses.
@@ -340,16 +340,20 @@ impl Lowerer<'_> {
         for f in plan.fields.iter().filter(|f| f.class != Class::Int) {
             let root = params.iter().find(|p| p.name == f.root);
             let Some(root) = root else { continue };
-            let inout = f.written && root.strukt == Some(StructArg::MutRef);
+            // A field of a struct lent whole is in-out and changes at each lending call; a
+            // float one is held by value (`codegen/lend.rs`).
+            let lent = plan.lent(&f.root.to_string());
+            let inout = (f.written || lent) && root.strukt == Some(StructArg::MutRef);
             let (shape, ty): (Shape, syn::Type) = match (f.class, inout) {
                 (Class::Seq, false) => (Shape::Seq(SeqKind::Slice), syn::parse_quote!(&[_])),
                 (Class::Seq, true) => (Shape::Seq(SeqKind::Slice), syn::parse_quote!(&mut [_])),
                 (_, false) => (Shape::Scalar, syn::parse_quote!(_)),
+                (_, true) if lent => (Shape::Scalar, syn::parse_quote!(_)),
                 (_, true) => (Shape::Scalar, syn::parse_quote!(&mut _)),
             };
             let var = self.new_var(
                 f.ident.clone(),
-                f.written,
+                f.written || lent,
                 shape.clone(),
                 VarOrigin::Param(params.len() + out.len()),
                 Some(ty.clone()),
@@ -370,6 +374,7 @@ impl Lowerer<'_> {
                 field: Some(FieldOf {
                     root: f.root.clone(),
                     members: quote!(#(.#members)*),
+                    lent,
                 }),
             });
         }

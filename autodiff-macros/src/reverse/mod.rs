@@ -524,11 +524,26 @@ impl Emitter<'_> {
         let mut prologue = Vec::new();
         let mut epilogue = Vec::new();
         let taken = f.taken_names();
-        for p in f.body_params().filter(|p| p.active) {
+        for p in crate::codegen::lend::binding_order(f) {
+            if !p.active {
+                continue;
+            }
             let d = names::shadow_param(&p.name, &taken);
             let b = self.adj(p.var);
             let n = &p.name;
             let mutable = self.vars[p.var].mutable && !p.inout;
+            if let Some(r) = crate::codegen::lend::lent_root(f, p) {
+                // A field of a struct lent whole: its adjoint is the struct's adjoint's field,
+                // a float's copied out and back (`codegen/lend.rs`).
+                let base = self.adj(r.var).to_token_stream();
+                prologue.push(Op::Let {
+                    pat: quote!(mut #b),
+                    value: crate::codegen::lend::shadow_init(p, &base),
+                });
+                let back = crate::codegen::lend::shadow_write_back(p, &base, &b);
+                epilogue.push(Op::Code(back));
+                continue;
+            }
             match (&p.shape, mutable) {
                 // `x: &mut f64`: its adjoint starts as the caller's seed of its final value and
                 // is handed back as the adjoint of its initial value.

@@ -30,6 +30,13 @@ impl Emitter<'_> {
         let live = call_live(self.vars, &self.acc, &bound, e);
         let mut cx = StmtCx::new(level);
         let mut copies = HashMap::new();
+        // A struct lent whole whose float fields the body uses: they are written into it before
+        // the call (and before its clone is saved) and read from it after (`codegen/lend.rs`).
+        let lent = crate::codegen::lend::lent_by(self.f, e);
+        if let Some(s) = lent {
+            let sync = crate::codegen::lend::primal_sync(self.f, s, true);
+            out.fwd.push(Op::Code(sync));
+        }
         if live {
             self.prepare(e, &mut cx, out);
             for a in args {
@@ -72,10 +79,27 @@ impl Emitter<'_> {
                 }
             }
         }
+        if let Some(s) = lent {
+            let sync = crate::codegen::lend::primal_sync(self.f, s, false);
+            out.fwd.push(Op::Code(sync));
+        }
         if !live {
             return;
         }
         let mut rev = Vec::new();
+        // The float fields' adjoints moved into the struct's adjoint for the callee's `_vjp`,
+        // and the fields' adjoint bindings taken from it again after.
+        let lent = lent.filter(|s| self.vars[*s].active && self.acc.contains(s));
+        let adjoint_sync = |me: &mut Self, s: VarId, before: bool| {
+            let base = me.adj_used(s).to_token_stream();
+            let name = |p: &Param| me.adj(p.var);
+            Op::Code(crate::codegen::lend::shadow_sync(
+                me.f, s, &base, &name, before,
+            ))
+        };
+        if let Some(s) = lent {
+            rev.push(adjoint_sync(self, s, true));
+        }
         let g = match pat {
             Some(p) => {
                 let g = self.pattern_adjoint(p, shape);
@@ -89,6 +113,9 @@ impl Emitter<'_> {
             None => None,
         };
         self.backprop_call(func, args, shape, g, &copies, &mut cx, &mut rev);
+        if let Some(s) = lent {
+            rev.push(adjoint_sync(self, s, false));
+        }
         out.rev.push(Op::Block(rev));
     }
 

@@ -326,6 +326,7 @@ impl Lowerer<'_> {
                     field: Some(FieldOf {
                         root: name.clone(),
                         members: quote!(.#m()),
+                        lent: false,
                     }),
                     na: None,
                 });
