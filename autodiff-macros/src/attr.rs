@@ -1,5 +1,5 @@
 //! The attribute's arguments: takes the tokens inside `#[differentiate(...)]`, gives the options
-//! (`wrt(x, y)`, `hvp`, `split`, `vector`), with an error at any option that does not exist.
+//! (`wrt(x, y)`, `float(T)`, `hvp`, `split`, `vector`), with an error at any option that does not exist.
 
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
@@ -20,6 +20,9 @@ pub struct Attr {
     /// `vector`: also generate `<f>_jvpn`, forward mode over `N` tangents at once
     /// (`codegen/vector.rs`); the option's token, where errors about it point.
     pub vector: Option<Ident>,
+    /// `float(T, ..)`: type parameters of the enclosing `impl` that are floats (`impl<T: Float>
+    /// State<T>`), which the macro cannot see from the method it is given.
+    pub float: Vec<Ident>,
 }
 
 impl Parse for Attr {
@@ -53,6 +56,29 @@ impl Parse for Attr {
                     attr.wrt = Some(names.into_iter().collect());
                     attr.wrt_span = Some(key.span());
                 }
+                "float" => {
+                    if !attr.float.is_empty() {
+                        return Err(syn::Error::new(key.span(), "`float` given twice"));
+                    }
+                    if !input.peek(syn::token::Paren) {
+                        return Err(syn::Error::new(
+                            key.span(),
+                            "`float` takes the float type parameters of the `impl` in \
+                             parentheses: `float(T)`",
+                        ));
+                    }
+                    let content;
+                    syn::parenthesized!(content in input);
+                    let names = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?;
+                    if names.is_empty() {
+                        return Err(syn::Error::new(
+                            key.span(),
+                            "`float()` is empty: name the `impl`'s float type parameters, e.g. \
+                             `float(T)`",
+                        ));
+                    }
+                    attr.float = names.into_iter().collect();
+                }
                 "hvp" => {
                     if attr.hvp.is_some() {
                         return Err(syn::Error::new(key.span(), "`hvp` given twice"));
@@ -76,7 +102,7 @@ impl Parse for Attr {
                         key.span(),
                         format!(
                             "unknown #[differentiate] option `{other}`; the options are \
-                             `wrt(arg, ...)`, `hvp`, `split` and `vector`"
+                             `wrt(arg, ...)`, `float(T, ...)`, `hvp`, `split` and `vector`"
                         ),
                     ))
                 }

@@ -208,7 +208,14 @@ impl Forward<'_> {
                     pre.push(tangent_let(quote!(#tmp), zeros));
                     (p, quote!(&#tmp))
                 }
-                v => self.pair_of(v, &shape, pre),
+                v => {
+                    let (p, t) = self.pair_of(v, &shape, pre);
+                    // An owned `Vec` passed by value: the callee takes its tangent as `&[T]`.
+                    match shape == Shape::Seq(SeqKind::Vec) && !self.is_borrow(a) {
+                        true => (p, quote!(&#t[..])),
+                        false => (p, t),
+                    }
+                }
             };
             primals.push(p);
             tangents.push(t);

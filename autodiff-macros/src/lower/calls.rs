@@ -424,6 +424,19 @@ impl Lowerer<'_> {
             let shape = self.path_shape(&path);
             return plain_call(c, args, shape, None, span);
         }
+        // An owned `Vec` passed bare (`g(w)`, the callee taking `Vec<T>`): moved in the
+        // original, a clone here, since the companions read `w` again after the call (its
+        // zeros, its saved copy).
+        for (a, e) in c.args.iter().zip(args.iter_mut()) {
+            if let ExprKind::Var(v) = e.kind {
+                let var = &self.vars[v];
+                let owned = var.shape == Shape::Seq(SeqKind::Vec)
+                    && !matches!(var.ty, Some(syn::Type::Reference(_)));
+                if owned && matches!(strip_parens(a), syn::Expr::Path(_)) {
+                    *e = Expr::new(ExprKind::CopySeq(v, CopyTo::Vec), e.span);
+                }
+            }
+        }
         let any_float = args.iter().any(|a| self.shape_of(a).is_float());
         if any_float {
             self.check_unseen_args(c, &args);

@@ -56,7 +56,10 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         diag,
         vars: Vec::new(),
         scopes: vec![Vec::new()],
-        float_generics: float_generics(&item.sig.generics),
+        float_generics: float_generics(&item.sig.generics)
+            .into_iter()
+            .chain(attr.float.iter().map(ToString::to_string))
+            .collect(),
         loop_results: Vec::new(),
         closures: HashMap::new(),
         views: HashMap::new(),
@@ -140,6 +143,20 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
                      `g(&mut *s, x);`, `s.step(dt);`, `let y = s.energy();`); copies (`s.clone()`) \
                      are not supported yet",
                 )
+            } else if let Some(t) = calls.then(|| impl_param_like(&p.ty)).flatten() {
+                cx.diag.unsupported_at(
+                    &whole,
+                    &format!(
+                        "a value of type `{t}` used whole, read as a struct: the macro cannot see \
+                         the `impl`'s type parameters (yet)"
+                    ),
+                    &format!(
+                        "if `{t}` is a float type parameter of the `impl` (`impl<{t}: Float> \
+                         ..`), name it: `#[differentiate(float({t}))]`; if it is a struct, pass \
+                         it to a differentiated function or read its fields"
+                    ),
+                );
+                continue;
             } else if calls {
                 (
                     "this use of a whole struct argument (yet)",
@@ -237,6 +254,12 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         .type_params()
         .filter(|p| cx.float_generics.contains(&p.ident.to_string()))
         .map(|p| p.ident.clone())
+        .chain(
+            attr.float
+                .iter()
+                .filter(|t| !item.sig.generics.type_params().any(|p| p.ident == **t))
+                .cloned(),
+        )
         .collect();
     Some(Function {
         item: item.clone(),
@@ -269,6 +292,21 @@ fn sole_float(params: &[Param], output: Option<&Output>) -> Option<syn::Type> {
     types
         .all(|t| t.to_token_stream().to_string() == key)
         .then(|| first.clone())
+}
+
+/// The name of a type that reads like a type parameter (`T`, `F`, `&T`: one or two capitals, no
+/// path, no arguments): a struct to the macro unless it is declared, but likely a parameter of an
+/// enclosing `impl` it cannot see, which the errors about it then name.
+pub(super) fn impl_param_like(ty: &syn::Type) -> Option<String> {
+    let ty = match ty {
+        syn::Type::Reference(r) => &*r.elem,
+        t => t,
+    };
+    let syn::Type::Path(tp) = ty else {
+        return None;
+    };
+    let id = tp.path.get_ident()?.to_string();
+    (id.len() <= 2 && id != "Self" && id.chars().all(|c| c.is_ascii_uppercase())).then_some(id)
 }
 
 /// Type parameters that are floats: those bounded by `Float` (or `Real`, `RealField`).

@@ -226,8 +226,15 @@ impl Emitter<'_> {
         if key == ExprId::NONE {
             self.bug = true;
         }
+        // An owned copy (a `Vec`, a struct) is made anew at each use, or its saved value cloned:
+        // a call taking it by value moves it, and the reverse of that call passes it again.
+        let owned = matches!(&e.kind, ExprKind::CopySeq(_, to) if !matches!(to, CopyTo::Array));
+        let clone = |t: &TokenStream| match owned {
+            true => quote!(::core::clone::Clone::clone(&#t)),
+            false => t.clone(),
+        };
         if let Some(t) = cx.snap.get(&key) {
-            return t.clone();
+            return clone(t);
         }
         if let Some(t) = cx.vals.get(&key) {
             return t.clone();
@@ -285,10 +292,15 @@ impl Emitter<'_> {
             }
             ExprKind::CopySeq(v, to) => {
                 if !self.stable_at_stmt(*v) {
-                    return self.save_read(e, cx, out);
+                    let s = self.save_read(e, cx, out);
+                    return clone(&s);
                 }
                 let b = self.uname(*v);
-                crate::codegen::primal::copy_seq(&quote!(#b), *to)
+                let copy = crate::codegen::primal::copy_seq(&quote!(#b), *to);
+                if owned {
+                    return copy;
+                }
+                copy
             }
             ExprKind::SubSlice {
                 base,
