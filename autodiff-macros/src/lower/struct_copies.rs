@@ -10,7 +10,7 @@ use super::struct_values::{plain_name, Local, Pass};
 use super::*;
 
 /// `s.clone()`, `*s`, `(*s).clone()`, `s.to_owned()`: the name copied.
-fn copied(e: &syn::Expr) -> Option<&syn::Ident> {
+pub(super) fn copied(e: &syn::Expr) -> Option<&syn::Ident> {
     match e {
         syn::Expr::MethodCall(m)
             if (m.method == "clone" || m.method == "to_owned") && m.args.is_empty() =>

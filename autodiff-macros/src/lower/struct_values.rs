@@ -30,6 +30,9 @@ pub(super) struct OutPlan {
     /// The struct argument giving the fields the literal does not list (`..*s`), or the whole
     /// output (`s`).
     pub(super) base: Option<syn::Ident>,
+    /// The body's value is a struct held whole (`a` of `let a = step(s, dt);`, `step(s, dt)`,
+    /// `t.clone()`): the output is that value, checked once lowered (`finish_struct_output`).
+    pub(super) whole: bool,
 }
 
 /// A struct built in the body (`let s2 = State { .. };`): its fields' locals.
@@ -520,12 +523,33 @@ impl Pass<'_, '_> {
                 (Some(lit.path.clone()), fields, base)
             }
             e => {
-                let id = plain_name(e)?.clone();
+                let Some(id) = plain_name(e)
+                    .or_else(|| super::struct_copies::copied(e))
+                    .cloned()
+                else {
+                    // `step(s, dt)`, `a.clone()`: a struct held whole, checked once lowered.
+                    self.expr_uses(e, locals);
+                    return Some(OutPlan {
+                        path: None,
+                        members: Vec::new(),
+                        base: None,
+                        whole: true,
+                    });
+                };
                 if self.roots.contains(&id.to_string()) && !locals.contains_key(&id.to_string()) {
                     // A struct argument returned whole.
                     (None, Vec::new(), Some(id))
                 } else {
-                    let local = locals.get(&id.to_string()).cloned()?;
+                    let Some(local) = locals.get(&id.to_string()).cloned() else {
+                        // `a` of `let a = step(s, dt);`: a struct held whole, checked once
+                        // lowered.
+                        return Some(OutPlan {
+                            path: None,
+                            members: Vec::new(),
+                            base: None,
+                            whole: true,
+                        });
+                    };
                     let base = match &local.base {
                         Some(b) => self.out_base(b),
                         None => None,
@@ -549,6 +573,7 @@ impl Pass<'_, '_> {
             path,
             members,
             base,
+            whole: false,
         })
     }
 

@@ -1,0 +1,465 @@
+//! Structs held whole given back as the function's output: takes functions whose value is the
+//! struct a differentiated call gives (`let a = step(s, dt); a`, `step(s, dt)`, `a.clone()`),
+//! or the local a time loop reassigns (`let mut s = s0.clone(); for .. { s = step(&s, dt); } s`
+//! over 50 steps), and callers of them (binding the struct, or dropping it in a call statement
+//! that writes through `&mut`); gives checks of both modes against central finite differences and
+//! of reverse against forward by the dot-product test.
+#![allow(clippy::needless_range_loop)]
+#![allow(clippy::clone_on_copy)]
+
+#[macro_use]
+mod common;
+
+use autodiff_runtime::{differentiate, Differentiable};
+use common::Harness;
+use num_traits::Float;
+
+#[derive(Differentiable, Clone, Copy, Debug, PartialEq)]
+pub struct State {
+    pub x: f64,
+    pub v: f64,
+}
+
+/// A pendulum's semi-implicit Euler step.
+#[differentiate]
+fn step(s: &State, dt: f64) -> State {
+    let v = s.v - dt * s.x.sin();
+    State { x: s.x + dt * v, v }
+}
+
+fn st(p: &[f64]) -> State {
+    State { x: p[0], v: p[1] }
+}
+
+fn stt(p: &[f64]) -> StateTangent {
+    StateTangent { x: p[0], v: p[1] }
+}
+
+/// Checks `f(s, dt) -> State` (`s` from inputs 0, 1; `dt` input 2) in both modes.
+macro_rules! check_state_out {
+    ($f:ident, $jvp:ident, $vjp:ident, $lo:expr, $hi:expr) => {
+        Harness::new(3)
+            .primal(|p| {
+                let y = $f(&st(p), p[2]);
+                vec![y.x, y.v]
+            })
+            .jvp(|p, t| {
+                let (y, dy) = $jvp(&st(p), p[2], &stt(t), t[2]);
+                (vec![y.x, y.v], vec![dy.x, dy.v])
+            })
+            .vjp(|p, c, g| {
+                let mut ds = stt(&[0.0, 0.0]);
+                let mut ddt = 0.0;
+                let y = $vjp(&st(p), p[2], &mut ds, &mut ddt, stt(c));
+                g[0] += ds.x;
+                g[1] += ds.v;
+                g[2] += ddt;
+                vec![y.x, y.v]
+            })
+            .random(8, $lo, $hi)
+    };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The struct a call gives, given back
+
+#[differentiate]
+fn bound_then_given(s: &State, dt: f64) -> State {
+    let a = step(s, dt);
+    a
+}
+
+#[differentiate]
+fn call_as_value(s: &State, dt: f64) -> State {
+    let a = step(s, dt);
+    step(&a, dt)
+}
+
+#[differentiate]
+fn clone_as_value(s: &State, dt: f64) -> State {
+    let a: State = step(s, 0.5 * dt);
+    let b = step(&a, dt);
+    let k = b.x * a.v;
+    let c = step(&b, k);
+    c.clone()
+}
+
+#[test]
+fn bound_local_given_back() {
+    check_state_out!(
+        bound_then_given,
+        bound_then_given_jvp,
+        bound_then_given_vjp,
+        -1.5,
+        1.5
+    );
+}
+
+#[test]
+fn call_given_back() {
+    check_state_out!(
+        call_as_value,
+        call_as_value_jvp,
+        call_as_value_vjp,
+        -1.5,
+        1.5
+    );
+}
+
+#[test]
+fn clone_given_back_after_field_reads() {
+    check_state_out!(
+        clone_as_value,
+        clone_as_value_jvp,
+        clone_as_value_vjp,
+        -1.0,
+        1.0
+    );
+}
+
+#[test]
+fn values_are_the_primal_ones() {
+    let s = State { x: 0.3, v: -0.2 };
+    let want = step(&step(&s, 0.1), 0.1);
+    assert_eq!(call_as_value(&s, 0.1), want);
+    let (y, _) = call_as_value_jvp(&s, 0.1, &stt(&[1.0, 0.0]), 0.0);
+    assert_eq!(y, want);
+    let (mut ds, mut ddt) = (stt(&[0.0, 0.0]), 0.0);
+    let y = call_as_value_vjp(&s, 0.1, &mut ds, &mut ddt, stt(&[1.0, 0.0]));
+    assert_eq!(y, want);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A time loop giving its state back
+
+/// 50 steps from a clone of the initial state, the last state given back.
+#[differentiate]
+fn trajectory(s0: &State, dt: f64) -> State {
+    let mut s = s0.clone();
+    for _ in 0..50 {
+        s = step(&s, dt);
+    }
+    s
+}
+
+/// `n` steps from a copy, with a running sum steering the step size.
+#[differentiate]
+fn trajectory_n(s0: &State, dt: f64, n: usize) -> State {
+    let mut s = *s0;
+    let mut h = dt;
+    for _ in 0..n {
+        s = step(&s, h);
+        h = dt * (1.0 + 0.1 * s.v * s.v);
+    }
+    s
+}
+
+#[test]
+fn fifty_steps_given_back() {
+    check_state_out!(trajectory, trajectory_jvp, trajectory_vjp, -1.0, 1.0);
+}
+
+#[test]
+fn steps_with_a_running_step_size_given_back() {
+    Harness::new(3)
+        .primal(|p| {
+            let y = trajectory_n(&st(p), p[2], 30);
+            vec![y.x, y.v]
+        })
+        .jvp(|p, t| {
+            let (y, dy) = trajectory_n_jvp(&st(p), p[2], 30, &stt(t), t[2]);
+            (vec![y.x, y.v], vec![dy.x, dy.v])
+        })
+        .vjp(|p, c, g| {
+            let mut ds = stt(&[0.0, 0.0]);
+            let mut ddt = 0.0;
+            let y = trajectory_n_vjp(&st(p), p[2], 30, &mut ds, &mut ddt, stt(c));
+            g[0] += ds.x;
+            g[1] += ds.v;
+            g[2] += ddt;
+            vec![y.x, y.v]
+        })
+        .random(8, -0.5, 0.5);
+}
+
+/// A caller of the time loop: binds the state it gives and reads it.
+#[differentiate]
+fn energy_after(s0: &State, dt: f64) -> f64 {
+    let s = trajectory(s0, dt);
+    0.5 * s.v * s.v + (1.0 - s.x.cos())
+}
+
+#[test]
+fn caller_of_a_whole_struct_output() {
+    Harness::new(3)
+        .primal(|p| vec![energy_after(&st(p), p[2])])
+        .jvp(|p, t| {
+            let (y, dy) = energy_after_jvp(&st(p), p[2], &stt(t), t[2]);
+            (vec![y], vec![dy])
+        })
+        .vjp(|p, c, g| {
+            let mut ds = stt(&[0.0, 0.0]);
+            let mut ddt = 0.0;
+            let y = energy_after_vjp(&st(p), p[2], &mut ds, &mut ddt, c[0]);
+            g[0] += ds.x;
+            g[1] += ds.v;
+            g[2] += ddt;
+            vec![y]
+        })
+        .random(8, -1.0, 1.0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A whole struct output dropped by a caller (`_vjp_dropped`)
+
+/// Writes through `&mut` and gives the state whole.
+#[differentiate]
+fn step_and_log(s: &State, dt: f64, log: &mut [f64]) -> State {
+    log[0] += s.x * s.v;
+    let a = step(s, dt);
+    log[1] = log[1] * a.x;
+    a
+}
+
+/// Calls it as a statement, dropping the state: the log is what the caller reads.
+#[differentiate]
+fn logged(s: &State, dt: f64) -> f64 {
+    let mut log = [0.5, 2.0];
+    step_and_log(s, dt, &mut log);
+    let t = step_and_log(s, 2.0 * dt, &mut log);
+    log[0] * log[1] + t.v
+}
+
+#[test]
+fn dropped_whole_struct_output() {
+    Harness::new(3)
+        .primal(|p| vec![logged(&st(p), p[2])])
+        .jvp(|p, t| {
+            let (y, dy) = logged_jvp(&st(p), p[2], &stt(t), t[2]);
+            (vec![y], vec![dy])
+        })
+        .vjp(|p, c, g| {
+            let mut ds = stt(&[0.0, 0.0]);
+            let mut ddt = 0.0;
+            let y = logged_vjp(&st(p), p[2], &mut ds, &mut ddt, c[0]);
+            g[0] += ds.x;
+            g[1] += ds.v;
+            g[2] += ddt;
+            vec![y]
+        })
+        .random(8, -1.0, 1.0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Branches: one local each branch assigns, given at the end
+
+#[differentiate]
+fn chosen(s: &State, dt: f64) -> State {
+    let mut r = s.clone();
+    if s.x > 0.0 {
+        let a = step(s, 0.5 * dt);
+        r = step(&a, 0.5 * dt);
+    }
+    r
+}
+
+#[test]
+fn branches_assigning_one_local() {
+    check_state_out!(chosen, chosen_jvp, chosen_vjp, -1.0, 1.0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A method giving `Self` whole, with array fields
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Chain {
+    pub x: [f64; 3],
+    pub v: [f64; 3],
+    pub k: f64,
+}
+
+impl Chain {
+    /// One semi-implicit Euler step of a chain of springs.
+    #[differentiate]
+    pub fn step(&self, dt: f64) -> Self {
+        let mut v = [self.v[0], self.v[1], self.v[2]];
+        for i in 1..3 {
+            v[i] = v[i] - dt * self.k * (self.x[i] - self.x[i - 1]).sin();
+        }
+        let mut x = [self.x[0], self.x[1], self.x[2]];
+        for i in 0..3 {
+            x[i] = x[i] + dt * v[i];
+        }
+        Self { x, v, ..*self }
+    }
+
+    /// `n` steps, the last state given back whole.
+    #[differentiate]
+    pub fn advance(&self, dt: f64, n: usize) -> Self {
+        let mut c = self.clone();
+        for _ in 0..n {
+            c = Self::step(&c, dt);
+        }
+        c
+    }
+}
+
+fn chain(p: &[f64]) -> Chain {
+    Chain {
+        x: [p[0], p[1], p[2]],
+        v: [p[3], p[4], p[5]],
+        k: p[6],
+    }
+}
+
+fn chain_t(p: &[f64]) -> ChainTangent {
+    ChainTangent {
+        x: [p[0], p[1], p[2]],
+        v: [p[3], p[4], p[5]],
+        k: p[6],
+    }
+}
+
+fn flat(x: &[f64; 3], v: &[f64; 3], k: f64) -> Vec<f64> {
+    vec![x[0], x[1], x[2], v[0], v[1], v[2], k]
+}
+
+#[test]
+fn method_giving_self_whole_over_fifty_steps() {
+    Harness::new(8)
+        .primal(|p| {
+            let c = chain(p).advance(p[7], 50);
+            flat(&c.x, &c.v, c.k)
+        })
+        .jvp(|p, t| {
+            let (c, dc) = chain(p).advance_jvp(p[7], 50, &chain_t(t), t[7]);
+            (flat(&c.x, &c.v, c.k), flat(&dc.x, &dc.v, dc.k))
+        })
+        .vjp(|p, c, g| {
+            let mut ds = chain_t(&[0.0; 8]);
+            let mut dh = 0.0;
+            let y = chain(p).advance_vjp(p[7], 50, &mut ds, &mut dh, chain_t(c));
+            for (gi, d) in g.iter_mut().zip(flat(&ds.x, &ds.v, ds.k)) {
+                *gi += d;
+            }
+            g[7] += dh;
+            flat(&y.x, &y.v, y.k)
+        })
+        .at(&[
+            &[0.1, 0.4, 0.2, 0.3, -0.2, 0.1, 1.5, 0.05],
+            &[-0.3, 0.2, 0.5, 0.0, 0.1, -0.4, 0.7, 0.03],
+        ]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A generic leapfrog orbit given back whole, f64 and f32
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Osc<T> {
+    pub q: T,
+    pub p: T,
+}
+
+#[differentiate]
+fn leapfrog<T: Float>(s: &Osc<T>, h: T, k: T) -> Osc<T> {
+    let half = T::from(0.5).unwrap();
+    let p_half = s.p - half * h * (k * s.q + s.q * s.q * s.q);
+    let q = s.q + h * p_half;
+    let p = p_half - half * h * (k * q + q * q * q);
+    Osc { q, p }
+}
+
+#[differentiate]
+fn orbit<T: Float>(s0: &Osc<T>, h: T, k: T) -> Osc<T> {
+    let mut s: Osc<T> = s0.clone();
+    for _ in 0..50 {
+        s = leapfrog(&s, h, k);
+    }
+    s
+}
+
+#[test]
+fn leapfrog_orbit_given_back_in_f64() {
+    let o = |p: &[f64]| Osc { q: p[0], p: p[1] };
+    Harness::new(4)
+        .primal(|p| {
+            let y = orbit(&o(p), p[2], p[3]);
+            vec![y.q, y.p]
+        })
+        .jvp(|p, t| {
+            let (y, dy) = orbit_jvp(
+                &o(p),
+                p[2],
+                p[3],
+                &OscTangent { q: t[0], p: t[1] },
+                t[2],
+                t[3],
+            );
+            (vec![y.q, y.p], vec![dy.q, dy.p])
+        })
+        .vjp(|p, c, g| {
+            let mut ds = OscTangent { q: 0.0, p: 0.0 };
+            let (mut dh, mut dk) = (0.0, 0.0);
+            let seed = OscTangent { q: c[0], p: c[1] };
+            let y = orbit_vjp(&o(p), p[2], p[3], &mut ds, &mut dh, &mut dk, seed);
+            g[0] += ds.q;
+            g[1] += ds.p;
+            g[2] += dh;
+            g[3] += dk;
+            vec![y.q, y.p]
+        })
+        .at(&[&[0.4, -0.1, 0.05, 1.0], &[-0.3, 0.2, 0.03, 2.0]]);
+}
+
+/// The step size enters as `0.1 * p[2]`, so that finite differences in f32 (step `1e-2`) stay
+/// in the linear range of 50 steps.
+#[test]
+fn leapfrog_orbit_given_back_in_f32() {
+    let o = |p: &[f64]| Osc {
+        q: p[0] as f32,
+        p: p[1] as f32,
+    };
+    Harness::new(4)
+        .f32()
+        .primal(|p| {
+            let y = orbit(&o(p), 0.1 * p[2] as f32, p[3] as f32);
+            vec![y.q as f64, y.p as f64]
+        })
+        .jvp(|p, t| {
+            let (y, dy) = orbit_jvp(
+                &o(p),
+                0.1 * p[2] as f32,
+                p[3] as f32,
+                &OscTangent {
+                    q: t[0] as f32,
+                    p: t[1] as f32,
+                },
+                0.1 * t[2] as f32,
+                t[3] as f32,
+            );
+            (vec![y.q as f64, y.p as f64], vec![dy.q as f64, dy.p as f64])
+        })
+        .vjp(|p, c, g| {
+            let mut ds = OscTangent { q: 0.0f32, p: 0.0 };
+            let (mut dh, mut dk) = (0.0f32, 0.0f32);
+            let seed = OscTangent {
+                q: c[0] as f32,
+                p: c[1] as f32,
+            };
+            let y = orbit_vjp(
+                &o(p),
+                0.1 * p[2] as f32,
+                p[3] as f32,
+                &mut ds,
+                &mut dh,
+                &mut dk,
+                seed,
+            );
+            g[0] += ds.q as f64;
+            g[1] += ds.p as f64;
+            g[2] += 0.1 * dh as f64;
+            g[3] += dk as f64;
+            vec![y.q as f64, y.p as f64]
+        })
+        .at(&[&[0.4, -0.1, 0.5, 1.0], &[-0.3, 0.2, 0.3, 2.0]]);
+}
