@@ -463,3 +463,131 @@ fn leapfrog_orbit_given_back_in_f32() {
         })
         .at(&[&[0.4, -0.1, 0.5, 1.0], &[-0.3, 0.2, 0.3, 2.0]]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// A struct argument copied into a local whose fields are then written
+
+/// The copy given back: its written fields are the output's, the others `s`'s.
+#[differentiate]
+fn euler_copy(s: &State, dt: f64) -> State {
+    let mut t = s.clone();
+    t.v -= dt * t.x.sin();
+    t.x = t.x + dt * t.v;
+    t
+}
+
+/// Written in a loop, read after it.
+#[differentiate]
+fn copy_energy(s: &State, dt: f64) -> f64 {
+    let mut t = *s;
+    for _ in 0..20 {
+        t.v -= dt * t.x.sin();
+        t.x += dt * t.v;
+    }
+    0.5 * t.v * t.v + (1.0 - t.x.cos())
+}
+
+#[test]
+fn copy_with_written_fields_given_back() {
+    check_state_out!(euler_copy, euler_copy_jvp, euler_copy_vjp, -1.5, 1.5);
+}
+
+#[test]
+fn copy_with_fields_written_in_a_loop() {
+    Harness::new(3)
+        .primal(|p| vec![copy_energy(&st(p), p[2])])
+        .jvp(|p, t| {
+            let (y, dy) = copy_energy_jvp(&st(p), p[2], &stt(t), t[2]);
+            (vec![y], vec![dy])
+        })
+        .vjp(|p, c, g| {
+            let mut ds = stt(&[0.0, 0.0]);
+            let mut ddt = 0.0;
+            let y = copy_energy_vjp(&st(p), p[2], &mut ds, &mut ddt, c[0]);
+            g[0] += ds.x;
+            g[1] += ds.v;
+            g[2] += ddt;
+            vec![y]
+        })
+        .random(8, -1.0, 1.0);
+}
+
+#[derive(Differentiable, Clone, Copy, Debug, PartialEq)]
+pub struct Params {
+    pub k: f64,
+    pub m: f64,
+}
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Spring {
+    pub x: f64,
+    pub v: f64,
+    pub params: Params,
+    pub steps: usize,
+}
+
+impl Spring {
+    /// A copy of `self` with its position and velocity written; the nested parameters and the
+    /// integer field come from `self`.
+    #[differentiate]
+    pub fn kicked(&self, dt: f64) -> Self {
+        let mut t = self.clone();
+        t.v -= dt * t.params.k / t.params.m * t.x;
+        t.x += dt * t.v;
+        t
+    }
+}
+
+fn spring(p: &[f64]) -> Spring {
+    Spring {
+        x: p[0],
+        v: p[1],
+        params: Params { k: p[2], m: p[3] },
+        steps: 4,
+    }
+}
+
+fn spring_t(p: &[f64]) -> SpringTangent {
+    SpringTangent {
+        x: p[0],
+        v: p[1],
+        params: ParamsTangent { k: p[2], m: p[3] },
+        steps: (),
+    }
+}
+
+fn spring_flat(x: f64, v: f64, k: f64, m: f64) -> Vec<f64> {
+    vec![x, v, k, m]
+}
+
+#[test]
+fn method_copy_of_self_with_written_fields() {
+    let s = spring(&[0.1, 0.2, 1.5, 2.0]);
+    assert_eq!(s.kicked(0.1).steps, 4);
+    Harness::new(5)
+        .primal(|p| {
+            let y = spring(p).kicked(p[4]);
+            spring_flat(y.x, y.v, y.params.k, y.params.m)
+        })
+        .jvp(|p, t| {
+            let (y, dy) = spring(p).kicked_jvp(p[4], &spring_t(t), t[4]);
+            (
+                spring_flat(y.x, y.v, y.params.k, y.params.m),
+                spring_flat(dy.x, dy.v, dy.params.k, dy.params.m),
+            )
+        })
+        .vjp(|p, c, g| {
+            let mut ds = spring_t(&[0.0; 4]);
+            let mut ddt = 0.0;
+            let y = spring(p).kicked_vjp(p[4], &mut ds, &mut ddt, spring_t(c));
+            for (gi, d) in g
+                .iter_mut()
+                .zip(spring_flat(ds.x, ds.v, ds.params.k, ds.params.m))
+            {
+                *gi += d;
+            }
+            g[4] += ddt;
+            spring_flat(y.x, y.v, y.params.k, y.params.m)
+        })
+        .random(8, 0.5, 1.5);
+}

@@ -92,6 +92,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         let_target: None,
         ragged: HashMap::new(),
         ragged_fields: Vec::new(),
+        copy_fields: Vec::new(),
     };
     cx.check_signature(&item.sig);
     // Struct arguments: their fields become arguments of their own (`lower/structs.rs`).
@@ -192,6 +193,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     let tail = cx.block_into_as(&block, &mut body, !unit);
     cx.sync_int_locals(&mut body);
     cx.infer_shapes(&body, item.sig.ident.span());
+    cx.check_copy_fields();
     let mut tail = tail;
     cx.reclassify_calls(&mut body, tail.as_mut());
     cx.check_call_results(&body, tail.as_ref());
@@ -381,6 +383,9 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) ragged: HashMap<VarId, VarId>,
     /// The row offsets of ragged arguments, as field arguments the public companions bind.
     pub(crate) ragged_fields: Vec<Param>,
+    /// The locals of the written fields of struct copies (`lower/struct_copies.rs`), checked to
+    /// be floats or integers once lowered (`check_copy_fields`).
+    pub(crate) copy_fields: Vec<syn::Ident>,
 }
 
 /// The `const` and `static` items declared anywhere in a function body, by name.

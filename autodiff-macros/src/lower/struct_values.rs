@@ -56,7 +56,7 @@ impl Local {
     }
 }
 
-fn member_name(m: &syn::Member) -> String {
+pub(super) fn member_name(m: &syn::Member) -> String {
     match m {
         syn::Member::Named(id) => id.to_string(),
         syn::Member::Unnamed(i) => i.index.to_string(),
@@ -104,7 +104,7 @@ pub(super) struct Pass<'c, 'a> {
     /// The struct arguments' types as paths (`State`, `Self`), for copies of them
     /// (`lower/struct_copies.rs`).
     pub(super) types: HashMap<String, syn::Path>,
-    count: usize,
+    pub(super) count: usize,
 }
 
 impl Lowerer<'_> {
@@ -242,10 +242,11 @@ impl Pass<'_, '_> {
         let stmts = std::mem::take(&mut b.stmts);
         let n = stmts.len();
         let mut plan = None;
-        for (i, mut s) in stmts.into_iter().enumerate() {
+        for i in 0..n {
+            let mut s = stmts[i].clone();
             let last = i + 1 == n;
             if let syn::Stmt::Local(l) = &mut s {
-                if self.copy_let(l, locals) {
+                if self.copy_let(l, locals, &stmts[i + 1..], output, &mut b.stmts) {
                     continue;
                 }
                 if self.struct_let(l, locals, &mut b.stmts) {
@@ -280,7 +281,7 @@ impl Pass<'_, '_> {
     }
 
     /// The uses of struct locals in a statement rewritten (nested blocks with their own scopes).
-    fn uses(&mut self, s: &mut syn::Stmt, locals: &mut HashMap<String, Local>) {
+    pub(super) fn uses(&mut self, s: &mut syn::Stmt, locals: &mut HashMap<String, Local>) {
         let mut u = Uses { pass: self, locals };
         u.visit_stmt_mut(s);
     }
@@ -595,7 +596,7 @@ impl Pass<'_, '_> {
 }
 
 /// The names a pattern binds.
-fn pat_names(p: &syn::Pat, out: &mut Vec<String>) {
+pub(super) fn pat_names(p: &syn::Pat, out: &mut Vec<String>) {
     struct F<'o>(&'o mut Vec<String>);
     impl<'ast> Visit<'ast> for F<'_> {
         fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
@@ -740,7 +741,7 @@ impl VisitMut for Uses<'_, '_, '_, '_> {
     }
 }
 
-fn is_compound(op: &syn::BinOp) -> bool {
+pub(super) fn is_compound(op: &syn::BinOp) -> bool {
     use syn::BinOp::*;
     matches!(
         op,
