@@ -292,6 +292,8 @@ constructs! {
     StructCallLocal => "struct_call_local",
     StructLend => "struct_lend",
     StructCopy => "struct_copy",
+    StructWholeOut => "struct_whole_out",
+    StructCopyWrite => "struct_copy_write",
     // `#[checkpoint]` loops (emitted by `checkpoint.rs`).
     CheckpointLoop => "checkpoint_loop",
     CheckpointSnapshots => "checkpoint_snapshots",

@@ -28,7 +28,12 @@
 //! (`s017_peek(&*st)`), the program then reading none of its float fields itself.
 //! A program with a struct may also hold whole the struct `S017P { a, b }` that differentiated
 //! helpers give (`let pc5 = s017_pseed(e1, e2);`), step it in a loop (`pc6 = s017_pstep(&pc6,
-//! t);`) and read its fields (`pc6.a`), annotated (`let pc6: S017P = ..`) or not.
+//! t);`) and read its fields (`pc6.a`), annotated (`let pc6: S017P = ..`) or not, also the
+//! struct a helper gives back whole after stepping a copy of its argument in a loop
+//! (`s017_ptraj`), and may give such a struct whole as its output instead of `S017Out`
+//! (`s017_pmk(a, b)` as its value, bound first, or stepped in a loop first). A struct read only
+//! may also be copied into a `let mut` local whose float fields are then written (`let mut cw5
+//! = st.clone(); cw5.k = ..;`), its fields read after.
 
 use super::*;
 
@@ -98,6 +103,9 @@ pub(super) struct Layout {
     /// its float fields read by the program: how the stepping helper is called (a free function,
     /// a method, a path).
     pub lend: Option<u8>,
+    /// The program gives the struct `<ty>P` held whole instead of `<ty>Out` (with `out`): 0 the
+    /// call `<ty>_pmk(a, b)` as its value, 1 bound first, 2 stepped in a loop first.
+    pub out_whole: Option<u8>,
 }
 
 const FLOAT_FIELDS: &[&str] = &["k", "g"];
@@ -158,14 +166,19 @@ impl Layout {
             s.push_str(&format!("    sub: {}In,\n", self.ty));
         }
         s.push_str("}\n\n");
-        if self.calls.is_some() {
+        if self.calls.is_some() || self.out_whole.is_some() {
             let (t, lt) = (&self.ty, self.ty.to_lowercase());
             s.push_str(&format!(
-                "{derive}struct {t}P {{\n    a: f64,\n    b: f64,\n}}\n\n\
+                "#[derive(autodiff_runtime::Differentiable, Clone, Copy)]\n\
+                 struct {t}P {{\n    a: f64,\n    b: f64,\n}}\n\n\
+                 impl Copy for {t}PTangent {{}}\n\n\
                  #[differentiate]\nfn {lt}_pseed(a: f64, b: f64) -> {t}P {{\n    \
                  {t}P {{ a: a.sin(), b: 0.5 * b }}\n}}\n\n\
                  #[differentiate]\nfn {lt}_pstep(p: &{t}P, x: f64) -> {t}P {{\n    \
-                 let b = p.b - 0.25 * (p.a * x).sin();\n    {t}P {{ a: p.a + 0.25 * b, b }}\n}}\n\n"
+                 let b = p.b - 0.25 * (p.a * x).sin();\n    {t}P {{ a: p.a + 0.25 * b, b }}\n}}\n\n\
+                 #[differentiate]\nfn {lt}_ptraj(p: &{t}P, x: f64) -> {t}P {{\n    \
+                 let mut c = p.clone();\n    for _ in 0..2 {{\n        c = {lt}_pstep(&c, x);\n    }}\n    c\n}}\n\n\
+                 #[differentiate]\nfn {lt}_pmk(a: f64, b: f64) -> {t}P {{\n    {t}P {{ a, b }}\n}}\n\n"
             ));
         }
         if self.lend.is_some() {
@@ -324,6 +337,9 @@ pub(super) fn wrap(f: &mut FnOut) {
             f.counts[Construct::StructOutBranch as usize] += 1;
         }
         s.push_str(&l.out_definition());
+        if l.out_whole.is_some() {
+            f.counts[Construct::StructWholeOut as usize] += 1;
+        }
     }
     if l.kind.method() {
         s.push_str(&format!("impl {} {{\n{}}}\n", l.ty, f.source));
@@ -374,12 +390,27 @@ fn struct_output(f: &mut FnOut, l: &Layout) -> bool {
     let Some(sig) = lines.iter().position(|x| x.contains(") -> (f64, f64) {")) else {
         return false;
     };
+    let t = &l.ty;
+    let lt = t.to_lowercase();
+    if let Some(w) = l.out_whole {
+        // The struct `<ty>P` held whole as the output.
+        lines[sig] = lines[sig].replace(") -> (f64, f64) {", &format!(") -> {t}P {{"));
+        lines[at] = match w {
+            0 => format!("    {lt}_pmk({a}, {b})"),
+            1 => format!("    let pwo = {lt}_pmk({a}, {b});\n    pwo"),
+            _ => format!(
+                "    let mut pwo = {lt}_pmk({a}, {b});\n    for _ in 0..2 {{\n        \
+                 pwo = {lt}_pstep(&pwo, 0.5);\n    }}\n    pwo"
+            ),
+        };
+        f.source = lines.join("\n") + "\n";
+        return true;
+    }
     lines[sig] = lines[sig].replace(") -> (f64, f64) {", &format!(") -> {}Out {{", l.ty));
     let n = match l.count {
         Some(_) => format!("{}.m + 1", l.kind.root()),
         None => "3".to_string(),
     };
-    let t = &l.ty;
     lines[at] = match l.out_branch {
         1 => format!(
             "    if ({a}) < ({b}) {{\n        {t}Out {{ n: {n}, a: {a}, b: {b} }}\n    }} else {{\n        \
@@ -399,6 +430,18 @@ impl Layout {
     /// The output struct of a program giving one, its `Copy` tangent, and their `Out` views.
     fn out_definition(&self) -> String {
         let t = &self.ty;
+        if self.out_whole.is_some() {
+            return format!(
+                "impl Out for {t}P {{\n    \
+                     fn flat(self) -> Vec<f64> {{\n        vec![self.a, self.b]\n    }}\n    \
+                     fn unflat(c: &[f64]) -> Self {{\n        {t}P {{ a: c[0], b: c[1] }}\n    }}\n\
+                 }}\n\n\
+                 impl Out for {t}PTangent {{\n    \
+                     fn flat(self) -> Vec<f64> {{\n        vec![self.a, self.b]\n    }}\n    \
+                     fn unflat(c: &[f64]) -> Self {{\n        {t}PTangent {{ a: c[0], b: c[1] }}\n    }}\n\
+                 }}\n\n"
+            );
+        }
         let n = match self.count {
             Some(m) => m + 1,
             None => 3,
@@ -566,6 +609,9 @@ impl FnGen<'_> {
         } else {
             0
         };
+        let out_whole = (out && self.on(Construct::StructWholeOut) && self.chance(0.4))
+            .then(|| self.rng.gen_range(0..3u8));
+        let out_branch = if out_whole.is_some() { 0 } else { out_branch };
         let whole = (!kind.mutable() && self.on(Construct::StructWhole) && self.chance(0.5))
             .then(|| self.rng.gen_range(0..3u8));
         let counter = kind.mutable() && self.on(Construct::StructCounter) && self.chance(0.5);
@@ -576,6 +622,7 @@ impl FnGen<'_> {
         let calls = (self.on(Construct::StructCallLocal) && self.chance(0.5))
             .then(|| self.rng.gen_range(0..=3usize));
         let l = Layout {
+            out_whole,
             calls,
             lend,
             out,
@@ -739,6 +786,16 @@ impl FnGen<'_> {
         let ba = 1.0 + 0.25 * steps * bb;
         self.push_input(&format!("{cur}.a"), ba);
         self.push_input(&format!("{cur}.b"), bb);
+        // The struct a helper gives back whole (a copy stepped twice in a loop).
+        if self.on(Construct::StructWholeOut) && self.chance(0.5) {
+            self.count(Construct::StructWholeOut);
+            let tr = self.fresh("pc");
+            self.line(format!("let {tr} = {lt}_ptraj(&{cur}, {xs});"));
+            let bb2 = bb + 0.5;
+            let ba2 = ba + 0.25 * (bb + 0.25) + 0.25 * bb2;
+            self.push_input(&format!("{tr}.a"), ba2);
+            self.push_input(&format!("{tr}.b"), bb2);
+        }
     }
 
     /// Sometimes a struct local of the program's type, its first float fields given and the
@@ -764,6 +821,51 @@ impl FnGen<'_> {
             }
             if l.nested {
                 self.push_input(&format!("{cp}.sub.x"), 1.0);
+            }
+        }
+        // A `let mut` copy whose float fields are written, then read (`cw5.k`, `cw5.g` of the
+        // argument).
+        if !l.kind.mutable() && self.on(Construct::StructCopyWrite) && self.chance(0.4) {
+            self.count(Construct::StructCopyWrite);
+            let cw = self.fresh("cw");
+            let root = l.kind.root();
+            let copy = if l.kind == StructKind::Ref && self.chance(0.5) {
+                format!("(*{root}).clone()")
+            } else {
+                format!("{root}.clone()")
+            };
+            self.line(format!("let mut {cw} = {copy};"));
+            let written = self.rng.gen_range(1..=l.floats);
+            let mut reads = Vec::new();
+            for f in &FLOAT_FIELDS[..written] {
+                let e = self.expr(2);
+                let b = if self.chance(0.5) {
+                    self.line(format!("{cw}.{f} = {};", e.s));
+                    e.b
+                } else {
+                    self.line(format!("{cw}.{f} += 0.5 * ({});", e.s));
+                    1.0 + 0.5 * e.b
+                };
+                let b = if self.chance(0.4) {
+                    self.line("for _ in 0..2 {");
+                    self.line(format!(
+                        "    {cw}.{f} = 0.5 * {cw}.{f} + 0.25 * {cw}.{f}.sin();"
+                    ));
+                    self.line("}");
+                    b
+                } else {
+                    b
+                };
+                reads.push((format!("{cw}.{f}"), b));
+            }
+            for f in &FLOAT_FIELDS[written..l.floats] {
+                reads.push((format!("{cw}.{f}"), 1.0));
+            }
+            if l.nested {
+                reads.push((format!("{cw}.sub.y"), 1.0));
+            }
+            for (name, b) in reads {
+                self.push_input(&name, b);
             }
         }
         if l.kind.mutable() || l.vec || l.nested {
@@ -845,7 +947,8 @@ impl FnGen<'_> {
     pub(super) fn is_field(name: &str) -> bool {
         name.starts_with("st.")
             || name.starts_with("self.")
-            || ((name.starts_with("lc") || name.starts_with("cp")) && name.contains('.'))
+            || ((name.starts_with("lc") || name.starts_with("cp") || name.starts_with("cw"))
+                && name.contains('.'))
             || (name.starts_with("pc") && name.contains('.'))
     }
 }
