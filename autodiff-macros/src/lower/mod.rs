@@ -110,20 +110,6 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     let plan = std::mem::take(&mut cx.structs);
     let mut fields = cx.field_params(&plan, &params);
     fields.append(&mut cx.na_fields);
-    if !fields.is_empty() {
-        if let Some(p) = params.iter().find(|p| p.nest.is_some()) {
-            let ragged = p.nest.as_ref().is_some_and(|n| n.ragged.is_some());
-            cx.diag.unsupported_at(
-                &p.name,
-                if ragged {
-                    "sequences of `Vec`s next to struct arguments whose fields are read (yet)"
-                } else {
-                    "arrays of arrays next to struct arguments whose fields are read (yet)"
-                },
-                "pass the nested array in a function of its own, or flatten it",
-            );
-        }
-    }
     let struct_checks = cx.field_checks(&plan);
     for p in params.iter().filter(|p| {
         p.strukt.is_some()
@@ -170,15 +156,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     cx.structs = plan;
     let output = cx.output(&item.sig, &params);
     cx.sole_float = sole_float(&params, output.as_ref());
-    let nested_out = output.as_ref().is_some_and(|o| o.nest.is_some());
-    if !fields.is_empty() && nested_out {
-        cx.diag.unsupported_at(
-            &item.sig.output,
-            "an array-of-arrays output next to struct arguments whose fields are read (yet)",
-            "return a flat array, or compute the nested one in a function of its own",
-        );
-    }
-    // After the checks above: the row offsets of ragged arguments are field arguments too.
+    // The row offsets of ragged arguments are field arguments too.
     fields.append(&mut cx.ragged_fields);
     cx.output_row = output
         .as_ref()
