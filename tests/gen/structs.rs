@@ -583,11 +583,11 @@ impl FnGen<'_> {
         if kinds.is_empty() || !self.chance(0.35) {
             return;
         }
-        let nested = params.iter().any(|p| matches!(p, Param::Nested(..)));
-        if nested && !self.on(Construct::StructNestedParam) {
+        let nested_param = params.iter().any(|p| matches!(p, Param::Nested(..)));
+        if nested_param && !self.on(Construct::StructNestedParam) {
             return;
         }
-        if nested {
+        if nested_param {
             self.count(Construct::StructNestedParam);
         }
         let (c, kind) = self.pick(&kinds);
@@ -602,8 +602,11 @@ impl FnGen<'_> {
         let exp =
             (self.on(Construct::StructPowiField) && self.chance(0.4)).then(|| self.pick(&[2, 3]));
         let floats = self.rng.gen_range(1..=FLOAT_FIELDS.len());
-        let out =
-            self.on(Construct::StructOutput) && self.on(Construct::TupleOut) && self.chance(0.6);
+        // Not next to a nested-array argument (a struct output there is reported).
+        let out = !nested_param
+            && self.on(Construct::StructOutput)
+            && self.on(Construct::TupleOut)
+            && self.chance(0.6);
         let out_branch = if out && self.on(Construct::StructOutBranch) && self.chance(0.5) {
             self.rng.gen_range(1..=2)
         } else {

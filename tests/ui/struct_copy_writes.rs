@@ -45,4 +45,12 @@ fn counted(s: &State, dt: f64) -> State {
     t
 }
 
+// An array field of a struct argument bound whole to a `let mut` local: not yet.
+#[differentiate]
+fn field_bound_mut(s: &State, dt: f64) -> f64 {
+    let mut q = s.q;
+    q[0] = q[0] * dt;
+    q[0] + s.x
+}
+
 fn main() {}

@@ -171,7 +171,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     let tail = cx.block_into_as(&block, &mut body, !unit);
     cx.sync_int_locals(&mut body);
     cx.infer_shapes(&body, item.sig.ident.span());
-    cx.check_copy_fields();
+    cx.check_copy_fields(&body);
     let mut tail = tail;
     cx.reclassify_calls(&mut body, tail.as_mut());
     cx.check_call_results(&body, tail.as_ref());

@@ -158,7 +158,42 @@ impl Pass<'_, '_> {
 impl Lowerer<'_> {
     /// The locals of the written fields of struct copies, once lowered: a float or an integer
     /// each; an array or `Vec` field (bound by reference to the struct's, not copied) reported.
-    pub(super) fn check_copy_fields(&mut self) {
+    /// Likewise a sequence field of a struct argument bound whole by `let mut` (`let mut v =
+    /// s.q;`: the field argument is a borrow of the field, which the local would write through).
+    pub(super) fn check_copy_fields(&mut self, body: &[Stmt]) {
+        let seq_fields: Vec<&syn::Ident> = self
+            .structs
+            .fields
+            .iter()
+            .filter(|f| f.class == super::structs::Class::Seq)
+            .map(|f| &f.ident)
+            .collect();
+        let mut copied = Vec::new();
+        crate::ir::visit_stmt_list(body, &mut |s| {
+            if let Stmt::Let {
+                pat: Pat::Bind(v),
+                init: Some(e),
+            } = s
+            {
+                if let ExprKind::Var(f) = &e.kind {
+                    let field = &self.vars[*f];
+                    if self.vars[*v].mutable
+                        && matches!(field.origin, VarOrigin::Param(_))
+                        && seq_fields.contains(&&field.name)
+                    {
+                        copied.push(e.span);
+                    }
+                }
+            }
+        });
+        for span in copied {
+            self.diag.unsupported(
+                span,
+                "binding a sequence field of a struct argument whole to a `let mut` local (yet)",
+                "copy its elements (`let mut q = [s.q[0], s.q[1], s.q[2]];`), or bind it \
+                 without `mut` and read it",
+            );
+        }
         let mut bad = Vec::new();
         for v in &self.vars {
             if self.copy_fields.iter().any(|c| *c == v.name)

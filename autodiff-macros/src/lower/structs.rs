@@ -34,7 +34,7 @@ pub(super) struct FieldUse {
     pub(super) class: Class,
     pub(super) written: bool,
     /// The name of the field argument in the IR and in generated code.
-    ident: syn::Ident,
+    pub(super) ident: syn::Ident,
 }
 
 /// The struct arguments of a function and the fields its body uses.
