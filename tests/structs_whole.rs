@@ -549,3 +549,37 @@ fn method_copy_of_self_with_written_fields() {
         })
         .random(8, 0.5, 1.5);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Only the step size active
+
+/// `s0` left out of `wrt`: the trajectory's derivative along `dt` alone.
+#[differentiate(wrt(dt))]
+fn trajectory_dt(s0: &State, dt: f64) -> State {
+    let mut s = *s0;
+    for _ in 0..10 {
+        s = step(&s, dt);
+    }
+    s
+}
+
+#[test]
+fn trajectory_with_respect_to_the_step_size() {
+    let s0 = State { x: 0.4, v: -0.3 };
+    Harness::new(1)
+        .primal(|p| {
+            let y = trajectory_dt(&s0, p[0]);
+            vec![y.x, y.v]
+        })
+        .jvp(|p, t| {
+            let (y, dy) = trajectory_dt_jvp(&s0, p[0], t[0]);
+            (vec![y.x, y.v], vec![dy.x, dy.v])
+        })
+        .vjp(|p, c, g| {
+            let mut ddt = 0.0;
+            let y = trajectory_dt_vjp(&s0, p[0], &mut ddt, stt(c));
+            g[0] += ddt;
+            vec![y.x, y.v]
+        })
+        .random(8, 0.01, 0.2);
+}
