@@ -177,7 +177,9 @@ impl Lowerer<'_> {
             {
                 if let ExprKind::Var(f) = &e.kind {
                     let field = &self.vars[*f];
+                    // (A written copy's field is reported below.)
                     if self.vars[*v].mutable
+                        && !self.copy_fields.contains(&self.vars[*v].name)
                         && matches!(field.origin, VarOrigin::Param(_))
                         && seq_fields.contains(&&field.name)
                     {
