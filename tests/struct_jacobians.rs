@@ -76,7 +76,7 @@ fn wide(b: &Body, h: f64) -> [f64; 2] {
         e += b.w[i] * b.w[i] * b.params.k;
     }
     for _ in 0..b.steps {
-        e = e * (1.0 - h * b.x.sin());
+        e *= 1.0 - h * b.x.sin();
     }
     [e + b.q[0] * b.q[1], b.params.m.exp() * h + b.x]
 }

@@ -5,6 +5,8 @@
 //! against central finite differences and of reverse against forward by the dot-product test, and
 //! a user's time loop over a stored trajectory run backwards through `step_vjp`.
 #![allow(clippy::needless_range_loop)]
+// The shared `State` (tests/common/pendulum.rs) is `Copy`; `s.clone()` is what users write.
+#![allow(clippy::clone_on_copy)]
 
 #[macro_use]
 mod common;

@@ -5,7 +5,13 @@
 //! that writes through `&mut`); gives checks of both modes against central finite differences and
 //! of reverse against forward by the dot-product test.
 #![allow(clippy::needless_range_loop)]
-#![allow(clippy::clone_on_copy)]
+// The forms tested are the ones people write: `let a = step(s, dt); a`, `s0.clone()` of a `Copy`
+// struct, `t.x = t.x + dt * t.v`.
+#![allow(
+    clippy::clone_on_copy,
+    clippy::let_and_return,
+    clippy::assign_op_pattern
+)]
 
 #[macro_use]
 mod common;

@@ -198,7 +198,7 @@ impl Lowerer<'_> {
         }
         let mut bad = Vec::new();
         for v in &self.vars {
-            if self.copy_fields.iter().any(|c| *c == v.name)
+            if self.copy_fields.contains(&v.name)
                 && !matches!(v.shape, Shape::Scalar | Shape::Int | Shape::Bool)
             {
                 bad.push(v.name.clone());
@@ -279,7 +279,13 @@ fn written_fields(t: &str, rest: &[syn::Stmt], output: bool) -> Option<Vec<syn::
             }
         }
         fn visit_macro(&mut self, m: &'ast syn::Macro) {
-            if crate::ir::token_names(&m.tokens, true)
+            // `vec![..]`'s items are expressions (rewritten like any other, `struct_values.rs`);
+            // other macros naming `t` keep it whole.
+            if let Some(body) = super::field_votes::VecBody::parse(m) {
+                for e in body.items.iter().chain(body.len.as_ref()) {
+                    self.visit_expr(e);
+                }
+            } else if crate::ir::token_names(&m.tokens, true)
                 .iter()
                 .any(|n| n == self.t)
             {
