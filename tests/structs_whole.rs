@@ -589,3 +589,28 @@ fn trajectory_with_respect_to_the_step_size() {
         })
         .random(8, 0.01, 0.2);
 }
+
+/// A written copy read inside `vec![..]` (found by the random programs).
+#[differentiate]
+fn copy_in_vec(s: &State, dt: f64) -> Vec<f64> {
+    let mut t = s.clone();
+    t.x += dt * t.v;
+    vec![t.x * t.v, t.x.sin()]
+}
+
+#[test]
+fn copy_with_written_fields_read_in_vec() {
+    Harness::new(3)
+        .primal(|p| copy_in_vec(&st(p), p[2]))
+        .jvp(|p, t| copy_in_vec_jvp(&st(p), p[2], &stt(t), t[2]))
+        .vjp(|p, c, g| {
+            let mut ds = stt(&[0.0, 0.0]);
+            let mut ddt = 0.0;
+            let y = copy_in_vec_vjp(&st(p), p[2], &mut ds, &mut ddt, c);
+            g[0] += ds.x;
+            g[1] += ds.v;
+            g[2] += ddt;
+            y
+        })
+        .random(8, -1.0, 1.0);
+}
