@@ -262,10 +262,21 @@ impl Chain {
     pub fn advance(&self, dt: f64, n: usize) -> Self {
         let mut c = self.clone();
         for _ in 0..n {
-            c = Self::step(&c, dt);
+            c = c.step(dt);
         }
         c
     }
+}
+
+/// A free function calling the method on a copy of its argument (`c.step(dt)`, the copy's type
+/// its argument's), giving the last state back.
+#[differentiate]
+fn chain_advance(c0: &Chain, dt: f64) -> Chain {
+    let mut c = c0.clone();
+    for _ in 0..20 {
+        c = c.step(dt);
+    }
+    c
 }
 
 fn chain(p: &[f64]) -> Chain {
@@ -613,4 +624,31 @@ fn copy_with_written_fields_read_in_vec() {
             y
         })
         .random(8, -1.0, 1.0);
+}
+
+#[test]
+fn method_called_on_a_copy_in_a_free_function() {
+    Harness::new(8)
+        .primal(|p| {
+            let c = chain_advance(&chain(p), p[7]);
+            flat(&c.x, &c.v, c.k)
+        })
+        .jvp(|p, t| {
+            let (c, dc) = chain_advance_jvp(&chain(p), p[7], &chain_t(t), t[7]);
+            (flat(&c.x, &c.v, c.k), flat(&dc.x, &dc.v, dc.k))
+        })
+        .vjp(|p, c, g| {
+            let mut ds = chain_t(&[0.0; 8]);
+            let mut dh = 0.0;
+            let y = chain_advance_vjp(&chain(p), p[7], &mut ds, &mut dh, chain_t(c));
+            for (gi, d) in g.iter_mut().zip(flat(&ds.x, &ds.v, ds.k)) {
+                *gi += d;
+            }
+            g[7] += dh;
+            flat(&y.x, &y.v, y.k)
+        })
+        .at(&[
+            &[0.1, 0.4, 0.2, 0.3, -0.2, 0.1, 1.5, 0.05],
+            &[-0.3, 0.2, 0.5, 0.0, 0.1, -0.4, 0.7, 0.03],
+        ]);
 }

@@ -39,4 +39,25 @@ fn with_split(s: &State, dt: f64) -> State {
     a
 }
 
+impl State {
+    #[differentiate]
+    fn energy(&self) -> f64 {
+        self.x * self.v
+    }
+}
+
+// A method of the struct a call gives, unannotated: its type is needed.
+#[differentiate]
+fn method_of_call(s: &State, dt: f64) -> f64 {
+    let a = step(s, dt);
+    a.energy()
+}
+
+// Annotated: fine.
+#[differentiate]
+fn method_of_annotated(s: &State, dt: f64) -> f64 {
+    let a: State = step(s, dt);
+    a.energy()
+}
+
 fn main() {}
