@@ -45,6 +45,7 @@ mod nested_rows;
 mod ragged;
 pub mod second;
 pub mod split;
+mod struct_out;
 mod structs;
 mod tally;
 
