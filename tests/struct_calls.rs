@@ -10,53 +10,14 @@
 
 #[macro_use]
 mod common;
+#[macro_use]
+#[path = "common/pendulum.rs"]
+mod pendulum;
 
 use autodiff_runtime::{differentiate, Differentiable};
 use common::Harness;
 use num_traits::Float;
-
-#[derive(Differentiable, Clone, Copy, Debug, PartialEq)]
-pub struct State {
-    pub x: f64,
-    pub v: f64,
-}
-
-/// A pendulum's semi-implicit Euler step.
-#[differentiate]
-fn step(s: &State, dt: f64) -> State {
-    let v = s.v - dt * s.x.sin();
-    State { x: s.x + dt * v, v }
-}
-
-fn st(p: &[f64]) -> State {
-    State { x: p[0], v: p[1] }
-}
-
-fn stt(p: &[f64]) -> StateTangent {
-    StateTangent { x: p[0], v: p[1] }
-}
-
-/// Checks `f(s, dt) -> f64` (`s` from inputs 0, 1; `dt` input 2) in both modes.
-macro_rules! check_state_fn {
-    ($f:ident, $jvp:ident, $vjp:ident, $lo:expr, $hi:expr) => {
-        Harness::new(3)
-            .primal(|p| vec![$f(&st(p), p[2])])
-            .jvp(|p, t| {
-                let (y, dy) = $jvp(&st(p), p[2], &stt(t), t[2]);
-                (vec![y], vec![dy])
-            })
-            .vjp(|p, c, g| {
-                let mut ds = stt(&[0.0, 0.0]);
-                let mut ddt = 0.0;
-                let y = $vjp(&st(p), p[2], &mut ds, &mut ddt, c[0]);
-                g[0] += ds.x;
-                g[1] += ds.v;
-                g[2] += ddt;
-                vec![y]
-            })
-            .random(8, $lo, $hi)
-    };
-}
+use pendulum::{st, step, step_jvp, step_vjp, stt, State, StateTangent};
 
 // ---------------------------------------------------------------------------------------------
 // Field reads of the struct a call gives

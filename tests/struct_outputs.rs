@@ -5,59 +5,26 @@
 //! against central finite differences and of reverse against forward by the dot-product test, and
 //! a user's time loop over a stored trajectory run backwards through `step_vjp`.
 #![allow(clippy::needless_range_loop)]
+// The shared `State` (tests/common/pendulum.rs) is `Copy`; `s.clone()` is what users write.
+#![allow(clippy::clone_on_copy)]
 
 #[macro_use]
 mod common;
+#[macro_use]
+#[path = "common/pendulum.rs"]
+mod pendulum;
 
 use autodiff_runtime::{differentiate, Differentiable};
 use common::Harness;
 use num_traits::Float;
+use pendulum::{st, step, step_jvp, step_vjp, stt, State, StateTangent};
 
 // ---------------------------------------------------------------------------------------------
-// A semi-implicit Euler step: `-> State` built by a literal
-
-#[derive(Differentiable, Clone, Debug, PartialEq)]
-pub struct State {
-    pub x: f64,
-    pub v: f64,
-}
-
-/// A pendulum's semi-implicit Euler step.
-#[differentiate]
-fn step(s: &State, dt: f64) -> State {
-    let v = s.v - dt * s.x.sin();
-    State { x: s.x + dt * v, v }
-}
-
-fn st(p: &[f64]) -> State {
-    State { x: p[0], v: p[1] }
-}
-
-fn stt(p: &[f64]) -> StateTangent {
-    StateTangent { x: p[0], v: p[1] }
-}
+// A semi-implicit Euler step: `-> State` built by a literal (`step`, tests/common/pendulum.rs)
 
 #[test]
 fn euler_step_output_in_both_modes() {
-    Harness::new(3)
-        .primal(|p| {
-            let y = step(&st(p), p[2]);
-            vec![y.x, y.v]
-        })
-        .jvp(|p, t| {
-            let (y, dy) = step_jvp(&st(p), p[2], &stt(t), t[2]);
-            (vec![y.x, y.v], vec![dy.x, dy.v])
-        })
-        .vjp(|p, c, g| {
-            let mut ds = stt(&[0.0, 0.0]);
-            let mut ddt = 0.0;
-            let y = step_vjp(&st(p), p[2], &mut ds, &mut ddt, stt(c));
-            g[0] += ds.x;
-            g[1] += ds.v;
-            g[2] += ddt;
-            vec![y.x, y.v]
-        })
-        .random(8, -1.5, 1.5);
+    check_state_out!(step, step_jvp, step_vjp, -1.5, 1.5);
 }
 
 #[test]

@@ -34,6 +34,16 @@ pub fn zero_like_tangent<T: Tangent + Clone>(g: &T) -> T {
     z
 }
 
+/// The seed of a struct output held whole (`let a = step(s, dt); a`): the caller's (`_vjp`) or,
+/// where the caller drops the value (`_vjp_dropped`: no seed), a zero shaped like the value.
+#[inline(always)]
+pub fn struct_seed<S: Differentiable>(seed: Option<S::Tangent>, value: &S) -> S::Tangent {
+    match seed {
+        Some(s) => s,
+        None => zero_tangent(value),
+    }
+}
+
 /// Zero of the same type as `_x`.
 #[inline(always)]
 pub fn zero_like<T: Float>(_x: &T) -> T {

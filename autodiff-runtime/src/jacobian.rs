@@ -196,6 +196,48 @@ impl<T, F: Flat<T> + ?Sized> Flat<T> for &mut F {
     }
 }
 
+/// A value whose tangent is read and written as a flat sequence of scalars (`Flat`): what
+/// `#[derive(Differentiable)]` bounds a struct's field types by in the `Flat` of its tangent (a
+/// bound on the field type itself, which never fails to be well-formed: a field type without a
+/// tangent is reported once, at the field, not again by this impl).
+#[doc(hidden)]
+pub trait FlatTangent<T>: crate::value::Differentiable {
+    fn tangent_len(t: &Self::Tangent) -> usize;
+    fn tangent_get(t: &Self::Tangent, k: usize) -> T;
+    fn tangent_set(t: &mut Self::Tangent, k: usize, v: T);
+}
+
+impl<T, F: crate::value::Differentiable + ?Sized> FlatTangent<T> for F
+where
+    F::Tangent: Flat<T>,
+{
+    #[inline]
+    fn tangent_len(t: &Self::Tangent) -> usize {
+        t.flat_len()
+    }
+    #[inline]
+    fn tangent_get(t: &Self::Tangent, k: usize) -> T {
+        t.flat_get(k)
+    }
+    #[inline]
+    fn tangent_set(t: &mut Self::Tangent, k: usize, v: T) {
+        t.flat_set(k, v)
+    }
+}
+
+/// No scalars: the tangent of an integer, a `bool` or a skipped field of a derived struct.
+impl<T> Flat<T> for () {
+    fn flat_len(&self) -> usize {
+        0
+    }
+    fn flat_get(&self, k: usize) -> T {
+        panic!("flat index {k} of a value without scalars")
+    }
+    fn flat_set(&mut self, k: usize, _v: T) {
+        panic!("flat index {k} of a value without scalars")
+    }
+}
+
 macro_rules! flat_tuple {
     ($($name:ident $idx:tt),+) => {
         impl<T, $($name: Flat<T>),+> Flat<T> for ($($name,)+) {

@@ -46,6 +46,7 @@ mod ragged;
 pub mod second;
 pub mod split;
 mod struct_lend;
+mod struct_out;
 mod structs;
 mod tally;
 
@@ -294,6 +295,8 @@ constructs! {
     StructLend => "struct_lend",
     StructLendFields => "struct_lend_fields",
     StructCopy => "struct_copy",
+    StructWholeOut => "struct_whole_out",
+    StructCopyWrite => "struct_copy_write",
     // `#[checkpoint]` loops (emitted by `checkpoint.rs`).
     CheckpointLoop => "checkpoint_loop",
     CheckpointSnapshots => "checkpoint_snapshots",
@@ -370,15 +373,14 @@ pub struct Config {
 /// ones (`nested_row_lend_mut`, E0308 in generated code; `nested_row_assign_self`, a row
 /// assigned from its own elements written item by item) were fixed in the macro.
 ///
-/// `struct_nested_param`, a struct argument next to a nested-array argument: not supported (the
-/// companions of a function with nested arrays, `full_nested` in `codegen/expand.rs`, bind no
-/// field arguments); lowering reports it at the nested argument (ui `struct_unsupported`).
+/// `struct_nested_param`, a struct argument next to a nested-array argument, is supported now
+/// (the inner companions of `full_nested` bind the field arguments in the struct prologue).
 ///
 /// `na_mut_built` (a mutable nalgebra local built by `map` or `from_fn`, then assigned: rejected
 /// as "assigning a nalgebra argument") and `na_const_value` (a nalgebra value of literal elements
 /// only, `DMatrix::<f64>::zeros(2, 2)`: the element type the path gives was dropped, E0689 in
 /// generated code), both found by this family, were fixed in the macro.
-pub const DEFAULT_DISABLED: &[Construct] = &[Construct::StructNestedParam];
+pub const DEFAULT_DISABLED: &[Construct] = &[];
 
 impl Default for Config {
     fn default() -> Config {

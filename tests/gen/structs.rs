@@ -30,7 +30,12 @@
 //! in loops and branches, the argument of the call reading anything (`st.lend(0.5 * st.k);`).
 //! A program with a struct may also hold whole the struct `S017P { a, b }` that differentiated
 //! helpers give (`let pc5 = s017_pseed(e1, e2);`), step it in a loop (`pc6 = s017_pstep(&pc6,
-//! t);`) and read its fields (`pc6.a`), annotated (`let pc6: S017P = ..`) or not.
+//! t);`) and read its fields (`pc6.a`), annotated (`let pc6: S017P = ..`) or not, also the
+//! struct a helper gives back whole after stepping a copy of its argument in a loop
+//! (`s017_ptraj`), and may give such a struct whole as its output instead of `S017Out`
+//! (`s017_pmk(a, b)` as its value, bound first, or stepped in a loop first). A struct read only
+//! may also be copied into a `let mut` local whose float fields are then written (`let mut cw5
+//! = st.clone(); cw5.k = ..;`), its fields read after.
 
 use super::*;
 
@@ -103,6 +108,9 @@ pub(super) struct Layout {
     /// A lent struct's float fields are also read and written by the program, which lends it
     /// again among its statements (in loops and branches too: `S017::lend(st, 0.5 * st.k);`).
     pub lend_fields: bool,
+    /// The program gives the struct `<ty>P` held whole instead of `<ty>Out` (with `out`): 0 the
+    /// call `<ty>_pmk(a, b)` as its value, 1 bound first, 2 stepped in a loop first.
+    pub out_whole: Option<u8>,
 }
 
 pub(super) const FLOAT_FIELDS: &[&str] = &["k", "g"];
@@ -163,14 +171,19 @@ impl Layout {
             s.push_str(&format!("    sub: {}In,\n", self.ty));
         }
         s.push_str("}\n\n");
-        if self.calls.is_some() {
+        if self.calls.is_some() || self.out_whole.is_some() {
             let (t, lt) = (&self.ty, self.ty.to_lowercase());
             s.push_str(&format!(
-                "{derive}struct {t}P {{\n    a: f64,\n    b: f64,\n}}\n\n\
+                "#[derive(autodiff_runtime::Differentiable, Clone, Copy)]\n\
+                 struct {t}P {{\n    a: f64,\n    b: f64,\n}}\n\n\
+                 impl Copy for {t}PTangent {{}}\n\n\
                  #[differentiate]\nfn {lt}_pseed(a: f64, b: f64) -> {t}P {{\n    \
                  {t}P {{ a: a.sin(), b: 0.5 * b }}\n}}\n\n\
                  #[differentiate]\nfn {lt}_pstep(p: &{t}P, x: f64) -> {t}P {{\n    \
-                 let b = p.b - 0.25 * (p.a * x).sin();\n    {t}P {{ a: p.a + 0.25 * b, b }}\n}}\n\n"
+                 let b = p.b - 0.25 * (p.a * x).sin();\n    {t}P {{ a: p.a + 0.25 * b, b }}\n}}\n\n\
+                 #[differentiate]\nfn {lt}_ptraj(p: &{t}P, x: f64) -> {t}P {{\n    \
+                 let mut c = p.clone();\n    for _ in 0..2 {{\n        c = {lt}_pstep(&c, x);\n    }}\n    c\n}}\n\n\
+                 #[differentiate]\nfn {lt}_pmk(a: f64, b: f64) -> {t}P {{\n    {t}P {{ a, b }}\n}}\n\n"
             ));
         }
         if self.lend.is_some() {
@@ -277,12 +290,15 @@ pub(super) fn wrap(f: &mut FnOut) {
         return;
     };
     let mut s = l.definition();
-    if l.out && f.out == OutKind::Tuple && struct_output(f, &l) {
+    if l.out && f.out == OutKind::Tuple && super::struct_out::struct_output(f, &l) {
         f.counts[Construct::StructOutput as usize] += 1;
         if l.out_branch != 0 {
             f.counts[Construct::StructOutBranch as usize] += 1;
         }
         s.push_str(&l.out_definition());
+        if l.out_whole.is_some() {
+            f.counts[Construct::StructWholeOut as usize] += 1;
+        }
     }
     if l.kind.method() {
         s.push_str(&format!("impl {} {{\n{}}}\n", l.ty, f.source));
@@ -290,92 +306,6 @@ pub(super) fn wrap(f: &mut FnOut) {
         s.push_str(&f.source);
     }
     f.source = s;
-}
-
-/// Turns a program giving `(a, b)` as its last line (no `return`, no `if` tail, no twin) into
-/// one giving `<ty>Out { a: a, b: b, n: .. }`; false (nothing changed) for any other program.
-fn struct_output(f: &mut FnOut, l: &Layout) -> bool {
-    // (Not a program with a `#[checkpoint]` twin after it: one function only.)
-    if f.source.contains("return") || f.source.matches("fn ").count() != 1 {
-        return false;
-    }
-    let mut lines: Vec<String> = f.source.lines().map(str::to_string).collect();
-    let Some(at) = lines.len().checked_sub(2) else {
-        return false;
-    };
-    let last = lines[at].trim().to_string();
-    let Some(inner) = last.strip_prefix('(').and_then(|x| x.strip_suffix(')')) else {
-        return false;
-    };
-    // The top-level comma of the pair.
-    let mut depth = 0i32;
-    let mut comma = None;
-    for (i, c) in inner.char_indices() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            ',' if depth == 0 => {
-                if comma.is_some() {
-                    return false;
-                }
-                comma = Some(i);
-            }
-            _ => {}
-        }
-        if depth < 0 {
-            return false;
-        }
-    }
-    let Some(i) = comma else {
-        return false;
-    };
-    let (a, b) = (inner[..i].trim(), inner[i + 1..].trim());
-    let Some(sig) = lines.iter().position(|x| x.contains(") -> (f64, f64) {")) else {
-        return false;
-    };
-    lines[sig] = lines[sig].replace(") -> (f64, f64) {", &format!(") -> {}Out {{", l.ty));
-    let n = match l.count {
-        Some(_) => format!("{}.m + 1", l.kind.root()),
-        None => "3".to_string(),
-    };
-    let t = &l.ty;
-    lines[at] = match l.out_branch {
-        1 => format!(
-            "    if ({a}) < ({b}) {{\n        {t}Out {{ n: {n}, a: {a}, b: {b} }}\n    }} else {{\n        \
-             {t}Out {{ a: {b}, b: ({a}) * 0.5, n: {n} }}\n    }}"
-        ),
-        2 => format!(
-            "    if ({a}) > ({b}) {{\n        return {t}Out {{ b: {a}, a: ({b}) * 0.5, n: {n} }};\n    }}\n    \
-             {t}Out {{ n: {n}, a: {a}, b: {b} }}"
-        ),
-        _ => format!("    {t}Out {{ n: {n}, a: {a}, b: {b} }}"),
-    };
-    f.source = lines.join("\n") + "\n";
-    true
-}
-
-impl Layout {
-    /// The output struct of a program giving one, its `Copy` tangent, and their `Out` views.
-    fn out_definition(&self) -> String {
-        let t = &self.ty;
-        let n = match self.count {
-            Some(m) => m + 1,
-            None => 3,
-        };
-        format!(
-            "#[derive(autodiff_runtime::Differentiable, Clone, Copy)]\n\
-             struct {t}Out {{\n    a: f64,\n    b: f64,\n    n: usize,\n}}\n\n\
-             impl Copy for {t}OutTangent {{}}\n\n\
-             impl Out for {t}Out {{\n    \
-                 fn flat(self) -> Vec<f64> {{\n        assert_eq!(self.n, {n});\n        vec![self.a, self.b]\n    }}\n    \
-                 fn unflat(c: &[f64]) -> Self {{\n        {t}Out {{ a: c[0], b: c[1], n: {n} }}\n    }}\n\
-             }}\n\n\
-             impl Out for {t}OutTangent {{\n    \
-                 fn flat(self) -> Vec<f64> {{\n        vec![self.a, self.b]\n    }}\n    \
-                 fn unflat(c: &[f64]) -> Self {{\n        {t}OutTangent {{ a: c[0], b: c[1], n: () }}\n    }}\n\
-             }}\n\n"
-        )
-    }
 }
 
 /// What the adapters pass for a struct taken by `&` or by value (`arg` empty for a method's
@@ -499,11 +429,11 @@ impl FnGen<'_> {
         if kinds.is_empty() || !self.chance(0.35) {
             return;
         }
-        let nested = params.iter().any(|p| matches!(p, Param::Nested(..)));
-        if nested && !self.on(Construct::StructNestedParam) {
+        let nested_param = params.iter().any(|p| matches!(p, Param::Nested(..)));
+        if nested_param && !self.on(Construct::StructNestedParam) {
             return;
         }
-        if nested {
+        if nested_param {
             self.count(Construct::StructNestedParam);
         }
         let (c, kind) = self.pick(&kinds);
@@ -518,13 +448,19 @@ impl FnGen<'_> {
         let exp =
             (self.on(Construct::StructPowiField) && self.chance(0.4)).then(|| self.pick(&[2, 3]));
         let floats = self.rng.gen_range(1..=FLOAT_FIELDS.len());
-        let out =
-            self.on(Construct::StructOutput) && self.on(Construct::TupleOut) && self.chance(0.6);
+        // Not next to a nested-array argument (a struct output there is reported).
+        let out = !nested_param
+            && self.on(Construct::StructOutput)
+            && self.on(Construct::TupleOut)
+            && self.chance(0.6);
         let out_branch = if out && self.on(Construct::StructOutBranch) && self.chance(0.5) {
             self.rng.gen_range(1..=2)
         } else {
             0
         };
+        let out_whole = (out && self.on(Construct::StructWholeOut) && self.chance(0.4))
+            .then(|| self.rng.gen_range(0..3u8));
+        let out_branch = if out_whole.is_some() { 0 } else { out_branch };
         let whole = (!kind.mutable() && self.on(Construct::StructWhole) && self.chance(0.5))
             .then(|| self.rng.gen_range(0..3u8));
         let counter = kind.mutable() && self.on(Construct::StructCounter) && self.chance(0.5);
@@ -537,6 +473,7 @@ impl FnGen<'_> {
         let calls = (self.on(Construct::StructCallLocal) && self.chance(0.5))
             .then(|| self.rng.gen_range(0..=3usize));
         let l = Layout {
+            out_whole,
             calls,
             lend,
             lend_fields,
@@ -705,6 +642,16 @@ impl FnGen<'_> {
         let ba = 1.0 + 0.25 * steps * bb;
         self.push_input(&format!("{cur}.a"), ba);
         self.push_input(&format!("{cur}.b"), bb);
+        // The struct a helper gives back whole (a copy stepped twice in a loop).
+        if self.on(Construct::StructWholeOut) && self.chance(0.5) {
+            self.count(Construct::StructWholeOut);
+            let tr = self.fresh("pc");
+            self.line(format!("let {tr} = {lt}_ptraj(&{cur}, {xs});"));
+            let bb2 = bb + 0.5;
+            let ba2 = ba + 0.25 * (bb + 0.25) + 0.25 * bb2;
+            self.push_input(&format!("{tr}.a"), ba2);
+            self.push_input(&format!("{tr}.b"), bb2);
+        }
     }
 
     /// Sometimes a struct local of the program's type, its first float fields given and the
@@ -730,6 +677,51 @@ impl FnGen<'_> {
             }
             if l.nested {
                 self.push_input(&format!("{cp}.sub.x"), 1.0);
+            }
+        }
+        // A `let mut` copy whose float fields are written, then read (`cw5.k`, `cw5.g` of the
+        // argument).
+        if !l.kind.mutable() && self.on(Construct::StructCopyWrite) && self.chance(0.4) {
+            self.count(Construct::StructCopyWrite);
+            let cw = self.fresh("cw");
+            let root = l.kind.root();
+            let copy = if l.kind == StructKind::Ref && self.chance(0.5) {
+                format!("(*{root}).clone()")
+            } else {
+                format!("{root}.clone()")
+            };
+            self.line(format!("let mut {cw} = {copy};"));
+            let written = self.rng.gen_range(1..=l.floats);
+            let mut reads = Vec::new();
+            for f in &FLOAT_FIELDS[..written] {
+                let e = self.expr(2);
+                let b = if self.chance(0.5) {
+                    self.line(format!("{cw}.{f} = {};", e.s));
+                    e.b
+                } else {
+                    self.line(format!("{cw}.{f} += 0.5 * ({});", e.s));
+                    1.0 + 0.5 * e.b
+                };
+                let b = if self.chance(0.4) {
+                    self.line("for _ in 0..2 {");
+                    self.line(format!(
+                        "    {cw}.{f} = 0.5 * {cw}.{f} + 0.25 * {cw}.{f}.sin();"
+                    ));
+                    self.line("}");
+                    b
+                } else {
+                    b
+                };
+                reads.push((format!("{cw}.{f}"), b));
+            }
+            for f in &FLOAT_FIELDS[written..l.floats] {
+                reads.push((format!("{cw}.{f}"), 1.0));
+            }
+            if l.nested {
+                reads.push((format!("{cw}.sub.y"), 1.0));
+            }
+            for (name, b) in reads {
+                self.push_input(&name, b);
             }
         }
         if l.kind.mutable() || l.vec || l.nested {
@@ -811,7 +803,8 @@ impl FnGen<'_> {
     pub(super) fn is_field(name: &str) -> bool {
         name.starts_with("st.")
             || name.starts_with("self.")
-            || ((name.starts_with("lc") || name.starts_with("cp")) && name.contains('.'))
+            || ((name.starts_with("lc") || name.starts_with("cp") || name.starts_with("cw"))
+                && name.contains('.'))
             || (name.starts_with("pc") && name.contains('.'))
     }
 }

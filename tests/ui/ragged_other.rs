@@ -55,16 +55,4 @@ fn l(m: &[Vec<f64>]) -> f64 {
     m[0][0]
 }
 
-struct Model {
-    w: f64,
-}
-
-impl Model {
-    // Next to a struct argument whose fields are read.
-    #[differentiate]
-    fn apply(&self, m: &[Vec<f64>]) -> f64 {
-        m[0][0] * self.w
-    }
-}
-
 fn main() {}

@@ -39,18 +39,6 @@ fn assigned(s: &State, dt: f64) -> f64 {
     a.x + y
 }
 
-// Returning the struct a call gives whole: not yet.
-#[differentiate]
-fn returned(s: &State, dt: f64) -> State {
-    let a = step(s, dt);
-    a
-}
-
-#[differentiate]
-fn returned_call(s: &State, dt: f64) -> State {
-    step(s, dt)
-}
-
 #[derive(Differentiable, Clone)]
 pub struct Arr {
     pub q: [f64; 2],

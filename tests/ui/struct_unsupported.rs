@@ -29,11 +29,6 @@ fn rebinds(m: &Model, x: f64) -> f64 {
 }
 
 #[differentiate]
-fn with_rows(m: &Model, p: &[[f64; 3]]) -> f64 {
-    m.scale * p[0][0]
-}
-
-#[differentiate]
 fn pair(a: &Model, b: &Model, x: f64) -> f64 {
     a.scale * b.scale * x
 }

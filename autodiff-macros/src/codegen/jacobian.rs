@@ -60,9 +60,16 @@ impl Signatures<'_> {
             }
         };
         let ragged_out = o.nest.as_ref().is_some_and(|n| n.ragged.is_some());
+        // Struct arguments by `&` (or `&self`): their tangents are read and written through the
+        // derived tangent's `Flat`; not by value (moved) nor by `&mut`.
+        let structs_ok = self
+            .f
+            .params
+            .iter()
+            .all(|p| p.strukt.is_none() || p.strukt == Some(StructArg::Ref));
         vector
             && !ragged_out
-            && !self.has_structs()
+            && structs_ok
             && self.f.output.strukt.is_none()
             && self.f.params.iter().any(|p| p.active)
             && self.f.params.iter().all(reusable)
@@ -257,7 +264,11 @@ impl Signatures<'_> {
         let jm = quote!(::autodiff_runtime::jacobian);
         let e = self.elem_ty();
         let name = &self.f.item.sig.ident;
-        let (jvp, vjp) = (names::companion(name, "jvp"), names::companion(name, "vjp"));
+        let (jvp, vjp) = (
+            self.call_path(&names::companion(name, "jvp")),
+            self.call_path(&names::companion(name, "vjp")),
+        );
+        let primal = self.call_path(name);
         let unit = self.f.output.is_unit();
         let args: Vec<TokenStream> = self
             .f
@@ -282,8 +293,8 @@ impl Signatures<'_> {
             finish.push(quote!(#jm::restore::<#e, _, _>(&mut *#n, &#f);));
         }
         let call_value = match unit {
-            true => quote!(#name(#(#args),*);),
-            false => quote!(let __ad_value = #name(#(#args),*);),
+            true => quote!(#primal(#(#args),*);),
+            false => quote!(let __ad_value = #primal(#(#args),*);),
         };
         // Rows: the output's scalars, then each active in-out argument's final contents.
         let value_rows = match unit {
@@ -324,7 +335,12 @@ impl Signatures<'_> {
         }
         for (k, p) in active.iter().enumerate() {
             let (o, o1, t, n) = (off(k), off(k + 1), buf(k), &p.name);
-            col_offsets.push(quote!(let #o1: usize = #o + #jm::flat_len::<#e, _>(&#n);));
+            // A struct's scalars are its tangent's (its integer fields have none).
+            let len = match p.strukt {
+                Some(_) => quote!(&#rt::zero_tangent(#n)),
+                None => quote!(&#n),
+            };
+            col_offsets.push(quote!(let #o1: usize = #o + #jm::flat_len::<#e, _>(#len);));
             zeros.push(quote!(let mut #t = #rt::zero_tangent(&#n);));
             units.push(quote!(#jm::set_unit_in::<#e, _>(&mut #t, #o, __ad_k);));
             let by_ref = matches!(p.ty, syn::Type::Reference(_));
@@ -336,6 +352,8 @@ impl Signatures<'_> {
             // A nalgebra tangent has the argument's type (`&DMatrix<T>`, `Vector3<T>`).
             let na_by = p.na.as_ref().map(|n| n.by_ref);
             tangents.push(match (p.inout, array_or_float || na_by.is_some(), by_ref) {
+                // A struct by `&`: its tangent by `&`.
+                _ if p.strukt.is_some() => quote!(&#t),
                 (false, true, _) if na_by == Some(true) => quote!(&#t),
                 (false, true, _) if na_by == Some(false) => quote!(#t),
                 // An in-out argument's tangent is `&mut` like the argument.

@@ -167,6 +167,22 @@ impl Signatures<'_> {
         let Some(so) = o.strukt.as_ref() else {
             return (quote!(#pf #fwd), quote!(#pr #rev), quote!());
         };
+        if so.whole {
+            // A struct held whole (`let a = step(s, dt); a`): the emitters' value and tangent
+            // are the struct's; the seed an `Option`, `None` in `_vjp_dropped` (a zero shaped
+            // like the value, `__private::struct_seed`).
+            let public_seed = names::seed(&self.taken());
+            let inner_seed = names::seed(&self.f.taken_names());
+            let vjp = quote! {
+                let #inner_seed = ::core::option::Option::Some(#public_seed);
+                #pr #rev
+            };
+            let dropped = quote! {
+                let #inner_seed = ::core::option::Option::None;
+                let _ = { #pr #rev };
+            };
+            return (quote!(#pf #fwd), vjp, dropped);
+        }
         let (v, t, out, tout, rest) = (
             names::struct_out("v"),
             names::struct_out("t"),

@@ -27,6 +27,7 @@ pub fn expand(input: &Input) -> TokenStream {
         e.clone(),
         e.debug(),
         e.partial_eq(),
+        e.flat(),
     ];
     quote!(#(#items)*)
 }
@@ -209,6 +210,86 @@ impl Emitter<'_> {
                     #(::autodiff_runtime::Scale::add_scaled(
                         &mut self.#members, &#other.#members, #s
                     );)*
+                }
+            }
+        }
+    }
+
+    /// `jacobian::Flat<S>` of the tangent (its fields' scalars in field order), through which
+    /// `<f>_jacobian` of a function with struct arguments sets unit tangents and reads adjoints.
+    /// Each field type is bounded by `FlatTangent<S>` (not its tangent by `Flat<S>`: a bound on
+    /// a projection would report a field type without a tangent again here). None for a
+    /// recursive struct (no predicate can bound its own tangent).
+    fn flat(&self) -> TokenStream {
+        if self.fields().iter().any(|f| f.recursive) {
+            return quote!();
+        }
+        let scalar = &self.bounds.scalar;
+        let jm = quote!(::autodiff_runtime::jacobian);
+        let mut seen = std::collections::HashSet::new();
+        let preds: Vec<syn::WherePredicate> = self
+            .fields()
+            .iter()
+            .filter(|f| !f.skip)
+            .filter(|f| seen.insert(quote::ToTokens::to_token_stream(&f.ty).to_string()))
+            .map(|f| {
+                let ty = &f.ty;
+                syn::parse_quote!(#ty: #jm::FlatTangent<#scalar>)
+            })
+            .collect();
+        let mut generics = with_predicates(&self.bounds.tangent, preds);
+        generics
+            .params
+            .push(GenericParam::Type(syn::parse_quote!(#scalar)));
+        generics.lt_token.get_or_insert_with(Default::default);
+        generics.gt_token.get_or_insert_with(Default::default);
+        let (impl_generics, _, where_clause) = generics.split_for_impl();
+        let tangent = self.tangent_type();
+        let (k, v) = (&self.s, &self.other);
+        let (mut lens, mut gets, mut sets) = (Vec::new(), Vec::new(), Vec::new());
+        for f in self.fields() {
+            let (m, ty) = (&f.member, &f.ty);
+            if f.skip {
+                lens.push(quote!(#jm::Flat::<#scalar>::flat_len(&self.#m)));
+                gets.push(quote!(#jm::Flat::<#scalar>::flat_get(&self.#m, #k)));
+                sets.push(quote!(#jm::Flat::<#scalar>::flat_set(&mut self.#m, #k, #v)));
+            } else {
+                let via = quote!(<#ty as #jm::FlatTangent<#scalar>>);
+                lens.push(quote!(#via::tangent_len(&self.#m)));
+                gets.push(quote!(#via::tangent_get(&self.#m, #k)));
+                sets.push(quote!(#via::tangent_set(&mut self.#m, #k, #v)));
+            }
+        }
+        let v_param = self.param(v);
+        let k_mut = if self.has_fields() {
+            quote!(mut #k)
+        } else {
+            quote!(_)
+        };
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics #jm::Flat<#scalar> for #tangent #where_clause {
+                #[inline]
+                fn flat_len(&self) -> usize {
+                    0 #(+ #lens)*
+                }
+                fn flat_get(&self, #k_mut: usize) -> #scalar {
+                    #(
+                        if #k < #lens {
+                            return #gets;
+                        }
+                        #k -= #lens;
+                    )*
+                    ::core::panic!("flat index past the end of a struct's tangent")
+                }
+                fn flat_set(&mut self, #k_mut: usize, #v_param: #scalar) {
+                    #(
+                        if #k < #lens {
+                            return #sets;
+                        }
+                        #k -= #lens;
+                    )*
+                    ::core::panic!("flat index past the end of a struct's tangent")
                 }
             }
         }

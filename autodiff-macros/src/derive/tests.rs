@@ -244,3 +244,38 @@ fn a_wrong_attribute_is_reported_and_the_struct_still_expanded() {
     assert!(s.contains("struct BTangent"), "{s}");
     assert!(s.contains("a : < f64 as"), "{s}");
 }
+
+#[test]
+fn flat_bounds_field_types_and_skips_recursive_structs() {
+    let out = expanded(quote!(
+        struct Body {
+            x: f64,
+            q: [f64; 3],
+            n: usize,
+            #[differentiable(skip)]
+            tag: std::rc::Rc<str>,
+        }
+    ));
+    let flat = item(
+        &out,
+        "impl < S > :: autodiff_runtime :: jacobian :: Flat < S > for BodyTangent",
+    );
+    // Each field type by `FlatTangent<S>` (not its tangent by a projection), once; none for the
+    // skipped field, whose tangent `()` is read as `()`.
+    assert!(
+        flat.contains("f64 : :: autodiff_runtime :: jacobian :: FlatTangent < S >"),
+        "{flat}"
+    );
+    assert!(
+        flat.contains("[f64 ; 3] : :: autodiff_runtime :: jacobian :: FlatTangent < S >"),
+        "{flat}"
+    );
+    assert!(!flat.contains("Rc"), "{flat}");
+    let tree = expanded(quote!(
+        struct Tree {
+            w: f64,
+            kids: Vec<Self>,
+        }
+    ));
+    assert!(!tree.contains("jacobian :: Flat"), "{tree}");
+}

@@ -738,6 +738,9 @@ pub struct StructOut {
     /// whole output when nothing is listed (`s`): their tangents are its tangent's, their seeds
     /// added into its adjoint.
     pub base: Option<syn::Ident>,
+    /// The body gives a struct held whole (`let a = step(s, dt); a`): the output is that
+    /// variable (`Output::shape` is `Struct`, `ty` the struct), its tangent the struct's own.
+    pub whole: bool,
 }
 
 impl Output {

@@ -306,7 +306,10 @@ impl Lowerer<'_> {
                         "writing a field of a struct held whole in a local (the struct a call \
                          gives, or a copy) (yet)",
                         "read its fields into float locals and work on those, or have the \
-                         differentiated function that gives the struct write the field",
+                         differentiated function that gives the struct write the field; a copy \
+                         of a struct argument (`let mut t = s.clone(); t.x += dt;`) may have its \
+                         float fields written when it is otherwise only read field by field or \
+                         given back at the end, not passed on or assigned whole",
                     );
                     None
                 }

@@ -95,6 +95,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         let_target: None,
         ragged: HashMap::new(),
         ragged_fields: Vec::new(),
+        copy_fields: Vec::new(),
     };
     cx.check_signature(&item.sig);
     // Struct arguments: their fields become arguments of their own (`lower/structs.rs`).
@@ -111,20 +112,6 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     let plan = std::mem::take(&mut cx.structs);
     let mut fields = cx.field_params(&plan, &params);
     fields.append(&mut cx.na_fields);
-    if !fields.is_empty() {
-        if let Some(p) = params.iter().find(|p| p.nest.is_some()) {
-            let ragged = p.nest.as_ref().is_some_and(|n| n.ragged.is_some());
-            cx.diag.unsupported_at(
-                &p.name,
-                if ragged {
-                    "sequences of `Vec`s next to struct arguments whose fields are read (yet)"
-                } else {
-                    "arrays of arrays next to struct arguments whose fields are read (yet)"
-                },
-                "pass the nested array in a function of its own, or flatten it",
-            );
-        }
-    }
     let struct_checks = cx.field_checks(&plan);
     for p in params.iter().filter(|p| {
         p.strukt.is_some()
@@ -185,15 +172,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     cx.structs = plan;
     let output = cx.output(&item.sig, &params);
     cx.sole_float = sole_float(&params, output.as_ref());
-    let nested_out = output.as_ref().is_some_and(|o| o.nest.is_some());
-    if !fields.is_empty() && nested_out {
-        cx.diag.unsupported_at(
-            &item.sig.output,
-            "an array-of-arrays output next to struct arguments whose fields are read (yet)",
-            "return a flat array, or compute the nested one in a function of its own",
-        );
-    }
-    // After the checks above: the row offsets of ragged arguments are field arguments too.
+    // The row offsets of ragged arguments are field arguments too.
     fields.append(&mut cx.ragged_fields);
     cx.output_row = output
         .as_ref()
@@ -208,6 +187,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     let tail = cx.block_into_as(&block, &mut body, !unit);
     cx.sync_int_locals(&mut body);
     cx.infer_shapes(&body, item.sig.ident.span());
+    cx.check_copy_fields(&body);
     let mut tail = tail;
     cx.reclassify_calls(&mut body, tail.as_mut());
     cx.check_call_results(&body, tail.as_ref());
@@ -418,6 +398,9 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) ragged: HashMap<VarId, VarId>,
     /// The row offsets of ragged arguments, as field arguments the public companions bind.
     pub(crate) ragged_fields: Vec<Param>,
+    /// The locals of the written fields of struct copies (`lower/struct_copies.rs`), checked to
+    /// be floats or integers once lowered (`check_copy_fields`).
+    pub(crate) copy_fields: Vec<syn::Ident>,
 }
 
 /// The `const` and `static` items declared anywhere in a function body, by name.

@@ -137,6 +137,15 @@ impl Lowerer<'_> {
         } else {
             return false;
         };
+        // A copy's type is its source's (`let c = self.clone();` is a `Self`), so that its
+        // methods can be called (`c.step(dt)`, `struct_uses.rs`).
+        let ty = match (ty, &value.kind) {
+            (None, ExprKind::CopySeq(src, CopyTo::Struct(_))) => match &self.vars[*src].ty {
+                Some(syn::Type::Reference(r)) => Some((*r.elem).clone()),
+                t => t.clone(),
+            },
+            (t, _) => t.cloned(),
+        };
         match pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 let v = self.new_var(
@@ -144,7 +153,7 @@ impl Lowerer<'_> {
                     pi.mutability.is_some(),
                     Shape::Struct,
                     VarOrigin::Local,
-                    ty.cloned(),
+                    ty,
                 );
                 self.bind(&pi.ident, v);
                 out.push(Stmt::Let {

@@ -3,14 +3,17 @@
 //! `let t = (*s).clone();` (`s` a struct argument read only, or a struct local not `mut`), gives
 //! `t` as a struct local all of whose fields come from `s` (like `let t = State { ..*s };`):
 //! `t.k` reads `s.k`, `t` returned whole is a struct output based on `s`. A copy bound by
-//! `let mut` stays an error (its fields would need locals of their own, of types the macro
-//! cannot see before the fields are read).
+//! `let mut` whose fields the rest of the block writes whole (`t.x = ..`, `t.v -= ..`, `&mut
+//! t.x`) and that it uses otherwise only through field reads (or gives back as the function's
+//! value) is a struct local with one local per written field (`let mut __ad_l0_t_x = s.x;`), the
+//! other fields `s`'s. Any other `let mut` copy is left to `struct_calls.rs` (held whole).
 
 use super::struct_values::{plain_name, Local, Pass};
+use super::structs::{chain, WRITING_METHODS};
 use super::*;
 
 /// `s.clone()`, `*s`, `(*s).clone()`, `s.to_owned()`: the name copied.
-fn copied(e: &syn::Expr) -> Option<&syn::Ident> {
+pub(super) fn copied(e: &syn::Expr) -> Option<&syn::Ident> {
     match e {
         syn::Expr::MethodCall(m)
             if (m.method == "clone" || m.method == "to_owned") && m.args.is_empty() =>
@@ -78,7 +81,18 @@ impl Pass<'_, '_> {
     /// `let t = s.clone();` (or `*s`, `(*s).clone()`) of a struct argument read only or a
     /// struct local not `mut`, bound to a plain name without `mut`: `t` entered in `locals`
     /// with every field from `s`. False when `l` is not such a `let`.
-    pub(super) fn copy_let(&mut self, l: &syn::Local, locals: &mut HashMap<String, Local>) -> bool {
+    ///
+    /// `let mut t = s.clone();` whose fields `rest` (the statements after it) writes: `t` entered
+    /// with a local per written field, its `let`s pushed to `out` (see the module's doc);
+    /// `output`: the block's value is the function's, where `t` may be given whole.
+    pub(super) fn copy_let(
+        &mut self,
+        l: &syn::Local,
+        locals: &mut HashMap<String, Local>,
+        rest: &[syn::Stmt],
+        output: bool,
+        out: &mut Vec<syn::Stmt>,
+    ) -> bool {
         let Some(init) = &l.init else { return false };
         if init.diverge.is_some() {
             return false;
@@ -93,9 +107,16 @@ impl Pass<'_, '_> {
         let syn::Pat::Ident(pi) = pat else {
             return false;
         };
-        if pi.by_ref.is_some() || pi.subpat.is_some() || pi.mutability.is_some() {
+        if pi.by_ref.is_some() || pi.subpat.is_some() {
             return false;
         }
+        let written = match pi.mutability {
+            None => Vec::new(),
+            Some(_) => match written_fields(&pi.ident.to_string(), rest, output) {
+                Some(w) => w,
+                None => return false,
+            },
+        };
         let n = src.to_string();
         let path = match locals.get(&n) {
             Some(local) if !local.mutable => local.path.clone(),
@@ -106,15 +127,193 @@ impl Pass<'_, '_> {
             },
             None => return false,
         };
+        let k = self.count;
+        self.count += 1;
+        let mut fields = Vec::new();
+        for m in &written {
+            let name = super::struct_values::member_name(m);
+            let id = syn::Ident::new(
+                &format!("__ad_l{k}_{}_{name}", pi.ident),
+                Span::mixed_site().located_at(m.span()),
+            );
+            let mut st: syn::Stmt = syn::parse_quote!(let mut #id = #src.#m;);
+            self.uses(&mut st, locals);
+            out.push(st);
+            self.cx.copy_fields.push(id.clone());
+            fields.push((name, m.clone(), id));
+        }
         locals.insert(
             pi.ident.to_string(),
             Local {
                 path,
-                fields: Vec::new(),
+                fields,
                 base: Some(syn::parse_quote!(#src)),
-                mutable: false,
+                mutable: pi.mutability.is_some(),
             },
         );
         true
     }
+}
+
+impl Lowerer<'_> {
+    /// The locals of the written fields of struct copies, once lowered: a float or an integer
+    /// each; an array or `Vec` field (bound by reference to the struct's, not copied) reported.
+    /// Likewise a sequence field of a struct argument bound whole by `let mut` (`let mut v =
+    /// s.q;`: the field argument is a borrow of the field, which the local would write through).
+    pub(super) fn check_copy_fields(&mut self, body: &[Stmt]) {
+        let seq_fields: Vec<&syn::Ident> = self
+            .structs
+            .fields
+            .iter()
+            .filter(|f| f.class == super::structs::Class::Seq)
+            .map(|f| &f.ident)
+            .collect();
+        let mut copied = Vec::new();
+        crate::ir::visit_stmt_list(body, &mut |s| {
+            if let Stmt::Let {
+                pat: Pat::Bind(v),
+                init: Some(e),
+            } = s
+            {
+                if let ExprKind::Var(f) = &e.kind {
+                    let field = &self.vars[*f];
+                    // (A written copy's field is reported below.)
+                    if self.vars[*v].mutable
+                        && !self.copy_fields.contains(&self.vars[*v].name)
+                        && matches!(field.origin, VarOrigin::Param(_))
+                        && seq_fields.contains(&&field.name)
+                    {
+                        copied.push(e.span);
+                    }
+                }
+            }
+        });
+        for span in copied {
+            self.diag.unsupported(
+                span,
+                "binding a sequence field of a struct argument whole to a `let mut` local (yet)",
+                "copy its elements (`let mut q = [s.q[0], s.q[1], s.q[2]];`), or bind it \
+                 without `mut` and read it",
+            );
+        }
+        let mut bad = Vec::new();
+        for v in &self.vars {
+            if self.copy_fields.contains(&v.name)
+                && !matches!(v.shape, Shape::Scalar | Shape::Int | Shape::Bool)
+            {
+                bad.push(v.name.clone());
+            }
+        }
+        for name in bad {
+            self.diag.unsupported_at(
+                &name,
+                "writing an array or `Vec` field of a copy of a struct argument (yet)",
+                "copy the field into a local of its own (`let mut q = [s.q[0], s.q[1]];`), work \
+                 on that, and build the struct with a literal (`State { q, ..*s }`)",
+            );
+        }
+    }
+}
+
+/// The fields of `t` (a `let mut` copy) that `rest` writes whole, in the order first written, when
+/// it writes some and otherwise uses `t` only through field reads (and gives it whole as its last
+/// value when `output`); `None` otherwise (then `t` is held whole, `struct_calls.rs`).
+fn written_fields(t: &str, rest: &[syn::Stmt], output: bool) -> Option<Vec<syn::Member>> {
+    struct F<'t> {
+        t: &'t str,
+        written: Vec<syn::Member>,
+        other: bool,
+    }
+    impl F<'_> {
+        /// A place `t.x` (written whole: noted) or a place inside `t` another way (`t.q[i]`,
+        /// `t.a.b`: not supported here); false when the place is not rooted at `t`.
+        fn place(&mut self, p: &syn::Expr) -> bool {
+            let mut at = p;
+            let mut inner = false;
+            loop {
+                match at {
+                    syn::Expr::Paren(x) => at = &x.expr,
+                    syn::Expr::Index(i) => {
+                        inner = true;
+                        at = &i.expr;
+                    }
+                    _ => break,
+                }
+            }
+            let Some((_, members)) = chain(at, &|n| n == self.t) else {
+                return false;
+            };
+            match members.as_slice() {
+                [m] if !inner => {
+                    if !self.written.contains(m) {
+                        self.written.push(m.clone());
+                    }
+                }
+                _ => self.other = true,
+            }
+            true
+        }
+    }
+    impl<'ast> Visit<'ast> for F<'_> {
+        fn visit_expr(&mut self, e: &'ast syn::Expr) {
+            match e {
+                syn::Expr::Assign(a) if self.place(&a.left) => self.visit_expr(&a.right),
+                syn::Expr::Binary(b)
+                    if super::struct_values::is_compound(&b.op) && self.place(&b.left) =>
+                {
+                    self.visit_expr(&b.right)
+                }
+                syn::Expr::Reference(r) if r.mutability.is_some() && self.place(&r.expr) => {}
+                syn::Expr::MethodCall(m)
+                    if WRITING_METHODS.contains(&m.method.to_string().as_str())
+                        && chain(&m.receiver, &|n| n == self.t).is_some() =>
+                {
+                    self.other = true
+                }
+                // A field read (its indices visited).
+                syn::Expr::Field(_) if chain(e, &|n| n == self.t).is_some() => {}
+                syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.t) => {
+                    self.other = true
+                }
+                _ => syn::visit::visit_expr(self, e),
+            }
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            // `vec![..]`'s items are expressions (rewritten like any other, `struct_values.rs`);
+            // other macros naming `t` keep it whole.
+            if let Some(body) = super::field_votes::VecBody::parse(m) {
+                for e in body.items.iter().chain(body.len.as_ref()) {
+                    self.visit_expr(e);
+                }
+            } else if crate::ir::token_names(&m.tokens, true)
+                .iter()
+                .any(|n| n == self.t)
+            {
+                self.other = true;
+            }
+        }
+    }
+    let mut f = F {
+        t,
+        written: Vec::new(),
+        other: false,
+    };
+    for (i, s) in rest.iter().enumerate() {
+        // The function's value, `t` whole: a struct output from the written fields and `s`.
+        if let syn::Stmt::Expr(e, None) = s {
+            if output && i + 1 == rest.len() && plain_name(e).is_some_and(|n| n == t) {
+                continue;
+            }
+        }
+        f.visit_stmt(s);
+        // A `let` binding `t` again ends the copy's scope.
+        if let syn::Stmt::Local(l) = s {
+            let mut names = Vec::new();
+            super::struct_values::pat_names(&l.pat, &mut names);
+            if names.iter().any(|n| n == t) {
+                break;
+            }
+        }
+    }
+    (!f.other && !f.written.is_empty()).then_some(f.written)
 }

@@ -214,7 +214,9 @@ impl Lowerer<'_> {
                 at,
                 "this value as a struct output given by a branch or a `return` (yet)",
                 "write a struct literal (`State { x, v: 2.0 * v }`, `State { x, ..*s }`) or a \
-                 struct argument (`s`, `s.clone()`)",
+                 struct argument (`s`, `s.clone()`); a struct a differentiated call gives is \
+                 given at the end of the function, from one local each branch assigns (`let mut \
+                 r = s.clone(); if c { r = step(s, dt); } r`)",
             );
         }
         if !bad.is_empty() || leaves.is_empty() {

@@ -23,6 +23,10 @@ impl Lowerer<'_> {
         let Some(so) = o.strukt.as_mut() else {
             return;
         };
+        if plan.whole {
+            self.whole_struct_output(o, tail.as_mut(), block);
+            return;
+        }
         let syntax: Vec<syn::Expr> = match block.stmts.last() {
             Some(syn::Stmt::Expr(syn::Expr::Tuple(t), None)) => t.elems.iter().cloned().collect(),
             _ => Vec::new(),
@@ -140,6 +144,49 @@ impl Lowerer<'_> {
             *tail = Some(Expr::new(ExprKind::Tuple(kept), span));
         }
         so.floats = floats;
+    }
+}
+
+impl Lowerer<'_> {
+    /// A struct output given whole by the body (`let a = step(s, dt); a`, `step(s, dt)`,
+    /// `a.clone()`): the emitters see one value of `Shape::Struct` (its tangent and adjoint the
+    /// struct's `Tangent`), the companions give it as it is (`codegen/structs.rs`). Any other
+    /// value is reported at its tokens.
+    fn whole_struct_output(&mut self, o: &mut Output, tail: Option<&mut Expr>, block: &syn::Block) {
+        let ok = match tail.map(|t| &mut t.kind) {
+            Some(ExprKind::Var(v)) => {
+                self.vars[*v].shape == Shape::Struct
+                    && !matches!(self.vars[*v].origin, VarOrigin::Param(_))
+            }
+            Some(ExprKind::CopySeq(v, CopyTo::Struct(_))) => self.vars[*v].shape == Shape::Struct,
+            // A differentiated call in the place of a value of the output's type.
+            Some(ExprKind::Call { shape, .. }) => {
+                *shape = Shape::Struct;
+                true
+            }
+            Some(ExprKind::Poison) => return,
+            _ => false,
+        };
+        if !ok {
+            let at: TokenStream = match block.stmts.last() {
+                Some(syn::Stmt::Expr(e, None)) => e.to_token_stream(),
+                _ => o.ty.to_token_stream(),
+            };
+            self.diag.unsupported_at(
+                &at,
+                "this value as a struct output (yet)",
+                "end the function with a struct literal (`State { x, v: 2.0 * v }`, `State { x, \
+                 ..*s }`), a struct built in it (`let s2 = State { .. }; ...; s2`), a struct \
+                 argument taken by value (`s`), or a struct a differentiated call gives (`let a \
+                 = step(s, dt); a`, `step(s, dt)`)",
+            );
+            return;
+        }
+        let Some(so) = o.strukt.as_mut() else { return };
+        so.whole = true;
+        o.ty = so.ty.clone();
+        o.elem_ty = syn::parse_quote!(_);
+        o.shape = Shape::Struct;
     }
 }
 

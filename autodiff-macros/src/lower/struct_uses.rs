@@ -78,11 +78,18 @@ impl Lowerer<'_> {
             return None;
         }
         let by_ref = self.struct_by_ref(v);
-        let ty = match &self.vars[v].ty {
-            Some(syn::Type::Reference(r)) => (*r.elem).clone(),
-            Some(t) => t.clone(),
-            None => return None,
-        };
+        let ty =
+            match &self.vars[v].ty {
+                Some(syn::Type::Reference(r)) => (*r.elem).clone(),
+                Some(t) => t.clone(),
+                // The struct a call gives, unannotated (`struct_calls.rs`).
+                None => return Some(self.poison(
+                    &m.receiver,
+                    "a method of a struct held in a local whose type the macro cannot see (the \
+                     struct a call gives)",
+                    "give the type where the local is bound (`let a: State = step(s, dt);`)",
+                )),
+            };
         let recv = match (cloned, by_ref) {
             (true, _) => ExprKind::CopySeq(v, CopyTo::Struct(by_ref)),
             (false, true) => ExprKind::Var(v),

@@ -30,6 +30,9 @@ pub(super) struct OutPlan {
     /// The struct argument giving the fields the literal does not list (`..*s`), or the whole
     /// output (`s`).
     pub(super) base: Option<syn::Ident>,
+    /// The body's value is a struct held whole (`a` of `let a = step(s, dt);`, `step(s, dt)`,
+    /// `t.clone()`): the output is that value, checked once lowered (`finish_struct_output`).
+    pub(super) whole: bool,
 }
 
 /// A struct built in the body (`let s2 = State { .. };`): its fields' locals.
@@ -53,7 +56,7 @@ impl Local {
     }
 }
 
-fn member_name(m: &syn::Member) -> String {
+pub(super) fn member_name(m: &syn::Member) -> String {
     match m {
         syn::Member::Named(id) => id.to_string(),
         syn::Member::Unnamed(i) => i.index.to_string(),
@@ -101,7 +104,7 @@ pub(super) struct Pass<'c, 'a> {
     /// The struct arguments' types as paths (`State`, `Self`), for copies of them
     /// (`lower/struct_copies.rs`).
     pub(super) types: HashMap<String, syn::Path>,
-    count: usize,
+    pub(super) count: usize,
 }
 
 impl Lowerer<'_> {
@@ -257,10 +260,11 @@ impl Pass<'_, '_> {
         let stmts = std::mem::take(&mut b.stmts);
         let n = stmts.len();
         let mut plan = None;
-        for (i, mut s) in stmts.into_iter().enumerate() {
+        for i in 0..n {
+            let mut s = stmts[i].clone();
             let last = i + 1 == n;
             if let syn::Stmt::Local(l) = &mut s {
-                if self.copy_let(l, locals) {
+                if self.copy_let(l, locals, &stmts[i + 1..], output, &mut b.stmts) {
                     continue;
                 }
                 if self.struct_let(l, locals, &mut b.stmts) {
@@ -295,7 +299,7 @@ impl Pass<'_, '_> {
     }
 
     /// The uses of struct locals in a statement rewritten (nested blocks with their own scopes).
-    fn uses(&mut self, s: &mut syn::Stmt, locals: &mut HashMap<String, Local>) {
+    pub(super) fn uses(&mut self, s: &mut syn::Stmt, locals: &mut HashMap<String, Local>) {
         let mut u = Uses { pass: self, locals };
         u.visit_stmt_mut(s);
     }
@@ -538,12 +542,33 @@ impl Pass<'_, '_> {
                 (Some(lit.path.clone()), fields, base)
             }
             e => {
-                let id = plain_name(e)?.clone();
+                let Some(id) = plain_name(e)
+                    .or_else(|| super::struct_copies::copied(e))
+                    .cloned()
+                else {
+                    // `step(s, dt)`, `a.clone()`: a struct held whole, checked once lowered.
+                    self.expr_uses(e, locals);
+                    return Some(OutPlan {
+                        path: None,
+                        members: Vec::new(),
+                        base: None,
+                        whole: true,
+                    });
+                };
                 if self.roots.contains(&id.to_string()) && !locals.contains_key(&id.to_string()) {
                     // A struct argument returned whole.
                     (None, Vec::new(), Some(id))
                 } else {
-                    let local = locals.get(&id.to_string()).cloned()?;
+                    let Some(local) = locals.get(&id.to_string()).cloned() else {
+                        // `a` of `let a = step(s, dt);`: a struct held whole, checked once
+                        // lowered.
+                        return Some(OutPlan {
+                            path: None,
+                            members: Vec::new(),
+                            base: None,
+                            whole: true,
+                        });
+                    };
                     let base = match &local.base {
                         Some(b) => self.out_base(b),
                         None => None,
@@ -567,6 +592,7 @@ impl Pass<'_, '_> {
             path,
             members,
             base,
+            whole: false,
         })
     }
 
@@ -588,7 +614,7 @@ impl Pass<'_, '_> {
 }
 
 /// The names a pattern binds.
-fn pat_names(p: &syn::Pat, out: &mut Vec<String>) {
+pub(super) fn pat_names(p: &syn::Pat, out: &mut Vec<String>) {
     struct F<'o>(&'o mut Vec<String>);
     impl<'ast> Visit<'ast> for F<'_> {
         fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
@@ -733,7 +759,7 @@ impl VisitMut for Uses<'_, '_, '_, '_> {
     }
 }
 
-fn is_compound(op: &syn::BinOp) -> bool {
+pub(super) fn is_compound(op: &syn::BinOp) -> bool {
     use syn::BinOp::*;
     matches!(
         op,

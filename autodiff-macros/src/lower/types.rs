@@ -495,6 +495,7 @@ impl Lowerer<'_> {
                     floats: Vec::new(),
                     consts: Vec::new(),
                     base: None,
+                    whole: false,
                 }),
             });
         }

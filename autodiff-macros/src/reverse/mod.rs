@@ -282,6 +282,8 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
         fused: BTreeSet::new(),
         unfused: false,
     };
+    // A struct output held whole is assigned last, after any fused region would read its seed.
+    let fuse = fuse && f.output.shape != Shape::Struct;
     let mut plan = if fuse { plan_from(0, dump) } else { None };
     let (em, program) = loop {
         let start = plan.as_ref().map(|p| p.start);
@@ -607,6 +609,9 @@ impl Emitter<'_> {
                 quote!(::std::vec::Vec::new()),
                 quote!(#rt::seed_vec(#seed, #ret.len())),
             ),
+            // A struct held whole (`codegen/structs.rs`): no value to start from (assigned
+            // once, at the end); its seed `None` in `_vjp_dropped`, then zeros like the value.
+            Shape::Struct => (quote!(), quote!(#rt::struct_seed(#seed, &#ret))),
             s => (zero_adjoint(s), quote!(#seed)),
         };
         let (mut out, hoist) = match self.fusion.take() {
@@ -641,9 +646,12 @@ impl Emitter<'_> {
                 value,
             });
         }
-        program.push(Op::Let {
-            pat: quote!(mut #ret: #out_ty),
-            value: ret_init,
+        program.push(match f.output.shape {
+            Shape::Struct => Op::Code(quote!(let mut #ret: #out_ty;)),
+            _ => Op::Let {
+                pat: quote!(mut #ret: #out_ty),
+                value: ret_init,
+            },
         });
         let mut rev = prologue;
         if !f.output.is_unit() {
