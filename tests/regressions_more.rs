@@ -310,3 +310,97 @@ fn the_value_of_a_mut_float_in_parentheses_passed_on() {
     deref_in_parens_vjp(x, &mut i, &mut bx, &mut bi, 1.0);
     assert!((bx - (fv + fi)).abs() < 1e-7);
 }
+
+#[differentiate]
+fn squares_owned(w: Vec<f64>) -> f64 {
+    w.iter().map(|v| v * v.sin()).sum()
+}
+
+/// An owned `Vec` passed bare to a differentiated function taking `Vec<f64>`: it was moved into
+/// the call and read again by the companions (E0382), and its tangent passed as a `Vec` where the
+/// callee takes `&[f64]` (E0308). A saved copy used twice in the reverse sweep was moved twice.
+#[differentiate]
+fn passes_owned(x: &[f64], y: f64) -> f64 {
+    let mut w = x.to_vec();
+    let mut acc = squares_owned(w.clone()) * y;
+    for i in 0..w.len() {
+        acc += y * squares_owned(w.clone());
+        w[i] *= y;
+        acc += squares_owned(w);
+        w = x.to_vec();
+    }
+    acc + squares_owned(w)
+}
+
+#[differentiate]
+fn passes_owned_param(w: Vec<f64>, y: f64) -> f64 {
+    y * squares_owned(w.clone()) + squares_owned(w)
+}
+
+#[test]
+fn owned_vecs_passed_by_value() {
+    Harness::new(4)
+        .primal(|p| vec![passes_owned(&p[..3], p[3])])
+        .jvp(|p, t| {
+            let (v, d) = passes_owned_jvp(&p[..3], p[3], &t[..3], t[3]);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| {
+            let (gx, gy) = g.split_at_mut(3);
+            vec![passes_owned_vjp(&p[..3], p[3], gx, &mut gy[0], c[0])]
+        })
+        .random(6, -1.5, 1.5);
+    Harness::new(3)
+        .primal(|p| vec![passes_owned_param(p[..2].to_vec(), p[2])])
+        .jvp(|p, t| {
+            let (v, d) = passes_owned_param_jvp(p[..2].to_vec(), p[2], &t[..2], t[2]);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| {
+            let (gw, gy) = g.split_at_mut(2);
+            vec![passes_owned_param_vjp(
+                p[..2].to_vec(),
+                p[2],
+                gw,
+                &mut gy[0],
+                c[0],
+            )]
+        })
+        .random(6, -1.5, 1.5);
+}
+
+/// A method of a generic `impl<T: Float>`: `T` is the impl's, which the macro cannot see from
+/// the method; `float(T)` names it (it was read as a struct type).
+struct Scaled<T> {
+    k: T,
+}
+
+impl<T: num_traits::Float> Scaled<T> {
+    #[differentiate(wrt(y), float(T))]
+    fn energy(&self, y: T, v: &[T]) -> T {
+        let mut e = y * y * self.k;
+        for i in 0..v.len() {
+            e = e + (v[i] * y).sin();
+        }
+        e
+    }
+}
+
+#[test]
+fn float_parameters_of_an_impl() {
+    let s = Scaled { k: 1.5 };
+    let v = [0.3, -0.7];
+    let f = |y: f64| s.energy(y, &v);
+    let (y, h) = (0.8, 1e-6);
+    let fd = (f(y + h) - f(y - h)) / (2.0 * h);
+    let (val, d) = s.energy_jvp(y, &v, 1.0);
+    assert_eq!(val, f(y));
+    assert!((d - fd).abs() < 1e-7, "{d} vs {fd}");
+    let mut by = 0.0;
+    let val = s.energy_vjp(y, &v, &mut by, 2.0);
+    assert_eq!(val, f(y));
+    assert!((by - 2.0 * fd).abs() < 1e-7);
+    let s32 = Scaled { k: 1.5f32 };
+    let (_, d32) = s32.energy_jvp(0.8f32, &[0.3f32, -0.7], 1.0);
+    assert!((d32 as f64 - fd).abs() < 1e-3);
+}

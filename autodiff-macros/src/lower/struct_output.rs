@@ -172,14 +172,8 @@ impl Lowerer<'_> {
                 Some(syn::Stmt::Expr(e, None)) => e.to_token_stream(),
                 _ => o.ty.to_token_stream(),
             };
-            self.diag.unsupported_at(
-                &at,
-                "this value as a struct output (yet)",
-                "end the function with a struct literal (`State { x, v: 2.0 * v }`, `State { x, \
-                 ..*s }`), a struct built in it (`let s2 = State { .. }; ...; s2`), a struct \
-                 argument taken by value (`s`), or a struct a differentiated call gives (`let a \
-                 = step(s, dt); a`, `step(s, dt)`)",
-            );
+            let ty = o.strukt.as_ref().map(|so| &so.ty);
+            report_struct_output(self.diag, &at, ty);
             return;
         }
         let Some(so) = o.strukt.as_mut() else { return };
@@ -188,6 +182,37 @@ impl Lowerer<'_> {
         o.elem_ty = syn::parse_quote!(_);
         o.shape = Shape::Struct;
     }
+}
+
+/// A struct output's value of a form the macro does not take, at `at`; an output type that reads
+/// like a type parameter of an enclosing `impl` (`T`), which the macro cannot see, named as such.
+pub(super) fn report_struct_output(
+    diag: &mut Diag,
+    at: &dyn quote::ToTokens,
+    ty: Option<&syn::Type>,
+) {
+    if let Some(t) = ty.and_then(super::impl_param_like) {
+        diag.unsupported_at(
+            ty.map_or(at, |t| t as &dyn quote::ToTokens),
+            &format!(
+                "an output of type `{t}`, read as a struct: the macro cannot see the `impl`'s type \
+                 parameters (yet)"
+            ),
+            &format!(
+                "if `{t}` is a float type parameter of the `impl` (`impl<{t}: Float> ..`), name \
+                 it: `#[differentiate(float({t}))]`"
+            ),
+        );
+        return;
+    }
+    diag.unsupported_at(
+        at,
+        "this value as a struct output (yet)",
+        "end the function with a struct literal (`State { x, v: 2.0 * v }`, `State { x, \
+         ..*s }`), a struct built in it (`let s2 = State { .. }; ...; s2`), a struct \
+         argument taken by value (`s`), or a struct a differentiated call gives (`let a \
+         = step(s, dt); a`, `step(s, dt)`)",
+    );
 }
 
 /// The `return`s of a struct output's body, each the tuple of the output's fields

@@ -171,33 +171,11 @@ impl Lowerer<'_> {
                         Some(syn::Stmt::Expr(e, None)) => e.to_token_stream(),
                         _ => item.sig.output.to_token_stream(),
                     };
-                    let param_like = match &item.sig.output {
-                        syn::ReturnType::Type(_, t) => super::impl_param_like(t),
+                    let ty = match &item.sig.output {
+                        syn::ReturnType::Type(_, t) => Some(&**t),
                         syn::ReturnType::Default => None,
                     };
-                    if let Some(t) = param_like {
-                        pass.cx.diag.unsupported_at(
-                            &item.sig.output,
-                            &format!(
-                                "an output of type `{t}`, read as a struct: the macro cannot see \
-                                 the `impl`'s type parameters (yet)"
-                            ),
-                            &format!(
-                                "if `{t}` is a float type parameter of the `impl` (`impl<{t}: \
-                                 Float> ..`), name it: `#[differentiate(float({t}))]`"
-                            ),
-                        );
-                    } else {
-                        pass.cx.diag.unsupported_at(
-                            &at,
-                            "this value as a struct output (yet)",
-                            "end the function with a struct literal (`State { x, v: 2.0 * v }`, \
-                             `State { x, ..*s }`), a struct built in it (`let s2 = State { .. }; \
-                             ...; s2`) or a struct argument taken by value (`s`); a struct a \
-                             differentiated call gives is returned through its fields (`let a = \
-                             step(s, dt); State { x: a.x, v: a.v }`)",
-                        );
-                    }
+                    super::struct_output::report_struct_output(pass.cx.diag, &at, ty);
                     None
                 }
             }
