@@ -9,7 +9,8 @@
 //! Taken only when every such access is made on every iteration: accesses at the top level of
 //! the body, not under `&&`/`||`, in a body without `break`, `continue` or `return` (anywhere in
 //! it); a sequence used any other way in the body (whole, borrowed, its length, inside a nested
-//! branch or loop, named by a macro) gets no view. The invariant part `e` may only read
+//! branch or loop, named by a macro, written by a call: a field of a struct lent to a call)
+//! gets no view. The invariant part `e` may only read
 //! variables the body does not write or bind, through arithmetic, casts, lengths and element
 //! reads (no calls: it is evaluated again before the loop). The bounds are bound once before the
 //! views (`let a0 = a; let b0 = b;`, evaluated in the order the loop evaluated them) and the views
@@ -111,6 +112,11 @@ impl Plan {
     fn expr(&mut self, vars: &[Var], e: &Expr, lazy: bool) {
         let mut w = Vec::new();
         crate::ir::writes::expr_writes(vars, e, &mut w);
+        // What evaluating an expression writes it writes whole (through `&mut` in a call, or as a
+        // field of a struct lent to a call, `codegen/lend.rs`, which borrows it again): no view.
+        for &v in &w {
+            self.disqualify(v);
+        }
         self.changed.extend(w);
         self.walk(e, lazy);
     }
