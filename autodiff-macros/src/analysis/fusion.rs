@@ -25,8 +25,9 @@
 //! loop reads its accumulators' adjoints and adds into the adjoints of the other outside variables
 //! it reads; a statement's reverse reads (and, for an assignment, zeroes) the adjoint of what it
 //! writes and adds into the adjoints of what it reads. Additions commute with additions, reads
-//! with reads. The pairs whose order changes are (loop, later loop) and (deferred statement, later
-//! loop); the checks are in `commute_loops` and `commute_stmt`.
+//! with reads. The pairs whose order changes are (loop, later loop), (deferred statement, earlier
+//! loop), (hoisted statement, later loop) and (hoisted statement, later deferred statement); one
+//! check, `commute`, decides them all.
 
 use crate::ir::*;
 use crate::transform::normalize::R;
@@ -198,12 +199,9 @@ fn region_ok(
     for &h in &hoisted {
         for &d in deferred.range(h + 1..) {
             if let (Top::Stmt(a), Top::Stmt(b)) = (&tops[h], &tops[d]) {
-                let clash = !a.writes.is_disjoint(&b.writes)
-                    || !a.writes.is_disjoint(&b.reads)
-                    || !a.reads.is_disjoint(&b.writes);
-                if clash {
-                    return Err("statements between the loops depend on each other".into());
-                }
+                commute(a.adj(), b.adj(), vars, |n| {
+                    format!("statements between the loops depend on each other through {n}")
+                })?;
             }
         }
     }
@@ -217,14 +215,57 @@ fn name_list(set: &BTreeSet<VarId>, vars: &[Var]) -> String {
         .join(", ")
 }
 
-/// `Err(why(names))` when `a` and `b` share variables (their names, for the dump).
-fn disjoint(
-    a: &BTreeSet<VarId>,
-    b: &BTreeSet<VarId>,
+/// What a piece of the region's reverse code does to adjoints: reads (`read`), sets to zero
+/// (`zeroed`) or adds into (`added`). A loop reads its sums' adjoints and adds into those of the
+/// other outside variables it reads; a statement reads and zeroes the adjoints of what it writes
+/// and adds into those of what it reads.
+struct AdjFx<'a> {
+    read: &'a BTreeSet<VarId>,
+    zeroed: &'a BTreeSet<VarId>,
+    added: &'a BTreeSet<VarId>,
+}
+
+impl LoopFx {
+    fn adj(&self) -> AdjFx<'_> {
+        AdjFx {
+            read: &self.sums,
+            zeroed: &EMPTY,
+            added: &self.reads,
+        }
+    }
+}
+
+impl StmtFx {
+    fn adj(&self) -> AdjFx<'_> {
+        AdjFx {
+            read: &self.writes,
+            zeroed: &self.writes,
+            added: &self.reads,
+        }
+    }
+}
+
+static EMPTY: BTreeSet<VarId> = BTreeSet::new();
+
+/// Whether two pieces of reverse code can run in either order: `Err(why(names))` with the
+/// variables whose adjoints they share other than by two reads or two additions (which
+/// commute); the one check behind every reordering fusion makes (loop and loop, statement and
+/// loop, hoisted and deferred statement).
+fn commute(
+    a: AdjFx<'_>,
+    b: AdjFx<'_>,
     vars: &[Var],
     why: impl FnOnce(String) -> String,
 ) -> Result<(), String> {
-    let shared: BTreeSet<VarId> = a.intersection(b).copied().collect();
+    let mut shared = BTreeSet::new();
+    for (x, y) in [(&a, &b), (&b, &a)] {
+        for v in x.zeroed {
+            if y.read.contains(v) || y.zeroed.contains(v) || y.added.contains(v) {
+                shared.insert(*v);
+            }
+        }
+        shared.extend(x.read.intersection(y.added).copied());
+    }
     if shared.is_empty() {
         Ok(())
     } else {
@@ -234,22 +275,15 @@ fn disjoint(
 
 /// Loops `a` before `b`: `b`'s reverse used to run first.
 fn commute_loops(a: &LoopFx, b: &LoopFx, vars: &[Var]) -> Result<(), String> {
-    disjoint(&a.sums, &b.reads, vars, |n| {
-        format!("a later loop reads the sum {n} of an earlier one")
-    })?;
-    disjoint(&b.sums, &a.reads, vars, |n| {
-        format!("an earlier loop reads the sum {n} of a later one")
+    commute(a.adj(), b.adj(), vars, |n| {
+        format!("one loop reads the sum {n} of another")
     })
 }
 
 /// Whether the reverse of statement `s` and of loop `l` can run in either order.
 fn commute_stmt(s: &StmtFx, l: &LoopFx, vars: &[Var]) -> Result<(), String> {
-    let touched: BTreeSet<VarId> = l.sums.union(&l.reads).copied().collect();
-    disjoint(&s.writes, &touched, vars, |n| {
-        format!("a statement between loops writes {n}, which a loop reads or sums")
-    })?;
-    disjoint(&s.reads, &l.sums, vars, |n| {
-        format!("a statement between loops reads the sum {n}, which a later loop adds to")
+    commute(s.adj(), l.adj(), vars, |n| {
+        format!("a statement between loops writes or reads {n}, which a loop reads or sums")
     })
 }
 
@@ -736,5 +770,65 @@ mod tests {
         // `let c` commutes with `i` (deferred); `let mut b = 0.0` too; the tail is hoisted.
         assert_eq!(plan.loops.len(), 2);
         assert_eq!(plan.hoisted.len(), 1, "{plan:?}");
+    }
+
+    #[test]
+    fn commute_allows_reads_with_reads_and_additions_with_additions_only() {
+        use super::{commute, LoopFx, StmtFx};
+        use std::collections::BTreeSet;
+        let (f, vars, _, _) = normalized(parse_quote! {
+            fn f(a: f64, b: f64, c: f64) -> f64 { a + b + c }
+        });
+        let _ = f;
+        let set = |vs: &[usize]| -> BTreeSet<usize> { vs.iter().copied().collect() };
+        let ok = |r: Result<(), String>| r.is_ok();
+        // Two loops summing into different variables and reading the same one: commute.
+        let l1 = LoopFx {
+            sums: set(&[0]),
+            reads: set(&[2]),
+        };
+        let l2 = LoopFx {
+            sums: set(&[1]),
+            reads: set(&[2]),
+        };
+        assert!(ok(commute(l1.adj(), l2.adj(), &vars, |n| n)));
+        // A loop reading the sum of another: its additions meet the other's read.
+        let l3 = LoopFx {
+            sums: set(&[1]),
+            reads: set(&[0]),
+        };
+        assert!(!ok(commute(l1.adj(), l3.adj(), &vars, |n| n)));
+        assert!(!ok(commute(l3.adj(), l1.adj(), &vars, |n| n)));
+        // Two loops summing into the same variable: both read its adjoint, which commutes.
+        let l4 = LoopFx {
+            sums: set(&[0]),
+            reads: set(&[1]),
+        };
+        assert!(ok(commute(l1.adj(), l4.adj(), &vars, |n| n)));
+        // A statement writing what a loop reads (zeroes an adjoint the loop adds into), or
+        // reading a loop's sum (adds into the adjoint the loop reads): no.
+        let s1 = StmtFx {
+            writes: set(&[2]),
+            reads: set(&[]),
+        };
+        let s2 = StmtFx {
+            writes: set(&[1]),
+            reads: set(&[0]),
+        };
+        let s3 = StmtFx {
+            writes: set(&[1]),
+            reads: set(&[2]),
+        };
+        assert!(!ok(commute(s1.adj(), l1.adj(), &vars, |n| n)));
+        assert!(!ok(commute(s2.adj(), l1.adj(), &vars, |n| n)));
+        assert!(ok(commute(s3.adj(), l1.adj(), &vars, |n| n)));
+        // Two statements: a write meets any use of the other; reads with reads commute.
+        let s4 = StmtFx {
+            writes: set(&[0]),
+            reads: set(&[2]),
+        };
+        assert!(ok(commute(s3.adj(), s4.adj(), &vars, |n| n)));
+        assert!(!ok(commute(s2.adj(), s4.adj(), &vars, |n| n)));
+        assert!(!ok(commute(s3.adj(), s3.adj(), &vars, |n| n)));
     }
 }
