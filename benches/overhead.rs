@@ -16,7 +16,10 @@
 //!
 //! Variants, per problem (criterion ids `<problem>/<variant>`):
 //! - `primal`: the plain function, as written for `#[differentiate]`;
-//! - `hand_vjp`: the hand-written adjoint, seed 1, adding into buffers allocated once;
+//! - `hand_vjp`: the hand-written adjoint, seed 1, adding into buffers allocated once; the seed
+//!   goes through `black_box` for both adjoints (a hand-written adjoint inlined into its closure
+//!   with a literal seed had its products by the seed folded away, which the generated `_vjp`,
+//!   called out of line, could not);
 //! - `generated_vjp`: the generated `_vjp`, called the same way (apples to apples with `hand_vjp`);
 //! - `generated_grad`: the generated `_grad`, which also allocates and zeroes its result;
 //! - `hand_jvp`: the hand-written tangent (forward mode), along a fixed random direction;

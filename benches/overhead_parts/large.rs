@@ -34,7 +34,12 @@ impl RosenbrockInputs {
             (
                 HAND_VJP,
                 Box::new(move || {
-                    rosenbrock_adjoint(black_box(x), black_box(n), black_box(&mut dx), 1.0)
+                    rosenbrock_adjoint(
+                        black_box(x),
+                        black_box(n),
+                        black_box(&mut dx),
+                        black_box(1.0),
+                    )
                 }),
             ),
         ];
@@ -43,7 +48,12 @@ impl RosenbrockInputs {
             variants.push((
                 GENERATED_VJP,
                 Box::new(move || {
-                    generated::rosenbrock_vjp(black_box(x), black_box(n), black_box(&mut dx), 1.0)
+                    generated::rosenbrock_vjp(
+                        black_box(x),
+                        black_box(n),
+                        black_box(&mut dx),
+                        black_box(1.0),
+                    )
                 }),
             ));
             variants.push((
@@ -118,7 +128,7 @@ impl SpringChainInputs {
                         black_box(&mut dk),
                         black_box(&mut dx0),
                         black_box(&mut dv0),
-                        1.0,
+                        black_box(1.0),
                     )
                 }),
             ),
@@ -139,7 +149,7 @@ impl SpringChainInputs {
                         black_box(&mut dk),
                         black_box(&mut dx0),
                         black_box(&mut dv0),
-                        1.0,
+                        black_box(1.0),
                     )
                 }),
             ));
@@ -251,7 +261,7 @@ impl TwoLayerInputs {
                         black_box(&mut db1),
                         black_box(&mut dw2),
                         black_box(&mut db2),
-                        1.0,
+                        black_box(1.0),
                     )
                 }),
             ),
@@ -279,7 +289,7 @@ impl TwoLayerInputs {
                         black_box(&mut db1),
                         black_box(&mut dw2),
                         black_box(&mut db2),
-                        1.0,
+                        black_box(1.0),
                     )
                 }),
             ));

@@ -42,14 +42,32 @@ impl HeatInputs {
                 HAND_VJP,
                 Box::new(move || {
                     let (u0, target, n) = (black_box(u0), black_box(target), black_box(n));
-                    heat_adjoint(u0, alpha, target, n, steps, &mut du0, &mut dalpha, 1.0)
+                    heat_adjoint(
+                        u0,
+                        alpha,
+                        target,
+                        n,
+                        steps,
+                        &mut du0,
+                        &mut dalpha,
+                        black_box(1.0),
+                    )
                 }),
             ),
             (
                 GENERATED_VJP,
                 Box::new(move || {
                     let (u0, target, n) = (black_box(u0), black_box(target), black_box(n));
-                    generated::heat_vjp(u0, alpha, target, n, steps, &mut gu0, &mut galpha, 1.0)
+                    generated::heat_vjp(
+                        u0,
+                        alpha,
+                        target,
+                        n,
+                        steps,
+                        &mut gu0,
+                        &mut galpha,
+                        black_box(1.0),
+                    )
                 }),
             ),
             (
@@ -113,14 +131,32 @@ impl LvInputs {
                 HAND_VJP,
                 Box::new(move || {
                     let (p, y0, obs) = (black_box(p), black_box(y0), black_box(obs));
-                    lv_fit_adjoint(p, y0, obs, h, steps, black_box(&mut dp), &mut dy0, 1.0)
+                    lv_fit_adjoint(
+                        p,
+                        y0,
+                        obs,
+                        h,
+                        steps,
+                        black_box(&mut dp),
+                        &mut dy0,
+                        black_box(1.0),
+                    )
                 }),
             ),
             (
                 GENERATED_VJP,
                 Box::new(move || {
                     let (p, y0, obs) = (black_box(p), black_box(y0), black_box(obs));
-                    generated::lv_fit_vjp(p, y0, obs, h, steps, black_box(&mut gp), &mut gy0, 1.0)
+                    generated::lv_fit_vjp(
+                        p,
+                        y0,
+                        obs,
+                        h,
+                        steps,
+                        black_box(&mut gp),
+                        &mut gy0,
+                        black_box(1.0),
+                    )
                 }),
             ),
             (

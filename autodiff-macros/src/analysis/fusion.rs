@@ -25,8 +25,9 @@
 //! loop reads its accumulators' adjoints and adds into the adjoints of the other outside variables
 //! it reads; a statement's reverse reads (and, for an assignment, zeroes) the adjoint of what it
 //! writes and adds into the adjoints of what it reads. Additions commute with additions, reads
-//! with reads. The pairs whose order changes are (loop, later loop) and (deferred statement, later
-//! loop); the checks are in `commute_loops` and `commute_stmt`.
+//! with reads. The pairs whose order changes are (loop, later loop), (deferred statement, earlier
+//! loop), (hoisted statement, later loop) and (hoisted statement, later deferred statement); one
+//! check, `commute`, decides them all.
 
 use crate::ir::*;
 use crate::transform::normalize::R;
@@ -198,12 +199,9 @@ fn region_ok(
     for &h in &hoisted {
         for &d in deferred.range(h + 1..) {
             if let (Top::Stmt(a), Top::Stmt(b)) = (&tops[h], &tops[d]) {
-                let clash = !a.writes.is_disjoint(&b.writes)
-                    || !a.writes.is_disjoint(&b.reads)
-                    || !a.reads.is_disjoint(&b.writes);
-                if clash {
-                    return Err("statements between the loops depend on each other".into());
-                }
+                commute(a.adj(), b.adj(), vars, |n| {
+                    format!("statements between the loops depend on each other through {n}")
+                })?;
             }
         }
     }
@@ -217,14 +215,57 @@ fn name_list(set: &BTreeSet<VarId>, vars: &[Var]) -> String {
         .join(", ")
 }
 
-/// `Err(why(names))` when `a` and `b` share variables (their names, for the dump).
-fn disjoint(
-    a: &BTreeSet<VarId>,
-    b: &BTreeSet<VarId>,
+/// What a piece of the region's reverse code does to adjoints: reads (`read`), sets to zero
+/// (`zeroed`) or adds into (`added`). A loop reads its sums' adjoints and adds into those of the
+/// other outside variables it reads; a statement reads and zeroes the adjoints of what it writes
+/// and adds into those of what it reads.
+struct AdjFx<'a> {
+    read: &'a BTreeSet<VarId>,
+    zeroed: &'a BTreeSet<VarId>,
+    added: &'a BTreeSet<VarId>,
+}
+
+impl LoopFx {
+    fn adj(&self) -> AdjFx<'_> {
+        AdjFx {
+            read: &self.sums,
+            zeroed: &EMPTY,
+            added: &self.reads,
+        }
+    }
+}
+
+impl StmtFx {
+    fn adj(&self) -> AdjFx<'_> {
+        AdjFx {
+            read: &self.writes,
+            zeroed: &self.writes,
+            added: &self.reads,
+        }
+    }
+}
+
+static EMPTY: BTreeSet<VarId> = BTreeSet::new();
+
+/// Whether two pieces of reverse code can run in either order: `Err(why(names))` with the
+/// variables whose adjoints they share other than by two reads or two additions (which
+/// commute); the one check behind every reordering fusion makes (loop and loop, statement and
+/// loop, hoisted and deferred statement).
+fn commute(
+    a: AdjFx<'_>,
+    b: AdjFx<'_>,
     vars: &[Var],
     why: impl FnOnce(String) -> String,
 ) -> Result<(), String> {
-    let shared: BTreeSet<VarId> = a.intersection(b).copied().collect();
+    let mut shared = BTreeSet::new();
+    for (x, y) in [(&a, &b), (&b, &a)] {
+        for v in x.zeroed {
+            if y.read.contains(v) || y.zeroed.contains(v) || y.added.contains(v) {
+                shared.insert(*v);
+            }
+        }
+        shared.extend(x.read.intersection(y.added).copied());
+    }
     if shared.is_empty() {
         Ok(())
     } else {
@@ -234,22 +275,15 @@ fn disjoint(
 
 /// Loops `a` before `b`: `b`'s reverse used to run first.
 fn commute_loops(a: &LoopFx, b: &LoopFx, vars: &[Var]) -> Result<(), String> {
-    disjoint(&a.sums, &b.reads, vars, |n| {
-        format!("a later loop reads the sum {n} of an earlier one")
-    })?;
-    disjoint(&b.sums, &a.reads, vars, |n| {
-        format!("an earlier loop reads the sum {n} of a later one")
+    commute(a.adj(), b.adj(), vars, |n| {
+        format!("one loop reads the sum {n} of another")
     })
 }
 
 /// Whether the reverse of statement `s` and of loop `l` can run in either order.
 fn commute_stmt(s: &StmtFx, l: &LoopFx, vars: &[Var]) -> Result<(), String> {
-    let touched: BTreeSet<VarId> = l.sums.union(&l.reads).copied().collect();
-    disjoint(&s.writes, &touched, vars, |n| {
-        format!("a statement between loops writes {n}, which a loop reads or sums")
-    })?;
-    disjoint(&s.reads, &l.sums, vars, |n| {
-        format!("a statement between loops reads the sum {n}, which a later loop adds to")
+    commute(s.adj(), l.adj(), vars, |n| {
+        format!("a statement between loops writes or reads {n}, which a loop reads or sums")
     })
 }
 
@@ -550,191 +584,5 @@ impl Walk<'_> {
 }
 
 #[cfg(test)]
-mod tests {
-    use crate::testing::normalized;
-    use syn::parse_quote;
-
-    /// For each top-level loop (by index name), `None` when it fuses, else why not.
-    fn fused(item: syn::ItemFn) -> Vec<(String, Option<String>)> {
-        let (f, vars, ret, body) = normalized(item);
-        super::plan(&body, &vars, ret, &f.checkpoints, 0).1
-    }
-
-    fn is_fused(r: &[(String, Option<String>)], name: &str) -> bool {
-        r.iter().any(|(n, w)| n == name && w.is_none())
-    }
-
-    fn why<'a>(r: &'a [(String, Option<String>)], name: &str) -> &'a str {
-        r.iter()
-            .find(|(n, _)| n == name)
-            .and_then(|(_, w)| w.as_deref())
-            .unwrap_or("")
-    }
-
-    #[test]
-    fn a_sum_returned_fuses() {
-        let r = fused(parse_quote! {
-            fn f(x: &[f64], n: usize) -> f64 {
-                let mut s = 0.0;
-                for i in 0..n - 1 {
-                    let t = x[i + 1] - x[i] * x[i];
-                    let u = 1.0 - x[i];
-                    s += 100.0 * t * t + u * u;
-                }
-                s
-            }
-        });
-        assert!(is_fused(&r, "i"), "{r:?}");
-    }
-
-    #[test]
-    fn two_sums_and_a_linear_tail_fuse() {
-        let r = fused(parse_quote! {
-            fn f(x: &[f64], c: f64) -> f64 {
-                let k = c * 2.0;
-                let mut s = 0.0;
-                let mut q = 0.0;
-                for i in 0..x.len() {
-                    if x[i] > 0.0 {
-                        s += k * x[i];
-                    } else {
-                        q -= x[i].sin();
-                    }
-                    for j in 0..i {
-                        s += x[j] * x[i];
-                    }
-                }
-                let m = 0.5 * s - q;
-                m + s
-            }
-        });
-        assert!(is_fused(&r, "i"), "{r:?}");
-    }
-
-    #[test]
-    fn a_chain_of_sum_loops_fuses() {
-        let r = fused(parse_quote! {
-            fn f(x: &[f64]) -> f64 {
-                let mut a = 0.0;
-                for i in 0..x.len() {
-                    a += x[i] * x[i];
-                }
-                let mut b = 0.0;
-                for j in 0..x.len() {
-                    b += x[j].cos();
-                }
-                a + 3.0 * b
-            }
-        });
-        assert!(is_fused(&r, "i") && is_fused(&r, "j"), "{r:?}");
-    }
-
-    #[test]
-    fn a_loop_reading_an_earlier_sum_splits_the_chain() {
-        let r = fused(parse_quote! {
-            fn f(x: &[f64]) -> f64 {
-                let mut a = 0.0;
-                for i in 0..x.len() {
-                    a += x[i] * x[i];
-                }
-                let mut b = 0.0;
-                for j in 0..x.len() {
-                    b += a * x[j];
-                }
-                b
-            }
-        });
-        // `j` reads `a`: `a`'s adjoint is only known after `j`'s reverse, so `i` runs unfused.
-        assert!(is_fused(&r, "j"), "{r:?}");
-        assert!(why(&r, "i").contains("reads the sum"), "{r:?}");
-    }
-
-    #[test]
-    fn loops_writing_outside_or_exiting_or_reading_their_sum_do_not_fuse() {
-        let r = fused(parse_quote! {
-            fn f(x: &[f64], y: &mut [f64]) -> f64 {
-                for i in 0..x.len() {
-                    y[i] = x[i] * 2.0;
-                }
-                let mut s = 0.0;
-                for j in 0..x.len() {
-                    s += x[j];
-                    if s > 3.0 {
-                        break;
-                    }
-                }
-                let mut p = 0.0;
-                for k in 0..x.len() {
-                    p = p * x[k];
-                }
-                s + p
-            }
-        });
-        assert!(why(&r, "i").contains("writes `y`"), "{r:?}");
-        assert!(why(&r, "j").contains("exit early"), "{r:?}");
-        assert!(why(&r, "k").contains("writes `p`"), "{r:?}");
-    }
-
-    #[test]
-    fn a_loop_followed_by_a_loop_that_is_not_a_reduction_does_not_fuse() {
-        let r = fused(parse_quote! {
-            fn f(x: &[f64], y: &mut [f64]) -> f64 {
-                let mut s = 0.0;
-                for i in 0..x.len() {
-                    s += x[i];
-                }
-                for j in 0..y.len() {
-                    y[j] = s * x[j];
-                }
-                s
-            }
-        });
-        assert!(why(&r, "i").contains("not in a fusible region"), "{r:?}");
-    }
-
-    #[test]
-    fn a_statement_between_loops_reading_the_first_sum_splits_the_chain() {
-        let r = fused(parse_quote! {
-            fn f(x: &[f64]) -> f64 {
-                let mut a = 0.0;
-                for i in 0..x.len() {
-                    a += x[i];
-                }
-                let c = a * a;
-                let mut b = 0.0;
-                for j in 0..x.len() {
-                    b += x[j];
-                }
-                b + c
-            }
-        });
-        // `c = a * a` cannot run after `i`'s reverse (which needs `a`'s adjoint), so it is
-        // planned before the region; its reverse reads `a`, which the emitter finds on the code
-        // and then asks for a region from `j` on (`reverse/fuse.rs` tests that).
-        assert!(is_fused(&r, "i") && is_fused(&r, "j"), "{r:?}");
-    }
-
-    #[test]
-    fn a_statement_between_loops_is_deferred_when_it_can_be() {
-        let (f, vars, ret, body) = normalized(parse_quote! {
-            fn f(x: &[f64]) -> f64 {
-                let mut a = 0.0;
-                for i in 0..x.len() {
-                    a += x[i];
-                }
-                let c = x[0] * x[1];
-                let mut b = 0.0;
-                for j in 0..x.len() {
-                    b += c * x[j];
-                }
-                a + b
-            }
-        });
-        let plan = super::plan(&body, &vars, ret, &f.checkpoints, 0)
-            .0
-            .expect("a plan");
-        // `let c` commutes with `i` (deferred); `let mut b = 0.0` too; the tail is hoisted.
-        assert_eq!(plan.loops.len(), 2);
-        assert_eq!(plan.hoisted.len(), 1, "{plan:?}");
-    }
-}
+#[path = "fusion_tests.rs"]
+mod tests;

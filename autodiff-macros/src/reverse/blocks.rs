@@ -35,6 +35,10 @@ impl Emitter<'_> {
                 continue;
             }
             let b = self.adj(v);
+            if self.vars[v].shape == Shape::Scalar {
+                zeros.push(Op::Zero { name: b });
+                continue;
+            }
             let init = match &self.vars[v].shape {
                 Shape::Seq(SeqKind::Array(n)) => {
                     let n = n.tokens();

@@ -118,7 +118,7 @@ impl Emitter<'_> {
             } = op
             {
                 let saved_as_is = fwd.iter().any(|f| {
-                    matches!(f, Op::Save { site: Site::Tape(u), value }
+                    matches!(f, Op::Save { site: Site::Tape(u), value, .. }
                         if u == t && *name == value.to_string())
                 });
                 if saved_as_is {
@@ -203,7 +203,7 @@ fn let_names(ops: &[Op], out: &mut BTreeSet<String>) {
             Op::Let { pat, .. } => {
                 out.extend(program::bound_names(pat).iter().map(|n| n.to_string()))
             }
-            Op::Restore { name, .. } | Op::Take { g: name, .. } => {
+            Op::Restore { name, .. } | Op::Take { g: name, .. } | Op::Zero { name } => {
                 out.insert(name.to_string());
             }
             Op::Rule { outs, .. } => out.extend(outs.iter().map(|n| n.to_string())),

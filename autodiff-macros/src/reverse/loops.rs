@@ -257,6 +257,16 @@ impl Emitter<'_> {
             let fused_head = fused.then(|| self.fused_iteration(&mut b));
             fwd_decls.extend(self.reserve_tapes(range, &r, &b.fwd, level, true, inner));
             let rr = crate::codegen::primal::range_tokens(&s, &e, *inclusive, *rev, st.as_ref());
+            // Tapes written and read by index (`regions.rs`): not in a fused loop (its tapes are
+            // slots), nor with a step or bounds evaluated again at a cost.
+            let mut rev_after = Vec::new();
+            if !fused && step.is_none() && !regions::bounds_call(range) {
+                for rg in self.tape_regions(&mut b, &i, &vstart, &r, &rr) {
+                    fwd_decls.extend(rg.fwd_decls);
+                    rev_decls.extend(rg.rev_decls);
+                    rev_after.extend(rg.rev_after);
+                }
+            }
             if fused {
                 // One loop in the forward direction: the reverse's views are declared with the
                 // forward's, and its body runs after the forward body of the same iteration.
@@ -283,6 +293,7 @@ impl Emitter<'_> {
                     range: rev_range,
                     body: iteration_head,
                 });
+                rev_decls.extend(rev_after);
                 rev_push.push(Op::Block(rev_decls));
             } else {
                 // The reverse loop runs downwards unless the forward one ran upwards (`.rev()`);
@@ -439,6 +450,7 @@ impl Emitter<'_> {
                     then: flush,
                     els: None,
                 });
+                ops.extend(rev_after);
                 rev_push.push(Op::Block(ops));
             }
         } else {
@@ -457,6 +469,7 @@ impl Emitter<'_> {
                     Op::Save {
                         site: site.clone(),
                         value: quote!(#i),
+                        fill: None,
                     },
                 );
                 b.pops.insert(
@@ -514,21 +527,12 @@ impl Emitter<'_> {
         let Range::Bounds {
             start, end, step, ..
         } = range;
-        let mut calls = false;
+        let calls = super::regions::bounds_call(range);
         let mut reads = Vec::new();
         for e in [Some(start), Some(end), step.as_ref()]
             .into_iter()
             .flatten()
         {
-            e.visit(&mut |x| {
-                calls |= matches!(
-                    x.kind,
-                    ExprKind::Call { .. }
-                        | ExprKind::PlainCall { .. }
-                        | ExprKind::PlainMethod { .. }
-                        | ExprKind::Opaque { .. }
-                )
-            });
             e.reads(&mut reads);
         }
         let mut tapes = Vec::new();

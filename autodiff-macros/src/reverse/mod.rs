@@ -34,6 +34,7 @@ mod fuse;
 mod loops;
 mod mutcalls;
 mod program;
+mod regions;
 mod stmts;
 mod values;
 
@@ -299,6 +300,9 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
     // with itself (`Saves::consistent`).
     let agree = em.needed_now == saves.needed && saves.consistent;
     if !em.bug && agree {
+        let mut program = program;
+        program::first_contributions(&mut program.fwd);
+        program::first_contributions(&mut program.rev);
         return Some(program);
     }
     diag.error(
@@ -398,6 +402,21 @@ impl Emitter<'_> {
         out: &mut BlockOut,
         bind_as: Option<syn::Ident>,
     ) -> syn::Ident {
+        self.save_shaped(value, None, level, out, bind_as)
+    }
+
+    /// `save` of a value of shape `shape` (when known): a float's save carries `zero()` as the
+    /// value a tape region is filled with before a loop writes it (`loops.rs`, "tape regions").
+    fn save_shaped(
+        &mut self,
+        value: TokenStream,
+        shape: Option<&Shape>,
+        level: Level,
+        out: &mut BlockOut,
+        bind_as: Option<syn::Ident>,
+    ) -> syn::Ident {
+        let rt = names::rt();
+        let fill = matches!(shape, Some(Shape::Scalar)).then(|| quote!(#rt::zero()));
         let s = bind_as.unwrap_or_else(|| self.fresh("s"));
         match self.site(level) {
             None => out.fwd.push(Op::Let {
@@ -408,6 +427,7 @@ impl Emitter<'_> {
                 out.fwd.push(Op::Save {
                     site: site.clone(),
                     value,
+                    fill,
                 });
                 out.pops.push(Op::Restore {
                     name: s.clone(),

@@ -27,14 +27,32 @@ pub(super) enum Op {
         value: TokenStream,
     },
     /// A value saved in a loop or branch for the reverse sweep: `tape.push(value);` or
-    /// `slot = Some(value);`.
-    Save { site: Site, value: TokenStream },
+    /// `slot = Some(value);`. `fill`: a value of the same type that can be written anywhere
+    /// (`zero()` for a float), when there is one: a loop may then size a region of the tape
+    /// before it runs and save by index (`SaveAt`).
+    Save {
+        site: Site,
+        value: TokenStream,
+        fill: Option<TokenStream>,
+    },
+    /// `place = value;`: a value saved into a region of `tape` that the loop around it sized
+    /// before running (`place` is `region[k]`, `k` the iteration's offset from the loop's start;
+    /// `reverse/loops.rs`, "tape regions").
+    SaveAt {
+        tape: syn::Ident,
+        place: TokenStream,
+        value: TokenStream,
+    },
     /// `let name = pop(&mut tape);` or `let name = unslot(slot);`: the value saved by the
     /// matching `Save`.
     Restore { name: syn::Ident, site: Site },
     /// `let (a, b, ..) = pop(&mut tape);`: the values a loop body saved on its one tape of
     /// tuples (`combine_tapes`); `unslot(slot)` once a fused loop made the tape a slot.
     RestoreTuple { names: Vec<syn::Ident>, site: Site },
+    /// `let mut name = zero();`: the adjoint of a scalar declared in a block, zero where the
+    /// block's reverse starts (`first_contributions` turns its first accumulation into `name =
+    /// value;` when nothing reads it before).
+    Zero { name: syn::Ident },
     /// `let g = place; place = zero;`: the adjoint of a place the statement wrote is consumed.
     Take {
         g: syn::Ident,
@@ -97,7 +115,12 @@ pub(super) fn tapes_pushed_once(ops: &[Op], out: &mut Vec<syn::Ident>) {
             Op::Save {
                 site: Site::Tape(t),
                 ..
-            } if !out.contains(t) => out.push(t.clone()),
+            }
+            | Op::SaveAt { tape: t, .. }
+                if !out.contains(t) =>
+            {
+                out.push(t.clone())
+            }
             Op::Block(b) => tapes_pushed_once(b, out),
             Op::If { then, els, .. } => {
                 tapes_pushed_once(then, out);
@@ -109,6 +132,51 @@ pub(super) fn tapes_pushed_once(ops: &[Op], out: &mut Vec<syn::Ident>) {
             _ => {}
         }
     }
+}
+
+/// Every op of `ops`, nested ones included, in order.
+pub(super) fn visit(ops: &[Op], f: &mut impl FnMut(&Op)) {
+    for op in ops {
+        f(op);
+        match op {
+            Op::Block(b) | Op::For { body: b, .. } | Op::Loop { body: b, .. } => visit(b, f),
+            Op::If { then, els, .. } => {
+                visit(then, f);
+                if let Some(e) = els {
+                    visit(e, f);
+                }
+            }
+            Op::Match { arms, .. } => arms.iter().for_each(|(_, b)| visit(b, f)),
+            _ => {}
+        }
+    }
+}
+
+/// The saves on tape `t` anywhere in `ops` (their values).
+pub(super) fn tapes_saved(ops: &[Op], t: &syn::Ident, out: &mut Vec<TokenStream>) {
+    visit(ops, &mut |op| match op {
+        Op::Save {
+            site: Site::Tape(u),
+            value,
+            ..
+        }
+        | Op::SaveAt { tape: u, value, .. }
+            if u == t =>
+        {
+            out.push(value.clone())
+        }
+        _ => {}
+    });
+}
+
+/// Adds to `n` the number of reads of tape `t` anywhere in `ops`.
+pub(super) fn count_restores(ops: &[Op], t: &syn::Ident, n: &mut usize) {
+    visit(ops, &mut |op| {
+        if matches!(op, Op::Restore { site: Site::Tape(u), .. } | Op::RestoreTuple { site: Site::Tape(u), .. } if u == t)
+        {
+            *n += 1;
+        }
+    });
 }
 
 /// The tapes pushed at most once an iteration by the `for` loops `ops` runs outside branches
@@ -165,14 +233,20 @@ pub(super) fn combine_tapes(
         return Vec::new();
     }
     let mut locals = Vec::new();
+    let mut fills = Some(Vec::new());
     for op in fwd.iter_mut() {
         let is_ours = matches!(op, Op::Save { site: Site::Tape(t), .. } if tapes.contains(t));
         if !is_ours {
             continue;
         }
-        let Op::Save { value, .. } = std::mem::replace(op, Op::Code(TokenStream::new())) else {
+        let Op::Save { value, fill, .. } = std::mem::replace(op, Op::Code(TokenStream::new()))
+        else {
             continue;
         };
+        match (fill, &mut fills) {
+            (Some(f), Some(fs)) => fs.push(f),
+            _ => fills = None,
+        }
         let k = local();
         *op = Op::Let {
             pat: quote!(#k),
@@ -184,6 +258,7 @@ pub(super) fn combine_tapes(
     fwd.push(Op::Save {
         site: Site::Tape(first.clone()),
         value: quote!((#(#locals,)*)),
+        fill: fills.map(|fs| quote!((#(#fs,)*))),
     });
     // The names the reverse binds, in the order of the saves.
     let mut names = Vec::new();
@@ -221,6 +296,85 @@ pub(super) fn combine_tapes(
         },
     );
     tapes.into_iter().skip(1).collect()
+}
+
+/// First contributions assigned: in every op list of `ops` (nested ones included), a scalar
+/// adjoint declared zero (`Op::Zero`) whose first mention after its declaration is an
+/// accumulation into it, `acc(&mut b, &v)` with `v` not naming `b`, reached through plain blocks
+/// only (no branch or loop between: that accumulation runs, exactly once, whenever the
+/// declaration does), has that accumulation printed `b = v;`: `0.0 + v` is `v` up to the sign of
+/// a zero (`0.0 + -0.0` is `0.0`), the addition is one instruction rustc must keep (IEEE), and
+/// every later contribution still adds. Names are unique in the program, so a mention found
+/// by name is one of this variable.
+pub(super) fn first_contributions(ops: &mut [Op]) {
+    for k in 0..ops.len() {
+        let (head, rest) = ops.split_at_mut(k + 1);
+        match &mut head[k] {
+            Op::Zero { name } => {
+                let name = name.clone();
+                first_use(rest, &name);
+            }
+            Op::Block(b) | Op::For { body: b, .. } | Op::Loop { body: b, .. } => {
+                first_contributions(b)
+            }
+            Op::If { then, els, .. } => {
+                first_contributions(then);
+                if let Some(e) = els {
+                    first_contributions(e);
+                }
+            }
+            Op::Match { arms, .. } => arms.iter_mut().for_each(|(_, b)| first_contributions(b)),
+            _ => {}
+        }
+    }
+}
+
+/// What `first_use` found: `name` not mentioned in the ops, or its first mention handled (made
+/// an assignment, or one that must stay as it is).
+#[derive(PartialEq)]
+enum Use {
+    Unseen,
+    Done,
+}
+
+/// Makes the first mention of `name` in `ops` an assignment when it is an accumulation into it
+/// reached through plain blocks (see `first_contributions`).
+fn first_use(ops: &mut [Op], name: &syn::Ident) -> Use {
+    for op in ops {
+        match op {
+            Op::Acc {
+                place: Adj::Var(b),
+                value,
+                first,
+            } if b == name => {
+                if !mentions(value.clone(), name) {
+                    *first = true;
+                }
+                return Use::Done;
+            }
+            Op::Block(b) => {
+                if first_use(b, name) == Use::Done {
+                    return Use::Done;
+                }
+            }
+            other => {
+                if mentions(other.to_token_stream(), name) {
+                    return Use::Done;
+                }
+            }
+        }
+    }
+    Use::Unseen
+}
+
+/// Whether `tokens` hold the identifier `name`.
+fn mentions(tokens: TokenStream, name: &syn::Ident) -> bool {
+    use proc_macro2::TokenTree;
+    tokens.into_iter().any(|t| match t {
+        TokenTree::Ident(i) => i == *name,
+        TokenTree::Group(g) => mentions(g.stream(), name),
+        _ => false,
+    })
 }
 
 /// Where a value saved inside a loop or branch waits for the reverse sweep (top-level values are
@@ -324,15 +478,19 @@ impl ToTokens for Op {
         out.extend(match self {
             Op::Code(t) => t.clone(),
             Op::Let { pat, value } => quote!(let #pat = #value;),
+            Op::Zero { name } => quote!(let mut #name = #rt::zero();),
             Op::Set { place, value } => quote!(#place = #value;),
             Op::Save {
                 site: Site::Tape(t),
                 value,
+                ..
             } => quote!(#t.push(#value);),
             Op::Save {
                 site: Site::Slot(k),
                 value,
+                ..
             } => quote!(#k = ::core::option::Option::Some(#value);),
+            Op::SaveAt { place, value, .. } => quote!(#place = #value;),
             Op::Restore {
                 name,
                 site: Site::Tape(t),
@@ -425,8 +583,12 @@ fn print_into(ops: &[Op], depth: usize, out: &mut String) {
         match op {
             Op::Code(t) => line(format!("code {t}")),
             Op::Let { pat, value } => line(format!("let {pat} = {value}")),
+            Op::Zero { name } => line(format!("adjoint {name} = zero")),
             Op::Set { place, value } => line(format!("set {place} = {value}")),
-            Op::Save { site, value } => line(format!("save {} <- {value}", site_text(site))),
+            Op::Save { site, value, .. } => line(format!("save {} <- {value}", site_text(site))),
+            Op::SaveAt { tape, place, value } => {
+                line(format!("save region of tape {tape}: {place} <- {value}"))
+            }
             Op::Restore { name, site } => line(format!("restore {name} <- {}", site_text(site))),
             Op::RestoreTuple { names, site } => {
                 let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();

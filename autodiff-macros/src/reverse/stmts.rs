@@ -134,7 +134,8 @@ impl Emitter<'_> {
                         out.pops.push(Op::Let { pat: p, value: v });
                     } else {
                         let value = self.fwd_expr(&Expr::new(ExprKind::Var(*var), init.span));
-                        self.save(value, level, out, Some(name.clone()));
+                        let shape = self.vars[*var].shape.clone();
+                        self.save_shaped(value, Some(&shape), level, out, Some(name.clone()));
                     }
                 }
             } else if let Pat::Tuple(_) = pat {
@@ -144,7 +145,8 @@ impl Emitter<'_> {
                     if self.saves.needed.contains(&var) && !self.vars[var].mutable {
                         let name = self.uname(var);
                         let value = self.fwd_expr(&Expr::new(ExprKind::Var(var), init.span));
-                        self.save(value, level, out, Some(name.clone()));
+                        let shape = self.vars[var].shape.clone();
+                        self.save_shaped(value, Some(&shape), level, out, Some(name.clone()));
                     }
                 }
             }
@@ -232,15 +234,20 @@ impl Emitter<'_> {
         // A restored sequence: save the element about to be overwritten, put it back in reverse.
         let mut restore_code = None;
         if restored {
-            let (old, target) = match place {
-                Place::Var(_) => (quote!(::core::clone::Clone::clone(&#name)), quote!(#name)),
+            // An element of a restored sequence is a float; the whole sequence is not.
+            let (old, target, shape) = match place {
+                Place::Var(_) => (
+                    quote!(::core::clone::Clone::clone(&#name)),
+                    quote!(#name),
+                    None,
+                ),
                 Place::Index(_, i) => {
                     let fi = self.fwd_expr(i);
                     let ri = idx.clone().unwrap_or_default();
-                    (quote!(#name[#fi]), quote!(#name[#ri]))
+                    (quote!(#name[#fi]), quote!(#name[#ri]), Some(Shape::Scalar))
                 }
             };
-            let s = self.save(old, level, out, None);
+            let s = self.save_shaped(old, shape.as_ref(), level, out, None);
             restore_code = Some(Op::Set {
                 place: target,
                 value: quote!(#s),

@@ -23,12 +23,14 @@ fn flat(ops: &[Op], out: &mut Vec<String>) {
         let kind = match op {
             Op::Code(_) => "code",
             Op::Let { .. } => "let",
+            Op::Zero { .. } => "zero",
             Op::Set { .. } => "set",
             Op::Save {
                 site: Site::Tape(_),
                 ..
             } => "push",
             Op::Save { .. } => "set-slot",
+            Op::SaveAt { .. } => "save-at",
             Op::Restore {
                 site: Site::Tape(_),
                 ..
@@ -97,15 +99,16 @@ fn a_product_overwritten_in_a_loop_is_saved_once_per_iteration() {
             s
         }
     });
-    // The old `s` that `mul`'s partial reads: pushed in the forward loop, popped in the reverse.
-    assert_eq!(k.iter().filter(|o| *o == "push").count(), 1, "{k:?}");
-    assert_eq!(k.iter().filter(|o| *o == "pop").count(), 1, "{k:?}");
-    let push = k.iter().position(|o| o == "push").unwrap();
-    let pop = k.iter().position(|o| o == "pop").unwrap();
-    assert!(push < pop, "{k:?}");
+    // The old `s` that `mul`'s partial reads: saved once an iteration in the forward loop, by
+    // index into a region of the tape sized before the loop (`regions.rs`), read back by index
+    // in the reverse: no push, no pop.
+    assert_eq!(k.iter().filter(|o| *o == "save-at").count(), 1, "{k:?}");
+    assert_eq!(k.iter().filter(|o| *o == "push").count(), 0, "{k:?}");
+    assert_eq!(k.iter().filter(|o| *o == "pop").count(), 0, "{k:?}");
+    let push = k.iter().position(|o| o == "save-at").unwrap();
     // `s`'s adjoint is taken (read and zeroed) before it flows into `s` and `x` again; the
     // first contribution to the zeroed adjoint is assigned, not added.
-    let body = &k[pop..];
+    let body = &k[push..];
     let take = body.iter().position(|o| o == "take").expect("a take");
     let mul = body
         .iter()
@@ -176,9 +179,10 @@ fn a_loop_body_saves_on_one_tape_of_tuples() {
         }
     });
     // The old `s` of `s * x`, the old `t` of `t.sin()`, `s` read by `* s`: three values an
-    // iteration, pushed as one tuple and popped as one.
-    assert_eq!(k.iter().filter(|o| *o == "push").count(), 1, "{k:?}");
-    assert_eq!(k.iter().filter(|o| *o == "pop").count(), 1, "{k:?}");
+    // iteration, saved as one tuple and read back as one (by index into a region of the tape:
+    // every value is a float, `regions.rs`).
+    assert_eq!(k.iter().filter(|o| *o == "save-at").count(), 1, "{k:?}");
+    assert_eq!(k.iter().filter(|o| *o == "push").count(), 0, "{k:?}");
     let t = text(parse_quote! {
         fn f(x: f64, n: usize) -> f64 {
             let mut s = 1.0;
@@ -190,8 +194,12 @@ fn a_loop_body_saves_on_one_tape_of_tuples() {
             s + t
         }
     });
-    assert!(t.contains(". push ((__ad_k"), "{t}");
+    assert!(t.contains("as usize] = (__ad_k"), "{t}");
     assert!(t.contains("let (__ad_s"), "{t}");
+    assert!(
+        t.contains(". resize (") && t.contains(". truncate ("),
+        "{t}"
+    );
 }
 
 #[test]
@@ -323,10 +331,11 @@ fn a_costly_let_is_saved_and_a_cheap_one_recomputed() {
     // `exp` is a library call: `b` is saved (one push an iteration), and the reverse of its
     // `let` reads it for `exp`'s rule instead of computing `exp` again.
     let t = text(body(parse_quote!(exp)));
-    assert_eq!(t.matches(". push (").count(), 1, "{t}");
+    assert_eq!(t.matches("as usize] = ").count(), 1, "{t}");
     assert_eq!(t.matches("Float :: exp").count(), 1, "{t}");
     // `sqrt` is one instruction: `b` is recomputed from `a` in the reverse, nothing is saved.
     let t = text(body(parse_quote!(sqrt)));
+    assert_eq!(t.matches("as usize] = ").count(), 0, "{t}");
     assert_eq!(t.matches(". push (").count(), 0, "{t}");
     assert_eq!(t.matches("Float :: sqrt").count(), 2, "{t}");
 }
@@ -342,10 +351,12 @@ fn a_name_restored_twice_is_bound_once_in_the_tuple() {
         Op::Save {
             site: Site::Tape(t1.clone()),
             value: quote::quote!(x),
+            fill: None,
         },
         Op::Save {
             site: Site::Tape(t2.clone()),
             value: quote::quote!(x),
+            fill: None,
         },
     ];
     let mut pops = vec![
@@ -372,4 +383,119 @@ fn a_name_restored_twice_is_bound_once_in_the_tuple() {
         }
         _ => panic!("one tuple restored"),
     }
+}
+
+/// Every accumulation of `ops` in order, nested ones included: the place printed, and whether
+/// it assigns (`first`).
+fn accs(ops: &[Op], out: &mut Vec<(String, bool)>) {
+    for op in ops {
+        match op {
+            Op::Acc { place, first, .. } => {
+                out.push((quote::ToTokens::to_token_stream(place).to_string(), *first))
+            }
+            Op::Block(b) | Op::Loop { body: b, .. } | Op::For { body: b, .. } => accs(b, out),
+            Op::If { then, els, .. } => {
+                accs(then, out);
+                if let Some(e) = els {
+                    accs(e, out);
+                }
+            }
+            Op::Match { arms, .. } => arms.iter().for_each(|(_, b)| accs(b, out)),
+            _ => {}
+        }
+    }
+}
+
+/// The accumulations into the adjoint of the local named `name` (`__ad_b<k>_<name>`).
+fn accs_into(item: syn::ItemFn, name: &str) -> Vec<bool> {
+    let mut out = Vec::new();
+    accs(&program(item), &mut out);
+    let suffix = format!("_{name}");
+    out.into_iter()
+        .filter(|(p, _)| p.starts_with("__ad_b") && p.ends_with(&suffix))
+        .map(|(_, first)| first)
+        .collect()
+}
+
+#[test]
+fn a_scalar_adjoint_declared_zero_takes_its_first_contribution_by_assignment() {
+    // `t`'s adjoint is declared zero at the start of the body's reverse; the reverse of
+    // `s += 3.0 * t + t.sin()` adds into it twice (through `3.0 * t` and `sin`), then the
+    // reverse of `let t` takes it. The first addition is an assignment, the second adds.
+    let firsts = accs_into(
+        parse_quote! {
+            fn f(x: &[f64], n: usize) -> f64 {
+                let mut s = 0.0;
+                for i in 0..n {
+                    let t = x[i] * x[i];
+                    s += 3.0 * t + t.sin();
+                }
+                s
+            }
+        },
+        "t",
+    );
+    assert_eq!(firsts, vec![true, false], "{firsts:?}");
+}
+
+#[test]
+fn a_first_contribution_under_a_branch_keeps_adding() {
+    // The reverse of the `if` runs first and may not run: the contribution inside it adds, and
+    // so does the later one (the adjoint may still be zero there, or may not).
+    let firsts = accs_into(
+        parse_quote! {
+            fn f(x: &[f64], n: usize) -> f64 {
+                let mut s = 0.0;
+                for i in 0..n {
+                    let t = x[i] * 2.0;
+                    s += t * 3.0;
+                    if x[i] > 0.0 {
+                        s += t;
+                    }
+                }
+                s
+            }
+        },
+        "t",
+    );
+    assert_eq!(firsts, vec![false, false], "{firsts:?}");
+}
+
+#[test]
+fn tapes_of_floats_are_written_by_index_and_others_pushed() {
+    // The body saves `d` (a float, read by `d * d` after `d` changes) once an iteration: a
+    // region of the tape sized before the loop, written and read by index. In a nested loop the
+    // inner loop's region is sized by each of its runs. Saves inside a branch (not once an
+    // iteration) keep their pushes.
+    let t = text(parse_quote! {
+        fn f(x: &[f64], n: usize, m: usize) -> f64 {
+            let mut s = 0.0;
+            for k in 0..m {
+                for i in 0..n {
+                    let mut d = x[i];
+                    d = d * s + 1.0;
+                    s += d * d;
+                }
+            }
+            s
+        }
+    });
+    assert_eq!(t.matches(". resize (").count(), 1, "{t}");
+    assert_eq!(t.matches(". truncate (").count(), 1, "{t}");
+    assert_eq!(t.matches(". push (").count(), 0, "{t}");
+    let t = text(parse_quote! {
+        fn f(x: &[f64], n: usize) -> f64 {
+            let mut s = 0.0;
+            for i in 0..n {
+                let mut d = x[i];
+                if d > 0.0 {
+                    d = d * s;
+                    s += d * d;
+                }
+            }
+            s
+        }
+    });
+    assert_eq!(t.matches(". resize (").count(), 0, "{t}");
+    assert!(t.matches(". push (").count() >= 1, "{t}");
 }

@@ -30,7 +30,8 @@ impl Emitter<'_> {
             // Where the copy comes from was decided by the analysis (`CopyFrom`).
             let name = match *from {
                 CopyFrom::Saved => {
-                    let s = self.save(value, cx.level, out, None);
+                    let shape = self.shape(read);
+                    let s = self.save_shaped(value, Some(&shape), cx.level, out, None);
                     self.copy_names.insert(read.id, quote!(#s));
                     quote!(#s)
                 }
@@ -207,7 +208,8 @@ impl Emitter<'_> {
         cx: &mut StmtCx,
         out: &mut BlockOut,
     ) -> TokenStream {
-        let s = self.save(self.fwd_expr(e), cx.level, out, None);
+        let shape = self.shape(e);
+        let s = self.save_shaped(self.fwd_expr(e), Some(&shape), cx.level, out, None);
         cx.snap.insert(e.id, quote!(#s));
         quote!(#s)
     }
