@@ -1,0 +1,243 @@
+//! Struct fields that are arrays of arrays: takes functions reading a rigid-body pose's rotation
+//! matrix `r: [[f64; 3]; 3]` (as `s.r[i][j]`, rows `s.r[i]`, `for row in s.r.iter()`) and a
+//! cloud's positions `p: Vec<[f64; 3]>`, with the struct by `&` and by value; gives checks of
+//! both modes against central finite differences and of reverse against forward by the
+//! dot-product test.
+#![allow(clippy::needless_range_loop)]
+
+#[macro_use]
+mod common;
+
+use autodiff_runtime::{differentiate, Differentiable};
+use common::Harness;
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Pose {
+    pub r: [[f64; 3]; 3],
+    pub t: [f64; 3],
+}
+
+fn pose(p: &[f64]) -> Pose {
+    Pose {
+        r: [[p[0], p[1], p[2]], [p[3], p[4], p[5]], [p[6], p[7], p[8]]],
+        t: [p[9], p[10], p[11]],
+    }
+}
+
+fn pose_t(p: &[f64]) -> PoseTangent {
+    PoseTangent {
+        r: [[p[0], p[1], p[2]], [p[3], p[4], p[5]], [p[6], p[7], p[8]]],
+        t: [p[9], p[10], p[11]],
+    }
+}
+
+fn pose_flat(d: &PoseTangent, g: &mut [f64]) {
+    for i in 0..3 {
+        for j in 0..3 {
+            g[3 * i + j] += d.r[i][j];
+        }
+        g[9 + i] += d.t[i];
+    }
+}
+
+fn pts(p: &[f64]) -> Vec<[f64; 3]> {
+    p.chunks(3).map(|c| [c[0], c[1], c[2]]).collect()
+}
+
+/// The squared distance of transformed points `r x + t` to targets, by indexing.
+#[differentiate]
+fn misfit(s: &Pose, x: &[[f64; 3]], y: &[[f64; 3]]) -> f64 {
+    let mut e = 0.0;
+    for k in 0..x.len() {
+        for i in 0..3 {
+            let mut q = s.t[i];
+            for j in 0..3 {
+                q += s.r[i][j] * x[k][j];
+            }
+            let d = q - y[k][i];
+            e += d * d;
+        }
+    }
+    e
+}
+
+/// The same, the rotation's rows iterated and taken as rows.
+#[differentiate]
+fn misfit_rows(s: &Pose, x: &[[f64; 3]]) -> f64 {
+    let mut e = 0.0;
+    for k in 0..x.len() {
+        let mut i = 0;
+        for row in s.r.iter() {
+            let q = row[0] * x[k][0] + row[1] * x[k][1] + row[2] * x[k][2] + s.t[i];
+            e += q * q.sin();
+            i += 1;
+        }
+        let r1 = &s.r[1];
+        e += r1[0] * r1[2] * x[k][1];
+    }
+    e
+}
+
+/// The pose by value.
+#[differentiate]
+fn trace_energy(s: Pose, w: f64) -> f64 {
+    let mut e = 0.0;
+    for i in 0..3 {
+        e += w * s.r[i][i] * s.r[i][i] + (s.r[i][(i + 1) % 3] * s.t[i]).exp();
+    }
+    e
+}
+
+const Y: [f64; 6] = [0.5, 0.1, -0.8, 0.6, -0.3, 0.7];
+
+#[test]
+fn pose_indexed() {
+    // Inputs: the pose (12) then the points x (6).
+    Harness::new(18)
+        .primal(|p| vec![misfit(&pose(p), &pts(&p[12..]), &pts(&Y))])
+        .jvp(|p, t| {
+            let (y, dy) = misfit_jvp(
+                &pose(p),
+                &pts(&p[12..]),
+                &pts(&Y),
+                &pose_t(t),
+                &pts(&t[12..]),
+                &pts(&[0.0; 6]),
+            );
+            (vec![y], vec![dy])
+        })
+        .vjp(|p, c, g| {
+            let mut ds = pose_t(&[0.0; 12]);
+            let mut dx = vec![[0.0; 3]; 2];
+            let mut dy = vec![[0.0; 3]; 2];
+            let y = misfit_vjp(
+                &pose(p),
+                &pts(&p[12..]),
+                &pts(&Y),
+                &mut ds,
+                &mut dx,
+                &mut dy,
+                c[0],
+            );
+            pose_flat(&ds, g);
+            for (k, row) in dx.iter().enumerate() {
+                for j in 0..3 {
+                    g[12 + 3 * k + j] += row[j];
+                }
+            }
+            vec![y]
+        })
+        .random(6, -1.0, 1.0);
+}
+
+#[test]
+fn pose_rows() {
+    Harness::new(18)
+        .primal(|p| vec![misfit_rows(&pose(p), &pts(&p[12..]))])
+        .jvp(|p, t| {
+            let (y, dy) = misfit_rows_jvp(&pose(p), &pts(&p[12..]), &pose_t(t), &pts(&t[12..]));
+            (vec![y], vec![dy])
+        })
+        .vjp(|p, c, g| {
+            let mut ds = pose_t(&[0.0; 12]);
+            let mut dx = vec![[0.0; 3]; 2];
+            let y = misfit_rows_vjp(&pose(p), &pts(&p[12..]), &mut ds, &mut dx, c[0]);
+            pose_flat(&ds, g);
+            for (k, row) in dx.iter().enumerate() {
+                for j in 0..3 {
+                    g[12 + 3 * k + j] += row[j];
+                }
+            }
+            vec![y]
+        })
+        .random(6, -1.0, 1.0);
+}
+
+#[test]
+fn pose_by_value() {
+    Harness::new(13)
+        .primal(|p| vec![trace_energy(pose(p), p[12])])
+        .jvp(|p, t| {
+            let (y, dy) = trace_energy_jvp(pose(p), p[12], pose_t(t), t[12]);
+            (vec![y], vec![dy])
+        })
+        .vjp(|p, c, g| {
+            let mut ds = pose_t(&[0.0; 12]);
+            let mut dw = 0.0;
+            let y = trace_energy_vjp(pose(p), p[12], &mut ds, &mut dw, c[0]);
+            pose_flat(&ds, g);
+            g[12] += dw;
+            vec![y]
+        })
+        .random(6, -1.0, 1.0);
+}
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Cloud {
+    pub p: Vec<[f64; 3]>,
+    pub k: f64,
+    pub n: usize,
+}
+
+fn cloud(p: &[f64]) -> Cloud {
+    Cloud {
+        p: pts(&p[1..]),
+        k: p[0],
+        n: (p.len() - 1) / 3,
+    }
+}
+
+fn cloud_t(p: &[f64]) -> CloudTangent {
+    CloudTangent {
+        p: pts(&p[1..]),
+        k: p[0],
+        n: (),
+    }
+}
+
+/// Pairwise spring energy over a cloud's positions, by index and by rows.
+#[differentiate]
+fn springs(c: &Cloud, w: &[f64]) -> f64 {
+    let mut e = 0.0;
+    for a in 0..c.n {
+        for b in a + 1..c.p.len() {
+            let mut d2 = 0.0;
+            for j in 0..3 {
+                let d = c.p[a][j] - c.p[b][j];
+                d2 += d * d;
+            }
+            e += c.k * w[a] * (d2 + 1.0).ln();
+        }
+    }
+    for q in c.p.iter() {
+        e += q[0] * q[1] - q[2] * q[2];
+    }
+    e
+}
+
+#[test]
+fn cloud_positions() {
+    // Inputs: k, three positions (9), then w (3).
+    Harness::new(13)
+        .primal(|p| vec![springs(&cloud(&p[..10]), &p[10..])])
+        .jvp(|p, t| {
+            let (y, dy) = springs_jvp(&cloud(&p[..10]), &p[10..], &cloud_t(&t[..10]), &t[10..]);
+            (vec![y], vec![dy])
+        })
+        .vjp(|p, c, g| {
+            let mut dc = cloud_t(&[0.0; 10]);
+            let mut dw = vec![0.0; 3];
+            let y = springs_vjp(&cloud(&p[..10]), &p[10..], &mut dc, &mut dw, c[0]);
+            g[0] += dc.k;
+            for (i, row) in dc.p.iter().enumerate() {
+                for j in 0..3 {
+                    g[1 + 3 * i + j] += row[j];
+                }
+            }
+            for i in 0..3 {
+                g[10 + i] += dw[i];
+            }
+            vec![y]
+        })
+        .random(6, -1.0, 1.0);
+}
