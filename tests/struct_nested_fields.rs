@@ -241,3 +241,54 @@ fn cloud_positions() {
         })
         .random(6, -1.0, 1.0);
 }
+
+/// The pose by `&mut`: the rotation scaled in place, read before and after.
+#[differentiate]
+fn scale_in_place(s: &mut Pose, w: f64) -> f64 {
+    let mut e = 0.0;
+    for i in 0..3 {
+        e += s.r[i][i] * s.t[i];
+        for j in 0..3 {
+            s.r[i][j] *= w * s.t[j];
+            e += s.r[i][j].sin();
+        }
+        s.t[i] += s.r[i][0];
+    }
+    e
+}
+
+fn pose_out(s: &Pose, y: f64) -> Vec<f64> {
+    let mut v = vec![y];
+    for i in 0..3 {
+        v.extend_from_slice(&s.r[i]);
+    }
+    v.extend_from_slice(&s.t);
+    v
+}
+
+#[test]
+fn pose_in_place() {
+    // Outputs: the value, then the pose after the call (12).
+    Harness::new(13)
+        .primal(|p| {
+            let mut s = pose(p);
+            let y = scale_in_place(&mut s, p[12]);
+            pose_out(&s, y)
+        })
+        .jvp(|p, t| {
+            let (mut s, mut ds) = (pose(p), pose_t(t));
+            let (y, dy) = scale_in_place_jvp(&mut s, p[12], &mut ds, t[12]);
+            let ds = Pose { r: ds.r, t: ds.t };
+            (pose_out(&s, y), pose_out(&ds, dy))
+        })
+        .vjp(|p, c, g| {
+            let mut s = pose(p);
+            let mut ds = pose_t(&c[1..]);
+            let mut dw = 0.0;
+            let y = scale_in_place_vjp(&mut s, p[12], &mut ds, &mut dw, c[0]);
+            pose_flat(&ds, g);
+            g[12] += dw;
+            pose_out(&s, y)
+        })
+        .random(6, -1.0, 1.0);
+}
