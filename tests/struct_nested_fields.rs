@@ -292,3 +292,40 @@ fn pose_in_place() {
         })
         .random(6, -1.0, 1.0);
 }
+
+impl Pose {
+    /// A method: the rotation applied to a point, through `&self`.
+    #[differentiate]
+    fn apply_norm(&self, x: &[f64; 3]) -> f64 {
+        let mut n = 0.0;
+        for i in 0..3 {
+            let mut q = self.t[i];
+            for j in 0..3 {
+                q += self.r[i][j] * x[j];
+            }
+            n += q * q;
+        }
+        n.sqrt()
+    }
+}
+
+#[test]
+fn pose_method() {
+    Harness::new(15)
+        .primal(|p| vec![pose(p).apply_norm(&[p[12], p[13], p[14]])])
+        .jvp(|p, t| {
+            let (y, dy) = pose(p).apply_norm_jvp(&[p[12], p[13], p[14]], &pose_t(t), &[t[12], t[13], t[14]]);
+            (vec![y], vec![dy])
+        })
+        .vjp(|p, c, g| {
+            let mut ds = pose_t(&[0.0; 12]);
+            let mut dx = [0.0; 3];
+            let y = pose(p).apply_norm_vjp(&[p[12], p[13], p[14]], &mut ds, &mut dx, c[0]);
+            pose_flat(&ds, g);
+            for j in 0..3 {
+                g[12 + j] += dx[j];
+            }
+            vec![y]
+        })
+        .random(6, -1.0, 1.0);
+}

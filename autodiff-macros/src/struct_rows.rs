@@ -14,16 +14,25 @@ use quote::ToTokens;
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
-/// (struct name, field name) → the row length as written (`Some`), or `None` when two structs of
-/// that name disagree.
-type Map = HashMap<(String, String), Option<String>>;
+/// What a derived struct's named field is.
+#[derive(Clone, PartialEq, Eq)]
+enum Known {
+    /// An array of arrays, with its row length as written.
+    Rows(String),
+    /// Anything else.
+    Other,
+    /// Two derived structs of one name disagree.
+    Ambiguous,
+}
+
+/// (struct name, field name) → what the field is.
+type Map = HashMap<(String, String), Known>;
 
 static ROWS: Mutex<Option<Map>> = Mutex::new(None);
 
 fn lock() -> MutexGuard<'static, Option<Map>> {
     ROWS.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
-
 /// `C` of `[[T; C]; R]` or `Vec<[T; C]>` with `T` a single name (a float type or parameter).
 pub fn row_len(ty: &syn::Type) -> Option<syn::Expr> {
     let row = match ty {
@@ -55,21 +64,23 @@ pub fn row_len(ty: &syn::Type) -> Option<syn::Expr> {
     }
 }
 
-/// Records the named fields of derived struct `name` that are arrays of arrays.
+/// Records the named fields of derived struct `name`.
 pub fn record(name: &str, fields: &[(String, &syn::Type)]) {
     let mut guard = lock();
     let map = guard.get_or_insert_with(HashMap::new);
     for (field, ty) in fields {
-        let Some(len) = row_len(ty) else { continue };
-        let len = len.to_token_stream().to_string();
+        let known = match row_len(ty) {
+            Some(len) => Known::Rows(len.to_token_stream().to_string()),
+            None => Known::Other,
+        };
         let key = (name.to_string(), field.clone());
         match map.get(&key) {
-            Some(Some(old)) if *old != len => {
-                map.insert(key, None);
+            Some(old) if *old != known => {
+                map.insert(key, Known::Ambiguous);
             }
             Some(_) => {}
             None => {
-                map.insert(key, Some(len));
+                map.insert(key, known);
             }
         }
     }
@@ -78,9 +89,28 @@ pub fn record(name: &str, fields: &[(String, &syn::Type)]) {
 /// The row length of field `field` of derived struct `name`, if it is an array of arrays.
 pub fn row_of(name: &str, field: &str) -> Option<proc_macro2::TokenStream> {
     let guard = lock();
-    let len = guard
-        .as_ref()?
-        .get(&(name.to_string(), field.to_string()))?
-        .clone()?;
-    len.parse().ok()
+    match guard.as_ref()?.get(&(name.to_string(), field.to_string()))? {
+        Known::Rows(len) => len.parse().ok(),
+        _ => None,
+    }
+}
+
+/// The row length of field `field` of `self` (a method cannot see its `impl`'s type): known when
+/// every derived struct with a field of that name has it an array of arrays of the same row
+/// length. A wrong guess (a struct not derived, with a field of that name of another type) is
+/// a rustc error at the field's check (`__private::float_rows_field`), never a wrong derivative.
+pub fn row_of_field(field: &str) -> Option<proc_macro2::TokenStream> {
+    let guard = lock();
+    let mut found: Option<&String> = None;
+    for ((_, f), known) in guard.as_ref()? {
+        if f != field {
+            continue;
+        }
+        match (known, found) {
+            (Known::Rows(len), None) => found = Some(len),
+            (Known::Rows(len), Some(old)) if len == old => {}
+            _ => return None,
+        }
+    }
+    found?.parse().ok()
 }

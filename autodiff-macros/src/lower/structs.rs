@@ -231,7 +231,7 @@ impl Lowerer<'_> {
                             (syn::Type::Reference(_), false) => StructArg::Ref,
                             _ => StructArg::Value,
                         };
-                        if let Some(t) = type_name(&pt.ty) {
+                        if let Some(t) = super::struct_nest::type_name(&pt.ty) {
                             plan.type_names.push((name.clone(), t));
                         }
                         plan.roots.push((name, kind));
@@ -270,11 +270,6 @@ impl Lowerer<'_> {
         for (n, (root, members, tokens)) in uses.into_iter().enumerate() {
             let key = key_string(&root, &members);
             let row = plan.nested_row(&root.to_string(), &members);
-            let class = match row {
-                Some(_) => Class::Seq,
-                None => classes.get(&key).copied().unwrap_or(Class::Scalar),
-            };
-            let written = written.contains(&key);
             let path: Vec<String> = std::iter::once(root.to_string())
                 .chain(members.iter().map(member_text))
                 .collect();
@@ -282,6 +277,27 @@ impl Lowerer<'_> {
                 &format!("__ad_f{}_{}", n, path.join("_")),
                 Span::mixed_site().located_at(tokens.span()),
             );
+            if row.is_none() {
+                if let Some(at) = super::struct_nest::double_index(&item.block, &root, &members) {
+                    let field = quote!(#root #(.#members)*);
+                    self.diag.unsupported_at(
+                        &at,
+                        &format!(
+                            "`{field}[i][j]` of a field it cannot tell is an array of arrays \
+                             (it reads the rows' length from `#[derive(Differentiable)]`)"
+                        ),
+                        "derive `Differentiable` on the struct before this function in the same \
+                         crate, or pass the field as an argument of its own",
+                    );
+                    // Its uses are not reported again.
+                    self.poisoned_names.push(ident.to_string());
+                }
+            }
+            let class = match row {
+                Some(_) => Class::Seq,
+                None => classes.get(&key).copied().unwrap_or(Class::Scalar),
+            };
+            let written = written.contains(&key);
             let kind = plan.root_kind(&root.to_string()).cloned();
             // An integer field of a `&mut` struct only written (a counter): kept as written.
             let counter = written
@@ -430,28 +446,6 @@ impl Lowerer<'_> {
             TypeClass::Seq(_) => Some(Class::Seq),
             _ => None,
         }
-    }
-}
-
-/// The last name of a struct argument's type (`Pose` of `&Pose`, `geo::Pose<f64>`).
-fn type_name(ty: &syn::Type) -> Option<String> {
-    match strip_ref(ty) {
-        syn::Type::Path(tp) if tp.qself.is_none() => {
-            Some(tp.path.segments.last()?.ident.to_string())
-        }
-        _ => None,
-    }
-}
-
-impl StructPlan {
-    /// The row length of field `root.m` when it is an array of arrays of a struct derived earlier
-    /// in the crate (`struct_rows.rs`); a field of a field (`s.a.b`) is not looked up.
-    fn nested_row(&self, root: &str, members: &[syn::Member]) -> Option<ArrayLen> {
-        let [syn::Member::Named(m)] = members else {
-            return None;
-        };
-        let (_, ty) = self.type_names.iter().find(|(n, _)| n == root)?;
-        crate::struct_rows::row_of(ty, &m.to_string()).map(ArrayLen::new)
     }
 }
 
