@@ -329,3 +329,45 @@ fn pose_method() {
         })
         .random(6, -1.0, 1.0);
 }
+
+/// Scales the rotation's first column in place.
+#[differentiate]
+fn scale_column(s: &mut Pose, w: f64) {
+    for i in 0..3 {
+        s.r[i][0] *= w * s.t[i];
+    }
+}
+
+/// The pose lent whole to a differentiated call, its rotation read before and after.
+#[differentiate]
+fn lend_pose(s: &mut Pose, w: f64) -> f64 {
+    let a = s.r[0][0] * s.r[2][1];
+    scale_column(s, w);
+    a * s.r[0][0] + s.r[1][0].sin() * s.r[1][2]
+}
+
+#[test]
+fn pose_lent_to_a_call() {
+    Harness::new(13)
+        .primal(|p| {
+            let mut s = pose(p);
+            let y = lend_pose(&mut s, p[12]);
+            pose_out(&s, y)
+        })
+        .jvp(|p, t| {
+            let (mut s, mut ds) = (pose(p), pose_t(t));
+            let (y, dy) = lend_pose_jvp(&mut s, p[12], &mut ds, t[12]);
+            let ds = Pose { r: ds.r, t: ds.t };
+            (pose_out(&s, y), pose_out(&ds, dy))
+        })
+        .vjp(|p, c, g| {
+            let mut s = pose(p);
+            let mut ds = pose_t(&c[1..]);
+            let mut dw = 0.0;
+            let y = lend_pose_vjp(&mut s, p[12], &mut ds, &mut dw, c[0]);
+            pose_flat(&ds, g);
+            g[12] += dw;
+            pose_out(&s, y)
+        })
+        .random(6, -1.0, 1.0);
+}
