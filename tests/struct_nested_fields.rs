@@ -371,3 +371,34 @@ fn pose_lent_to_a_call() {
         })
         .random(6, -1.0, 1.0);
 }
+
+/// A copy of the pose read by rows, and a pose output taking the rotation from the argument.
+#[differentiate]
+fn moved(s: &Pose, w: f64) -> Pose {
+    let c = s.clone();
+    let q = c.r[0][1] * w + c.r[2][2];
+    Pose {
+        t: [s.t[0] * q, s.r[0][0] * w, s.t[2].cos()],
+        ..*s
+    }
+}
+
+#[test]
+fn pose_copy_and_output() {
+    let flat = |s: &Pose| pose_out(s, 0.0)[1..].to_vec();
+    Harness::new(13)
+        .primal(|p| flat(&moved(&pose(p), p[12])))
+        .jvp(|p, t| {
+            let (y, dy) = moved_jvp(&pose(p), p[12], &pose_t(t), t[12]);
+            (flat(&y), flat(&Pose { r: dy.r, t: dy.t }))
+        })
+        .vjp(|p, c, g| {
+            let mut ds = pose_t(&[0.0; 12]);
+            let mut dw = 0.0;
+            let y = moved_vjp(&pose(p), p[12], &mut ds, &mut dw, pose_t(c));
+            pose_flat(&ds, g);
+            g[12] += dw;
+            flat(&y)
+        })
+        .random(6, -1.0, 1.0);
+}
