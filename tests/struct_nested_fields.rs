@@ -314,7 +314,8 @@ fn pose_method() {
     Harness::new(15)
         .primal(|p| vec![pose(p).apply_norm(&[p[12], p[13], p[14]])])
         .jvp(|p, t| {
-            let (y, dy) = pose(p).apply_norm_jvp(&[p[12], p[13], p[14]], &pose_t(t), &[t[12], t[13], t[14]]);
+            let (y, dy) =
+                pose(p).apply_norm_jvp(&[p[12], p[13], p[14]], &pose_t(t), &[t[12], t[13], t[14]]);
             (vec![y], vec![dy])
         })
         .vjp(|p, c, g| {

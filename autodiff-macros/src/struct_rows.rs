@@ -89,7 +89,10 @@ pub fn record(name: &str, fields: &[(String, &syn::Type)]) {
 /// The row length of field `field` of derived struct `name`, if it is an array of arrays.
 pub fn row_of(name: &str, field: &str) -> Option<proc_macro2::TokenStream> {
     let guard = lock();
-    match guard.as_ref()?.get(&(name.to_string(), field.to_string()))? {
+    match guard
+        .as_ref()?
+        .get(&(name.to_string(), field.to_string()))?
+    {
         Known::Rows(len) => len.parse().ok(),
         _ => None,
     }

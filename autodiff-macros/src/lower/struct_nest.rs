@@ -36,7 +36,6 @@ impl StructPlan {
     }
 }
 
-
 /// The first `root.members[i][j]` in `block`, if any: a field indexed twice.
 pub(super) fn double_index(
     block: &syn::Block,
