@@ -66,11 +66,12 @@ fn misfit(s: &Pose, x: &[[f64; 3]], y: &[[f64; 3]]) -> f64 {
 fn misfit_rows(s: &Pose, x: &[[f64; 3]]) -> f64 {
     let mut e = 0.0;
     for k in 0..x.len() {
-        let mut i = 0;
-        for row in s.r.iter() {
+        for (i, row) in s.r.iter().enumerate() {
             let q = row[0] * x[k][0] + row[1] * x[k][1] + row[2] * x[k][2] + s.t[i];
             e += q * q.sin();
-            i += 1;
+        }
+        for row in s.r.iter() {
+            e += row[1] * x[k][2];
         }
         let r1 = &s.r[1];
         e += r1[0] * r1[2] * x[k][1];
