@@ -461,7 +461,6 @@ impl FnGen<'_> {
         let vec = vec_ok && self.on(Construct::StructVecField) && self.chance(0.5);
         let arr = self.on(Construct::StructArrayField) && self.chance(0.4);
         let nested = self.on(Construct::StructNestedField) && self.chance(0.35);
-        let rows = self.on(Construct::StructRowsField) && self.chance(0.35);
         let count = (self.on(Construct::StructIntBound) && self.chance(0.6))
             .then(|| self.rng.gen_range(2..=N_MIN));
         let exp =
@@ -480,6 +479,8 @@ impl FnGen<'_> {
         let out_whole = (out && self.on(Construct::StructWholeOut) && self.chance(0.4))
             .then(|| self.rng.gen_range(0..3u8));
         let out_branch = if out_whole.is_some() { 0 } else { out_branch };
+        // Not with a struct output (kept apart from `struct_out.rs`'s forms).
+        let rows = !out && self.on(Construct::StructRowsField) && self.chance(0.35);
         let whole = (!kind.mutable() && self.on(Construct::StructWhole) && self.chance(0.5))
             .then(|| self.rng.gen_range(0..3u8));
         let counter = kind.mutable() && self.on(Construct::StructCounter) && self.chance(0.5);
