@@ -21,6 +21,7 @@ mod names;
 mod primitives;
 mod registry;
 mod reverse;
+mod struct_rows;
 mod testing;
 mod transform;
 

@@ -283,6 +283,11 @@ pub fn float_field<T: FloatField>(_: &T) {}
 #[inline(always)]
 pub fn float_seq_field<T: FloatSeqField + ?Sized>(_: &T) {}
 
+/// Checks (at compile time, costs nothing) that a field the derive recorded as an array of arrays
+/// (`[[T; C]; R]`, `Vec<[T; C]>`) is rows of `C` floats.
+#[inline(always)]
+pub fn float_rows_field<T: FloatField, const C: usize>(_: &[[T; C]]) {}
+
 /// Checks (at compile time, costs nothing) that a field read as an integer carries no derivative.
 #[inline(always)]
 pub fn constant_field<T: ConstantField>(_: &T) {}

@@ -278,6 +278,7 @@ constructs! {
     StructVecField => "struct_vec_field",
     StructArrayField => "struct_array_field",
     StructNestedField => "struct_nested_field",
+    StructRowsField => "struct_rows_field",
     StructIntBound => "struct_int_bound",
     StructPowiField => "struct_powi_field",
     StructLen => "struct_len",

@@ -30,6 +30,7 @@ pub const UNSUPPORTED: &[Construct] = &[
     Construct::StructVecField,
     Construct::StructArrayField,
     Construct::StructNestedField,
+    Construct::StructRowsField,
     Construct::StructIntBound,
     Construct::StructPowiField,
     Construct::StructLen,

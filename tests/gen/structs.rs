@@ -86,6 +86,8 @@ pub(super) struct Layout {
     pub exp: Option<i32>,
     /// Has `sub: <ty>In { x: f64, y: f64 }`.
     pub nested: bool,
+    /// Has `r: [[f64; 2]; 2]`, read by `r[i][j]` or by rows (`for row in st.r.iter()`).
+    pub rows: bool,
     /// The program gives a struct `<ty>Out { a: f64, b: f64, n: usize }` (built by a literal
     /// from its pair of floats; `n` from the integer field or a constant) instead of the pair.
     pub out: bool,
@@ -135,6 +137,9 @@ impl Layout {
             out.push("sub.x".into());
             out.push("sub.y".into());
         }
+        if self.rows {
+            out.extend(["r[0][0]", "r[0][1]", "r[1][0]", "r[1][1]"].map(String::from));
+        }
         out
     }
 
@@ -169,6 +174,9 @@ impl Layout {
         }
         if self.nested {
             s.push_str(&format!("    sub: {}In,\n", self.ty));
+        }
+        if self.rows {
+            s.push_str("    r: [[f64; 2]; 2],\n");
         }
         s.push_str("}\n\n");
         if self.calls.is_some() || self.out_whole.is_some() {
@@ -258,6 +266,16 @@ impl Layout {
                 self.ty,
                 slot(j),
                 slot(j + 1)
+            ));
+            j += 2;
+        }
+        if self.rows {
+            fields.push(format!(
+                "r: [[{}, {}], [{}, {}]]",
+                slot(j),
+                slot(j + 1),
+                slot(j + 2),
+                slot(j + 3)
             ));
         }
         format!("{}{t} {{ {} }}", self.ty, fields.join(", "))
@@ -461,6 +479,8 @@ impl FnGen<'_> {
         let out_whole = (out && self.on(Construct::StructWholeOut) && self.chance(0.4))
             .then(|| self.rng.gen_range(0..3u8));
         let out_branch = if out_whole.is_some() { 0 } else { out_branch };
+        // Not with a struct output (kept apart from `struct_out.rs`'s forms).
+        let rows = !out && self.on(Construct::StructRowsField) && self.chance(0.35);
         let whole = (!kind.mutable() && self.on(Construct::StructWhole) && self.chance(0.5))
             .then(|| self.rng.gen_range(0..3u8));
         let counter = kind.mutable() && self.on(Construct::StructCounter) && self.chance(0.5);
@@ -489,11 +509,13 @@ impl FnGen<'_> {
             count,
             exp,
             nested,
+            rows,
         };
         for (on, c) in [
             (vec, Construct::StructVecField),
             (arr, Construct::StructArrayField),
             (nested, Construct::StructNestedField),
+            (rows, Construct::StructRowsField),
         ] {
             if on {
                 self.count(c);
@@ -592,6 +614,25 @@ impl FnGen<'_> {
         if l.counter {
             self.count(Construct::StructCounter);
             self.line(format!("{root}.c += 1;"));
+        }
+        if l.rows {
+            // The rotation-like field, by element or by rows: its entries lie in [-1, 1].
+            let r = self.fresh("t");
+            if self.chance(0.5) {
+                let (i, j) = (self.rng.gen_range(0..2), self.rng.gen_range(0..2));
+                self.line(format!(
+                    "let {r} = {root}.r[{i}][{j}] * {root}.r[{}][{}] + {root}.r[1][{j}];",
+                    1 - i,
+                    1 - j
+                ));
+            } else {
+                let row = self.fresh("row");
+                self.line(format!("let mut {r} = 0.0;"));
+                self.line(format!(
+                    "for {row} in {root}.r.iter() {{ {r} += {row}[0] * {row}[1]; }}"
+                ));
+            }
+            self.declare(r, Ty::Float, false, 2.0, 0.0);
         }
         if let Some(call) = l.whole_call(&t) {
             self.count(Construct::StructWhole);

@@ -51,10 +51,13 @@ pub(crate) fn binding_order(f: &Function) -> Vec<&Param> {
 }
 
 /// `place` of field `p` in `base` (a struct, or a reference to one or to its tangent): `base.k`,
-/// or `&mut base.x[..]` for a sequence.
+/// or `&mut base.x[..]` for a sequence (`base.r.as_flattened_mut()` for an array of arrays).
 fn place(p: &Param, base: &TokenStream) -> TokenStream {
     let members = p.field.as_ref().map(|at| &at.members);
     match p.shape {
+        _ if p.field.as_ref().is_some_and(|at| at.flat) => {
+            quote!(#base #members.as_flattened_mut())
+        }
         Shape::Seq(_) => quote!(&mut #base #members[..]),
         _ => quote!(#base #members),
     }

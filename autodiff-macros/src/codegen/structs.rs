@@ -107,7 +107,10 @@ impl Signatures<'_> {
             let Some(at) = &p.field else { continue };
             let (root, members, name) = (&at.root, &at.members, &p.name);
             let seq = matches!(p.shape, Shape::Seq(_));
+            let flat = at.flat;
             let place = |base: TokenStream, mutable: bool| match (seq, mutable) {
+                _ if flat && mutable => quote!(#base #members.as_flattened_mut()),
+                _ if flat => quote!(#base #members.as_flattened()),
                 (false, false) => quote!(#base #members),
                 (false, true) => quote!(&mut #base #members),
                 (true, false) => quote!(&#base #members[..]),

@@ -56,6 +56,19 @@ pub fn expand(input: TokenStream) -> TokenStream {
     };
     let mut diag = Diag::default();
     let model = model::Input::from_syn(&input, &mut diag);
+    if let Some(m) = &model {
+        // Rows of fields that are arrays of arrays, for `#[differentiate]` functions later in
+        // the crate (`struct_rows.rs`).
+        let fields: Vec<(String, &syn::Type)> = m
+            .fields
+            .iter()
+            .filter_map(|f| match &f.member {
+                syn::Member::Named(n) => Some((n.to_string(), &f.ty)),
+                syn::Member::Unnamed(_) => None,
+            })
+            .collect();
+        crate::struct_rows::record(&m.ident.to_string(), &fields);
+    }
     let generated = model.map(|m| emit::expand(&m)).unwrap_or_default();
     match diag.finish() {
         Ok(()) => generated,

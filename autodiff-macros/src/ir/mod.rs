@@ -637,6 +637,9 @@ pub struct FieldOf {
     /// A field of a struct the body also lends whole (`lower/struct_mut.rs`): bound without a
     /// borrow held across the lending calls, synced around them (`codegen/lend.rs`).
     pub lent: bool,
+    /// An array of arrays (`r: [[f64; 3]; 3]`, `p: Vec<[f64; 3]>`, its row length from
+    /// `struct_rows.rs`): bound flat (`s.r.as_flattened()`), its tangent and adjoint too.
+    pub flat: bool,
 }
 
 /// A nested array argument or output, flattened row-major (`p[i][j]` is `p[i * C + j]`): the

@@ -354,6 +354,13 @@ impl Lowerer<'_> {
                     "give the struct's type where the local is bound (`let s2: State = \
                      step(&s, dt);`), or define the callee earlier in the crate",
                 ),
+                syn::Member::Named(n) if matches!(&*f.base, syn::Expr::Index(_)) => self.poison(
+                    &n,
+                    "fields of elements of a sequence (`Vec`s or arrays of structs: \
+                     `s.bodies[i].m`) (yet)",
+                    "keep each field's values in a `Vec<f64>` or array of their own \
+                     (`s.masses[i]`)",
+                ),
                 syn::Member::Named(n) => self.poison(
                     &n,
                     "struct fields (yet)",

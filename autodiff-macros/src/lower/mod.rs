@@ -37,6 +37,7 @@ mod struct_calls;
 mod struct_copies;
 mod struct_exits;
 mod struct_mut;
+mod struct_nest;
 mod struct_output;
 mod struct_uses;
 mod struct_values;

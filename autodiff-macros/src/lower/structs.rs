@@ -35,6 +35,9 @@ pub(super) struct FieldUse {
     pub(super) written: bool,
     /// The name of the field argument in the IR and in generated code.
     pub(super) ident: syn::Ident,
+    /// The row length of a field that is an array of arrays (`struct_rows.rs`): the field
+    /// argument is its flat form, indexed and iterated by rows as a nested array argument.
+    pub(super) row: Option<ArrayLen>,
 }
 
 /// The struct arguments of a function and the fields its body uses.
@@ -54,6 +57,8 @@ pub(crate) struct StructPlan {
     /// Integer fields of `&mut` struct arguments the body only writes (`self.calls += 1;`),
     /// by key (`self.calls`): each such statement is kept verbatim (`Stmt::Macro`).
     pub(super) int_writes: Vec<String>,
+    /// The type name of each struct argument taken by name (`s: &Pose`: `("s", "Pose")`).
+    pub(super) type_names: Vec<(String, String)>,
     /// Integer fields of `&mut` struct arguments held in locals of their own
     /// (`lower/struct_mut.rs`), by key: whether the body writes them, and the local once
     /// declared.
@@ -226,6 +231,9 @@ impl Lowerer<'_> {
                             (syn::Type::Reference(_), false) => StructArg::Ref,
                             _ => StructArg::Value,
                         };
+                        if let Some(t) = super::struct_nest::type_name(&pt.ty) {
+                            plan.type_names.push((name.clone(), t));
+                        }
                         plan.roots.push((name, kind));
                     } else if let Some(c) = self.class_of_type(&pt.ty) {
                         types.insert(name, c);
@@ -261,8 +269,7 @@ impl Lowerer<'_> {
         let (uses, written) = (votes.uses, votes.written);
         for (n, (root, members, tokens)) in uses.into_iter().enumerate() {
             let key = key_string(&root, &members);
-            let class = classes.get(&key).copied().unwrap_or(Class::Scalar);
-            let written = written.contains(&key);
+            let row = plan.nested_row(&root.to_string(), &members);
             let path: Vec<String> = std::iter::once(root.to_string())
                 .chain(members.iter().map(member_text))
                 .collect();
@@ -270,6 +277,27 @@ impl Lowerer<'_> {
                 &format!("__ad_f{}_{}", n, path.join("_")),
                 Span::mixed_site().located_at(tokens.span()),
             );
+            if row.is_none() {
+                if let Some(at) = super::struct_nest::double_index(&item.block, &root, &members) {
+                    let field = quote!(#root #(.#members)*);
+                    self.diag.unsupported_at(
+                        &at,
+                        &format!(
+                            "`{field}[i][j]` of a field it cannot tell is an array of arrays \
+                             (it reads the rows' length from `#[derive(Differentiable)]`)"
+                        ),
+                        "derive `Differentiable` on the struct before this function in the same \
+                         crate, or pass the field as an argument of its own",
+                    );
+                    // Its uses are not reported again.
+                    self.poisoned_names.push(ident.to_string());
+                }
+            }
+            let class = match row {
+                Some(_) => Class::Seq,
+                None => classes.get(&key).copied().unwrap_or(Class::Scalar),
+            };
+            let written = written.contains(&key);
             let kind = plan.root_kind(&root.to_string()).cloned();
             // An integer field of a `&mut` struct only written (a counter): kept as written.
             let counter = written
@@ -305,6 +333,7 @@ impl Lowerer<'_> {
                 class,
                 written,
                 ident,
+                row,
             });
         }
         plan.passed = plan
@@ -359,6 +388,9 @@ impl Lowerer<'_> {
                 Some(ty.clone()),
             );
             self.bind(&f.ident, var);
+            if let Some(row) = &f.row {
+                self.rows.insert(var, row.clone());
+            }
             let members = &f.members;
             out.push(Param {
                 var,
@@ -375,6 +407,7 @@ impl Lowerer<'_> {
                     root: f.root.clone(),
                     members: quote!(#(.#members)*),
                     lent,
+                    flat: f.row.is_some(),
                 }),
             });
         }
@@ -395,6 +428,12 @@ impl Lowerer<'_> {
                 };
                 let (root, members) = (&f.root, &f.members);
                 let span = f.tokens.span();
+                if let Some(row) = &f.row {
+                    let c = row.tokens();
+                    return quote::quote_spanned!(span=>
+                        #rt::float_rows_field::<_, { #c }>(&#root #(.#members)*);
+                    );
+                }
                 quote::quote_spanned!(span=> #rt::#check(&#root #(.#members)*);)
             })
             .collect()

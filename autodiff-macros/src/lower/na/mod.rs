@@ -327,6 +327,7 @@ impl Lowerer<'_> {
                         root: name.clone(),
                         members: quote!(.#m()),
                         lent: false,
+                        flat: false,
                     }),
                     na: None,
                 });
