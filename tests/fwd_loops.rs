@@ -170,3 +170,57 @@ fn fast_path_falls_back_to_the_strong_zero() {
     assert_eq!(d, 2.0 * 0.25 + 0.5 * 2.0 + 2.0 + 4.0 * 0.5);
     chk!(root_product, root_product_jvp, root_product_vjp; 0, 1).random(4, 0.5, 2.0);
 }
+
+/// `sqrt` at 0 along a zero tangent inside a loop, with an argument the body writes and an
+/// early return: `_jvp`'s whole body runs on the fast path first, its output tangent has NaN
+/// where an entry is 0, and the second run on `Dual` (from the caller's `s`, not the written
+/// one) gives the strong zero.
+#[differentiate]
+fn roots(x: &[f64], mut s: f64) -> Vec<f64> {
+    let mut out = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        out[i] = s * x[i].sqrt() + x[i] * s;
+        s = s * 1.5;
+    }
+    if s > 1e9 {
+        return out;
+    }
+    out
+}
+
+#[test]
+fn whole_fast_path_falls_back_to_the_strong_zero() {
+    let (x, dx) = ([0.0, 4.0, 0.0, 1.0], [0.0, 1.0, 0.0, 0.5]);
+    let (v, d) = roots_jvp(&x, 2.0, &dx, 1.0);
+    assert_eq!(v, vec![0.0, 3.0 * 2.0 + 4.0 * 3.0, 0.0, 6.75 + 6.75]);
+    // Entry i: ds_i sqrt(x_i) + s_i dx_i / (2 sqrt(x_i)) (0 where dx_i = 0) + dx_i s_i + x_i ds_i,
+    // with s_i = 2 * 1.5^i, ds_i = 1.5^i.
+    assert_eq!(d[0], 0.0);
+    assert_eq!(d[2], 0.0);
+    let want = [
+        0.0,
+        1.5 * 2.0 + 3.0 * 0.25 + 3.0 + 4.0 * 1.5,
+        0.0,
+        3.375 + 6.75 * 0.25 + 0.5 * 6.75 + 3.375,
+    ];
+    for i in [1, 3] {
+        assert!(
+            (d[i] - want[i]).abs() < 1e-12,
+            "{i}: {} vs {}",
+            d[i],
+            want[i]
+        );
+    }
+    // Without a zero entry the fast run's result is kept; it and the second run both give the
+    // same derivative as central differences and the adjoint.
+    for len in [0usize, 1, 3] {
+        let h = Harness::new(len + 1)
+            .primal(|p| roots(&p[..len], p[len]))
+            .jvp(|p, t| roots_jvp(&p[..len], p[len], &t[..len], t[len]))
+            .vjp(|p, c, g| {
+                let (a, b) = g.split_at_mut(len);
+                roots_vjp(&p[..len], p[len], a, &mut b[0], c)
+            });
+        h.random(3, 0.5, 2.0);
+    }
+}

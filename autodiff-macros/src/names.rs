@@ -28,6 +28,11 @@ pub fn fast_result() -> Ident {
     local("fast", 0)
 }
 
+/// The result of `<f>_jvp`'s whole body run on the fast path (`forward/whole.rs`).
+pub fn whole_result() -> Ident {
+    local("whole", 0)
+}
+
 /// A variable the IR itself introduces (lowering's temporaries, normalisation's flags), named
 /// after its `VarId`: `__ad_<what>_<id>`. The `_` before the number keeps these apart from the
 /// emitters' [`local`]s, whose counters are independent.

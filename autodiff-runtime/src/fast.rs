@@ -210,6 +210,82 @@ impl<T: Float> Neg for Fast<T> {
     }
 }
 
+/// The tangent of a whole `_jvp` output (a float, a `Vec` or array of them, a tuple of those):
+/// whether any of its scalars is NaN. Generated code runs a function's whole body on [`Fast`]
+/// first and keeps its result when no output tangent is NaN ([`whole_ok`]).
+pub trait TangentNan {
+    /// Whether some scalar of this tangent is NaN.
+    fn has_nan(&self) -> bool;
+}
+
+macro_rules! float_nan {
+    ($($t:ty),*) => {
+        $(
+            impl TangentNan for $t {
+                #[inline(always)]
+                fn has_nan(&self) -> bool {
+                    self.is_nan()
+                }
+            }
+        )*
+    };
+}
+float_nan!(f32, f64);
+
+impl<T: TangentNan> TangentNan for [T] {
+    #[inline]
+    fn has_nan(&self) -> bool {
+        // Summing the answers keeps the loop free of early exits, so it vectorises.
+        self.iter().fold(false, |a, x| a | x.has_nan())
+    }
+}
+
+impl<T: TangentNan, const N: usize> TangentNan for [T; N] {
+    #[inline]
+    fn has_nan(&self) -> bool {
+        self[..].has_nan()
+    }
+}
+
+impl<T: TangentNan> TangentNan for Vec<T> {
+    #[inline]
+    fn has_nan(&self) -> bool {
+        self[..].has_nan()
+    }
+}
+
+macro_rules! tuple_nan {
+    ($(($($t:ident $i:tt),*)),*) => {
+        $(
+            impl<$($t: TangentNan),*> TangentNan for ($($t,)*) {
+                #[inline]
+                fn has_nan(&self) -> bool {
+                    false $(|| self.$i.has_nan())*
+                }
+            }
+        )*
+    };
+}
+tuple_nan!(
+    (A 0),
+    (A 0, B 1),
+    (A 0, B 1, C 2),
+    (A 0, B 1, C 2, D 3),
+    (A 0, B 1, C 2, D 3, E 4),
+    (A 0, B 1, C 2, D 3, E 4, F 5),
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6),
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7)
+);
+
+/// Whether the result `(value, tangent)` of a `_jvp` body run on [`Fast`] is the strong one: no
+/// scalar of its tangent is NaN. A strong zero only replaces a term that is NaN in plain
+/// arithmetic, and a NaN term reaches every tangent computed from it (the module docs), so an
+/// output tangent without NaN had none on its way; one with NaN is computed again on [`Dual`].
+#[inline(always)]
+pub fn whole_ok<V, T: TangentNan>(r: &(V, T)) -> bool {
+    !r.1.has_nan()
+}
+
 // Every method and operator of the primitive table exists on `Fast<T>` too.
 autodiff_macros::__primitive_table!(check_dual => Fast);
 
@@ -237,5 +313,20 @@ mod tests {
         assert!(!z.ok());
         let r = Dual::new(0.0_f64, 0.0).sqrt() * 2.0;
         assert_eq!((r.re, r.eps), (0.0, 0.0));
+    }
+
+    /// `whole_ok` looks at every scalar of the output's tangent, not at its value.
+    #[test]
+    fn whole_ok_sees_every_tangent() {
+        let nan = f64::NAN;
+        assert!(whole_ok(&(nan, 1.0_f64)));
+        assert!(!whole_ok(&(1.0, nan)));
+        assert!(whole_ok(&(vec![1.0], vec![0.0_f64, 2.0, -1.0])));
+        assert!(!whole_ok(&(vec![1.0], vec![0.0_f64, 2.0, nan, 3.0])));
+        assert!(!whole_ok(&([1.0; 3], [0.0_f32, 0.0, f32::NAN])));
+        assert!(whole_ok(&((1.0, vec![2.0]), (0.0_f64, vec![1.0_f64]))));
+        assert!(!whole_ok(&((1.0, vec![2.0]), (0.0_f64, vec![nan]))));
+        assert!(!whole_ok(&((1.0, 2.0, 3.0), (0.0_f64, 0.0_f64, nan))));
+        assert!(whole_ok(&(vec![[1.0; 2]], vec![[0.5_f64; 2]])));
     }
 }

@@ -24,6 +24,7 @@ mod structs;
 #[cfg(test)]
 mod tests;
 mod views;
+mod whole;
 
 use program::{Bind, DualExpr, Op, OutputPair, Slot, Tan};
 
@@ -50,25 +51,28 @@ pub struct Forward<'a> {
     /// The statement being emitted evaluates an inactive expression that may have an effect
     /// (a call): its `Dual` evaluations get no fast path, which could evaluate it twice.
     impure: bool,
+    /// Some statement so far was `impure`: the whole body gets no fast path (`whole.rs`), which
+    /// would evaluate it twice.
+    any_impure: bool,
 }
 
 /// The body of `f_jvp`; the forward program is added to `dump`.
 pub fn emit_body(f: &Function, dump: &mut IrDump) -> TokenStream {
-    let (program, peeled) = forward_program_peeled(f, None);
+    let (program, peeled, impure) = forward_program_peeled(f, None);
     if !peeled.is_empty() {
         dump.section("loops peeled (forward mode)", || peeled.join("\n"));
     }
     dump.section("forward program (forward mode)", || {
         program::print(&program)
     });
-    quote!(#(#program)*)
+    whole::body(f, &program, impure)
 }
 
 /// The body of `f_jvpn`, `N` tangents per scalar (`lanes` names the const parameter `N`): the
 /// same forward program on `DualN` numbers, with `zero_lanes` zeros, conversions applied to each
 /// tangent, and calls of other functions' `_jvpn`. The program is added to `dump`.
 pub fn emit_lanes_body(f: &Function, lanes: &syn::Ident, dump: &mut IrDump) -> TokenStream {
-    let (program, _) = forward_program_peeled(f, Some(lanes));
+    let (program, _, _) = forward_program_peeled(f, Some(lanes));
     dump.section(
         "forward program over N tangents (vector forward mode)",
         || program::print(&program),
@@ -83,22 +87,33 @@ fn forward_program(f: &Function) -> Vec<Op> {
 }
 
 /// The body of `f_jvp` (or of `f_jvpn`, with `lanes`) as a forward program, from `f` with its
-/// loops peeled (`peel.rs`), and the loops peeled.
-fn forward_program_peeled(f: &Function, lanes: Option<&syn::Ident>) -> (Vec<Op>, Vec<String>) {
+/// loops peeled (`peel.rs`), the loops peeled, and whether some statement is impure
+/// (`Forward::any_impure`).
+type Peeled = (Vec<Op>, Vec<String>, bool);
+
+fn forward_program_peeled(f: &Function, lanes: Option<&syn::Ident>) -> Peeled {
     match peel::peeled(f) {
-        Some((g, report)) => (forward_program_in(&g, lanes), report),
-        None => (forward_program_in(f, lanes), Vec::new()),
+        Some((g, report)) => {
+            let (ops, impure) = forward_program_in(&g, lanes);
+            (ops, report, impure)
+        }
+        None => {
+            let (ops, impure) = forward_program_in(f, lanes);
+            (ops, Vec::new(), impure)
+        }
     }
 }
 
-/// The body of `f_jvp` (or of `f_jvpn`, with `lanes`) as a forward program.
-fn forward_program_in(f: &Function, lanes: Option<&syn::Ident>) -> Vec<Op> {
+/// The body of `f_jvp` (or of `f_jvpn`, with `lanes`) as a forward program, and whether some
+/// statement of it is impure.
+fn forward_program_in(f: &Function, lanes: Option<&syn::Ident>) -> (Vec<Op>, bool) {
     let mut fw = Forward {
         f,
         n: 0,
         lanes,
         views: Vec::new(),
         impure: false,
+        any_impure: false,
     };
     let mut out = Vec::new();
     // Floats by reference are worked on by value (`let x: f64 = *x;`).
@@ -153,7 +168,7 @@ fn forward_program_in(f: &Function, lanes: Option<&syn::Ident>) -> Vec<Op> {
     if let Some(tail) = &f.tail {
         out.push(Op::Output(fw.output_pair(tail)));
     }
-    out
+    (out, fw.any_impure)
 }
 
 /// Whether argument `p`, a `Vec` taken by value, is written or moved whole (`let mut w = w;`,
@@ -575,6 +590,7 @@ impl<'a> Forward<'a> {
     fn stmt(&mut self, s: &Stmt, out: &mut Vec<Op>) {
         let outer = std::mem::replace(&mut self.impure, false);
         self.stmt_ops(s, out);
+        self.any_impure |= self.impure;
         self.impure = outer;
     }
 
@@ -777,6 +793,7 @@ impl<'a> Forward<'a> {
         let shape = self.f.output.shape.clone();
         let v = self.expr(e, &mut pre);
         let (value, tangent) = self.pair_of(v, &shape, &mut pre);
+        self.any_impure |= self.impure;
         self.impure = outer;
         OutputPair {
             pre,

@@ -217,6 +217,12 @@ pub(super) enum Lanes<'a> {
     Many(&'a Ident),
     /// `Fast` numbers: the fast path of a `fast` `Op::Dual` (a `DualExpr` printed so).
     Fast,
+    /// `<f>_jvp`'s whole body on the fast path (`emit_body`): as `One`, but a `fast` evaluation
+    /// is on `Fast` numbers only, with no test of its tangent (the output's is tested instead).
+    Unchecked,
+    /// `<f>_jvp`'s whole body again where the fast one's output tangent is NaN: as `One`, but a
+    /// `fast` evaluation is on `Dual` only.
+    Strong,
 }
 
 impl Lanes<'_> {
@@ -224,7 +230,7 @@ impl Lanes<'_> {
     fn dual(self) -> TokenStream {
         let rt = names::rt();
         match self {
-            Lanes::One => quote!(#rt::Dual),
+            Lanes::One | Lanes::Unchecked | Lanes::Strong => quote!(#rt::Dual),
             Lanes::Many(n) => quote!(#rt::DualN::<_, #n>),
             Lanes::Fast => quote!(#rt::Fast),
         }
@@ -235,7 +241,9 @@ impl Lanes<'_> {
     fn zero(self, v: &TokenStream) -> TokenStream {
         let rt = names::rt();
         match self {
-            Lanes::One | Lanes::Fast => quote!(#rt::zero_tangent(&#v)),
+            Lanes::One | Lanes::Fast | Lanes::Unchecked | Lanes::Strong => {
+                quote!(#rt::zero_tangent(&#v))
+            }
             Lanes::Many(n) => quote!(#rt::zero_lanes::<_, #n>(&#v)),
         }
     }
@@ -386,6 +394,10 @@ impl ToTokens for In<'_, Op> {
                         let (f, r) = (Lanes::Fast.dual(), In(rhs, Lanes::Fast));
                         fast_or(quote!(#f::new(#p, #t) #o #r), e)
                     }
+                    Lanes::Unchecked if *fast => {
+                        let (f, r) = (Lanes::Fast.dual(), In(rhs, Lanes::Fast));
+                        quote!((#f::new(#p, #t) #o #r).dual())
+                    }
                     _ => e,
                 };
                 quote!(let #temp = #e; #p = #temp.re; #t = #temp.eps;)
@@ -404,6 +416,10 @@ impl ToTokens for In<'_, Op> {
                             e.into_token_stream(),
                         );
                         quote_spanned!(*span=> let #name = #f;)
+                    }
+                    Lanes::Unchecked if *fast => {
+                        let f = In(expr, Lanes::Fast);
+                        quote_spanned!(*span=> let #name = (#f).dual();)
                     }
                     _ => quote_spanned!(*span=> let #name = #e;),
                 }

@@ -240,7 +240,7 @@ fn the_lanes_program_is_the_same_program_on_dual_n() {
     });
     let n = syn::Ident::new("N", proc_macro2::Span::call_site());
     let one = super::forward_program(&f);
-    let many = super::forward_program_in(&f, Some(&n));
+    let many = super::forward_program_in(&f, Some(&n)).0;
     // The same ops, one per op.
     let (mut a, mut b) = (Vec::new(), Vec::new());
     kinds(&one, &mut a);
