@@ -188,6 +188,16 @@ impl Lowerer<'_> {
             syn::Type::Reference(r) => (&*r.elem, Some(r.mutability.is_some())),
             t => (t, None),
         };
+        // A tuple of floats and float arrays (`p: (f64, f64)`, `&(f64, [f64; 3])`) is read like
+        // a tuple struct: its parts are fields `p.0`, its tangent the tuple of theirs.
+        if let syn::Type::Tuple(t) = inner {
+            let part = |e: &syn::Type| {
+                matches!(self.classify(e), TypeClass::Float)
+                    || matches!(e, syn::Type::Array(a) if matches!(self.classify(&a.elem), TypeClass::Float))
+            };
+            let floats = !t.elems.is_empty() && t.elems.iter().all(part);
+            return floats.then_some(mutable == Some(true));
+        }
         let syn::Type::Path(tp) = inner else {
             return None;
         };
