@@ -116,7 +116,7 @@ impl Lowerer<'_> {
     ) -> (syn::ItemFn, Option<OutPlan>) {
         let struct_out = match &item.sig.output {
             syn::ReturnType::Type(_, t) => {
-                !matches!(**t, syn::Type::Reference(_))
+                !matches!(**t, syn::Type::Reference(_) | syn::Type::Tuple(_))
                     && self.struct_type(t, &item.sig.generics).is_some()
             }
             syn::ReturnType::Default => false,

@@ -481,7 +481,10 @@ impl Lowerer<'_> {
         }
         // `-> State`: the tuple of its float fields, known once the body is lowered
         // (`lower/struct_values.rs`).
-        if !matches!(ty, syn::Type::Reference(_)) && self.struct_type(&ty, &sig.generics).is_some()
+        // (A tuple output is a tuple, not a struct: tuples are read as structs only as
+        // arguments.)
+        if !matches!(ty, syn::Type::Reference(_) | syn::Type::Tuple(_))
+            && self.struct_type(&ty, &sig.generics).is_some()
         {
             return Some(Output {
                 ty: syn::parse_quote!(_),
