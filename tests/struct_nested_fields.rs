@@ -404,3 +404,52 @@ fn pose_copy_and_output() {
         })
         .random(6, -1.0, 1.0);
 }
+
+/// A flat sequence field ranged twice (`&s.w[1..][..n]`, `&mut self.w[..][..n]`): one index of a
+/// sub-slice, not a row of an array of arrays (random programs seed 75010 reported it as one).
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+struct Flat {
+    w: Vec<f64>,
+    k: f64,
+}
+
+#[differentiate]
+fn dot_sin(a: &[f64], b: &[f64]) -> f64 {
+    let mut e = 0.0;
+    for i in 0..a.len() {
+        e += a[i] * b[i].sin();
+    }
+    e
+}
+
+#[differentiate]
+fn flat_ranges(s: &Flat, n: usize) -> f64 {
+    s.k * dot_sin(&s.w[1..][..n], &s.w[..][..n])
+}
+
+#[test]
+fn a_range_of_a_flat_field_indexed_again() {
+    let flat = |p: &[f64]| Flat {
+        w: p[..4].to_vec(),
+        k: p[4],
+    };
+    let flat_t = |t: &[f64]| FlatTangent {
+        w: t[..4].to_vec(),
+        k: t[4],
+    };
+    Harness::new(5)
+        .primal(move |p| vec![flat_ranges(&flat(p), 3)])
+        .jvp(move |p, t| {
+            let (v, d) = flat_ranges_jvp(&flat(p), 3, &flat_t(t));
+            (vec![v], vec![d])
+        })
+        .vjp(move |p, c, g| {
+            let mut b = flat_t(&[0.0; 5]);
+            let v = flat_ranges_vjp(&flat(p), 3, &mut b, c[0]);
+            for (gi, bi) in g.iter_mut().zip(b.w.iter().chain([&b.k])) {
+                *gi += bi;
+            }
+            vec![v]
+        })
+        .random(6, -1.5, 1.5);
+}

@@ -50,8 +50,10 @@ pub(super) fn double_index(
     impl<'ast> Visit<'ast> for F<'_> {
         fn visit_expr_index(&mut self, ix: &'ast syn::ExprIndex) {
             if self.found.is_none() {
+                // (`s.w[..][..n]`, `s.w[a..b][i]`: a range of a flat sequence indexed again.)
                 if let syn::Expr::Index(inner) = &*ix.expr {
-                    if is_field(&inner.expr, self.root, self.members) {
+                    let range = matches!(strip(&inner.index), syn::Expr::Range(_));
+                    if !range && is_field(&inner.expr, self.root, self.members) {
                         self.found = Some(ix.to_token_stream());
                     }
                 }
@@ -66,6 +68,14 @@ pub(super) fn double_index(
     };
     f.visit_block(block);
     f.found
+}
+
+/// `e` without parentheses.
+fn strip(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Paren(p) => strip(&p.expr),
+        e => e,
+    }
 }
 
 /// Whether `e` is `root.members` (through parentheses and `*`).
