@@ -405,7 +405,7 @@ fn pose_copy_and_output() {
         .random(6, -1.0, 1.0);
 }
 
-/// A flat sequence field ranged twice (`&s.w[1..][..n]`, `&mut self.w[..][..n]`): one index of a
+/// A flat sequence field ranged twice (`&s.w[1..][..n]`, `&mut self.w[..][..n]`): a range of a
 /// sub-slice, not a row of an array of arrays (random programs seed 75010 reported it as one).
 #[derive(Differentiable, Clone, Debug, PartialEq)]
 struct Flat {
