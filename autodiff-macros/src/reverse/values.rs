@@ -299,6 +299,7 @@ impl Emitter<'_> {
                 }
                 let b = self.uname(*v);
                 let copy = crate::codegen::primal::copy_seq(&quote!(#b), *to);
+                // An owned copy is not bound to a name shared by its uses (`clone` above).
                 if owned {
                     return copy;
                 }
