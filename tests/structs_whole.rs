@@ -155,22 +155,7 @@ fn energy_after(s0: &State, dt: f64) -> f64 {
 
 #[test]
 fn caller_of_a_whole_struct_output() {
-    Harness::new(3)
-        .primal(|p| vec![energy_after(&st(p), p[2])])
-        .jvp(|p, t| {
-            let (y, dy) = energy_after_jvp(&st(p), p[2], &stt(t), t[2]);
-            (vec![y], vec![dy])
-        })
-        .vjp(|p, c, g| {
-            let mut ds = stt(&[0.0, 0.0]);
-            let mut ddt = 0.0;
-            let y = energy_after_vjp(&st(p), p[2], &mut ds, &mut ddt, c[0]);
-            g[0] += ds.x;
-            g[1] += ds.v;
-            g[2] += ddt;
-            vec![y]
-        })
-        .random(8, -1.0, 1.0);
+    check_state_fn!(energy_after, energy_after_jvp, energy_after_vjp, -1.0, 1.0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -196,22 +181,7 @@ fn logged(s: &State, dt: f64) -> f64 {
 
 #[test]
 fn dropped_whole_struct_output() {
-    Harness::new(3)
-        .primal(|p| vec![logged(&st(p), p[2])])
-        .jvp(|p, t| {
-            let (y, dy) = logged_jvp(&st(p), p[2], &stt(t), t[2]);
-            (vec![y], vec![dy])
-        })
-        .vjp(|p, c, g| {
-            let mut ds = stt(&[0.0, 0.0]);
-            let mut ddt = 0.0;
-            let y = logged_vjp(&st(p), p[2], &mut ds, &mut ddt, c[0]);
-            g[0] += ds.x;
-            g[1] += ds.v;
-            g[2] += ddt;
-            vec![y]
-        })
-        .random(8, -1.0, 1.0);
+    check_state_fn!(logged, logged_jvp, logged_vjp, -1.0, 1.0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -469,22 +439,7 @@ fn copy_with_written_fields_given_back() {
 
 #[test]
 fn copy_with_fields_written_in_a_loop() {
-    Harness::new(3)
-        .primal(|p| vec![copy_energy(&st(p), p[2])])
-        .jvp(|p, t| {
-            let (y, dy) = copy_energy_jvp(&st(p), p[2], &stt(t), t[2]);
-            (vec![y], vec![dy])
-        })
-        .vjp(|p, c, g| {
-            let mut ds = stt(&[0.0, 0.0]);
-            let mut ddt = 0.0;
-            let y = copy_energy_vjp(&st(p), p[2], &mut ds, &mut ddt, c[0]);
-            g[0] += ds.x;
-            g[1] += ds.v;
-            g[2] += ddt;
-            vec![y]
-        })
-        .random(8, -1.0, 1.0);
+    check_state_fn!(copy_energy, copy_energy_jvp, copy_energy_vjp, -1.0, 1.0);
 }
 
 #[derive(Differentiable, Clone, Copy, Debug, PartialEq)]
