@@ -267,18 +267,22 @@ fn pose_out(s: &Pose, y: f64) -> Vec<f64> {
     v
 }
 
-#[test]
-fn pose_in_place() {
-    // Outputs: the value, then the pose after the call (12).
+/// A function of a pose lent in-out and a scale, in both modes: outputs are the value, then the
+/// pose after the call (12); the pose's adjoint holds the output pose's on entry.
+fn check_pose_in_out(
+    f: fn(&mut Pose, f64) -> f64,
+    f_jvp: fn(&mut Pose, f64, &mut PoseTangent, f64) -> (f64, f64),
+    f_vjp: fn(&mut Pose, f64, &mut PoseTangent, &mut f64, f64) -> f64,
+) {
     Harness::new(13)
         .primal(|p| {
             let mut s = pose(p);
-            let y = scale_in_place(&mut s, p[12]);
+            let y = f(&mut s, p[12]);
             pose_out(&s, y)
         })
         .jvp(|p, t| {
             let (mut s, mut ds) = (pose(p), pose_t(t));
-            let (y, dy) = scale_in_place_jvp(&mut s, p[12], &mut ds, t[12]);
+            let (y, dy) = f_jvp(&mut s, p[12], &mut ds, t[12]);
             let ds = Pose { r: ds.r, t: ds.t };
             (pose_out(&s, y), pose_out(&ds, dy))
         })
@@ -286,12 +290,17 @@ fn pose_in_place() {
             let mut s = pose(p);
             let mut ds = pose_t(&c[1..]);
             let mut dw = 0.0;
-            let y = scale_in_place_vjp(&mut s, p[12], &mut ds, &mut dw, c[0]);
+            let y = f_vjp(&mut s, p[12], &mut ds, &mut dw, c[0]);
             pose_flat(&ds, g);
             g[12] += dw;
             pose_out(&s, y)
         })
         .random(6, -1.0, 1.0);
+}
+
+#[test]
+fn pose_in_place() {
+    check_pose_in_out(scale_in_place, scale_in_place_jvp, scale_in_place_vjp);
 }
 
 impl Pose {
@@ -350,28 +359,7 @@ fn lend_pose(s: &mut Pose, w: f64) -> f64 {
 
 #[test]
 fn pose_lent_to_a_call() {
-    Harness::new(13)
-        .primal(|p| {
-            let mut s = pose(p);
-            let y = lend_pose(&mut s, p[12]);
-            pose_out(&s, y)
-        })
-        .jvp(|p, t| {
-            let (mut s, mut ds) = (pose(p), pose_t(t));
-            let (y, dy) = lend_pose_jvp(&mut s, p[12], &mut ds, t[12]);
-            let ds = Pose { r: ds.r, t: ds.t };
-            (pose_out(&s, y), pose_out(&ds, dy))
-        })
-        .vjp(|p, c, g| {
-            let mut s = pose(p);
-            let mut ds = pose_t(&c[1..]);
-            let mut dw = 0.0;
-            let y = lend_pose_vjp(&mut s, p[12], &mut ds, &mut dw, c[0]);
-            pose_flat(&ds, g);
-            g[12] += dw;
-            pose_out(&s, y)
-        })
-        .random(6, -1.0, 1.0);
+    check_pose_in_out(lend_pose, lend_pose_jvp, lend_pose_vjp);
 }
 
 /// A copy of the pose read by rows, and a pose output taking the rotation from the argument.
