@@ -37,6 +37,10 @@
 //! benchmarks.
 //!
 //! The problems' inputs and variants live in `overhead_parts/` (shared with `overhead_heap.rs`).
+//!
+//! JAX on the same problems and inputs: `AUTODIFF_PEERS_DIR=dir cargo bench --bench overhead --
+//! --quick --noplot` writes the inputs, our values and gradients and this run's medians into
+//! `dir`; `python3 benches/peers/overhead.py dir` then times JAX there and prints both.
 
 mod overhead_parts;
 mod problems;
@@ -46,6 +50,11 @@ use std::time::Duration;
 use criterion::Criterion;
 use overhead_parts::common::*;
 use overhead_parts::large::for_each_problem;
+use overhead_parts::peers::{write_peer_files, OursRow};
+
+/// Environment variable naming a folder: the run then writes into it the problems' inputs, our
+/// values and gradients, and this run's medians, for `benches/peers/overhead.py`.
+const PEERS_DIR: &str = "AUTODIFF_PEERS_DIR";
 
 /// Time one sample of the ratio table aims at.
 const SAMPLE_TARGET: Duration = Duration::from_millis(4);
@@ -69,7 +78,8 @@ fn criterion_phase(c: &mut Criterion) {
     });
 }
 
-fn ratio_phase(wanted: impl Fn(&str) -> bool) {
+fn ratio_phase(wanted: impl Fn(&str) -> bool) -> Vec<OursRow> {
+    let mut ours = Vec::new();
     let mut rows = Vec::new();
     let mut forward_rows = Vec::new();
     for_each_problem(|problem, variants| {
@@ -91,6 +101,7 @@ fn ratio_phase(wanted: impl Fn(&str) -> bool) {
             time_of(GENERATED_VJP),
             time_of(GENERATED_GRAD),
         );
+        ours.push((problem, [p, gv, gg, h]));
         rows.push([
             problem.to_string(),
             format_time(p),
@@ -114,7 +125,7 @@ fn ratio_phase(wanted: impl Fn(&str) -> bool) {
         ]);
     });
     if rows.is_empty() {
-        return;
+        return ours;
     }
     println!();
     println!(
@@ -149,6 +160,7 @@ fn ratio_phase(wanted: impl Fn(&str) -> bool) {
         ],
         &forward_rows,
     );
+    ours
 }
 
 /// Criterion options that take a value as the next argument (unless written `--option=value`).
@@ -204,7 +216,18 @@ fn main() {
         None => true,
         Some(f) => problem.contains(f.as_str()) || f.contains(problem),
     };
-    ratio_phase(wanted);
+    let ours = ratio_phase(wanted);
+    if let Some(dir) = std::env::var_os(PEERS_DIR) {
+        let dir = std::path::PathBuf::from(dir);
+        match write_peer_files(&dir, &ours) {
+            Ok(()) => {
+                eprintln!("wrote the inputs and our medians for peers/overhead.py into {dir:?}")
+            }
+            Err(e) => {
+                eprintln!("could not write the files for peers/overhead.py into {dir:?}: {e}")
+            }
+        }
+    }
     overhead_parts::small::small_phase(&mut small_rng(), wanted, |v| {
         interleaved_medians(v, SAMPLE_TARGET, ROUNDS)
     });

@@ -11,7 +11,7 @@ use super::pde_ode::{HeatInputs, LvInputs};
 use crate::problems::*;
 
 pub struct RosenbrockInputs {
-    x: Vec<f64>,
+    pub x: Vec<f64>,
 }
 
 impl RosenbrockInputs {
@@ -80,9 +80,9 @@ impl RosenbrockInputs {
 }
 
 pub struct SpringChainInputs {
-    k: Vec<f64>,
-    x0: Vec<f64>,
-    v0: Vec<f64>,
+    pub k: Vec<f64>,
+    pub x0: Vec<f64>,
+    pub v0: Vec<f64>,
 }
 
 impl SpringChainInputs {
@@ -190,12 +190,12 @@ impl SpringChainInputs {
 }
 
 pub struct TwoLayerInputs {
-    w1: Vec<f64>,
-    b1: Vec<f64>,
-    w2: Vec<f64>,
-    b2: Vec<f64>,
-    xs: Vec<f64>,
-    ys: Vec<f64>,
+    pub w1: Vec<f64>,
+    pub b1: Vec<f64>,
+    pub w2: Vec<f64>,
+    pub b2: Vec<f64>,
+    pub xs: Vec<f64>,
+    pub ys: Vec<f64>,
 }
 
 impl TwoLayerInputs {
@@ -341,18 +341,36 @@ impl TwoLayerInputs {
     }
 }
 
-/// Calls `visit` with each problem's name and variants; the inputs are seeded, so every run
-/// measures the same numbers.
+/// The inputs of every large problem, drawn from one seeded stream, so every run (and every
+/// binary: `overhead`, `overhead_heap`, the files for `benches/peers/overhead.py`) measures the
+/// same numbers.
+pub struct LargeInputs {
+    pub rosenbrock: RosenbrockInputs,
+    pub springs: SpringChainInputs,
+    pub net: TwoLayerInputs,
+    pub heat: HeatInputs,
+    pub lv: LvInputs,
+}
+
+impl LargeInputs {
+    pub fn new() -> Self {
+        let mut rng = ChaCha8Rng::seed_from_u64(2024);
+        LargeInputs {
+            rosenbrock: RosenbrockInputs::new(&mut rng),
+            springs: SpringChainInputs::new(&mut rng),
+            net: TwoLayerInputs::new(&mut rng),
+            heat: HeatInputs::new(&mut rng),
+            lv: LvInputs::new(&mut rng),
+        }
+    }
+}
+
+/// Calls `visit` with each problem's name and variants.
 pub fn for_each_problem(mut visit: impl FnMut(&'static str, &mut [Variant<'_>])) {
-    let mut rng = ChaCha8Rng::seed_from_u64(2024);
-    let rosenbrock = RosenbrockInputs::new(&mut rng);
-    let springs = SpringChainInputs::new(&mut rng);
-    let net = TwoLayerInputs::new(&mut rng);
-    let heat = HeatInputs::new(&mut rng);
-    let lv = LvInputs::new(&mut rng);
-    visit("rosenbrock", &mut rosenbrock.variants());
-    visit("spring_chain", &mut springs.variants());
-    visit("two_layer_loss", &mut net.variants());
-    visit("heat_2d", &mut heat.variants());
-    visit("rk4_lotka_volterra", &mut lv.variants());
+    let inputs = LargeInputs::new();
+    visit("rosenbrock", &mut inputs.rosenbrock.variants());
+    visit("spring_chain", &mut inputs.springs.variants());
+    visit("two_layer_loss", &mut inputs.net.variants());
+    visit("heat_2d", &mut inputs.heat.variants());
+    visit("rk4_lotka_volterra", &mut inputs.lv.variants());
 }

@@ -10,8 +10,8 @@ use super::common::*;
 use crate::problems::*;
 
 pub struct HeatInputs {
-    u0: Vec<f64>,
-    target: Vec<f64>,
+    pub u0: Vec<f64>,
+    pub target: Vec<f64>,
 }
 
 impl HeatInputs {
@@ -99,9 +99,9 @@ impl HeatInputs {
 }
 
 pub struct LvInputs {
-    p: [f64; 4],
-    y0: [f64; 2],
-    obs: Vec<f64>,
+    pub p: [f64; 4],
+    pub y0: [f64; 2],
+    pub obs: Vec<f64>,
 }
 
 impl LvInputs {
