@@ -687,8 +687,10 @@ impl VisitMut for Uses<'_, '_, '_, '_> {
                     self.pass.error(
                         &*e,
                         &format!("using `{id}`, a struct built in the function, whole (yet)"),
-                        "read its fields (`s.x`), or end the function with it when the function \
-                         returns it",
+                        &format!(
+                            "read its fields (`{id}.x`), or end the function with it when the \
+                             function returns it"
+                        ),
                     );
                     return;
                 }
