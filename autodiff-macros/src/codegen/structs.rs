@@ -202,13 +202,14 @@ impl Signatures<'_> {
                 quote!(#base.#i)
             }
         };
-        // The base argument, its value as the struct update takes it (`*s` of a `&State`), and
-        // its tangent (forward) or adjoint buffer (reverse).
+        // The base argument, its value as the struct update takes it (a clone of a `&State`:
+        // `..*s` would move its non-`Copy` fields, `Vec`s, out of the borrow), and its tangent
+        // (forward) or adjoint buffer (reverse).
         let public = self.taken();
         let base = so.base.as_ref().and_then(|b| {
             let p = self.f.params.iter().find(|p| p.name == *b)?;
             let value = match p.strukt {
-                Some(StructArg::Ref) => quote!(*#b),
+                Some(StructArg::Ref) => quote!(::core::clone::Clone::clone(#b)),
                 _ => quote!(#b),
             };
             let d = names::shadow_param(b, &public);

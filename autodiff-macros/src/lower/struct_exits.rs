@@ -213,10 +213,12 @@ impl Lowerer<'_> {
             self.diag.unsupported_at(
                 at,
                 "this value as a struct output given by a branch or a `return` (yet)",
-                "write a struct literal (`State { x, v: 2.0 * v }`, `State { x, ..*s }`) or a \
-                 struct argument (`s`, `s.clone()`); a struct a differentiated call gives is \
-                 given at the end of the function, from one local each branch assigns (`let mut \
-                 r = s.clone(); if c { r = step(s, dt); } r`)",
+                "write a struct literal (`State { x, v: 2.0 * v }`, `State { x, ..*s }`, \
+                 `..s.clone()` for a struct that is not `Copy`) or a struct argument (`s`, \
+                 `s.clone()`); a struct a differentiated call gives, or a copy whose fields are \
+                 written (`let mut t = s.clone(); t.x = ..; t`), is given at the end of the \
+                 function, from one local each branch assigns (`let mut r = s.clone(); if c { r \
+                 = step(s, dt); } r`)",
             );
         }
         if !bad.is_empty() || leaves.is_empty() {
@@ -232,8 +234,8 @@ impl Lowerer<'_> {
                         at,
                         "struct output values taking their other fields from different struct \
                          arguments",
-                        "take the fields no branch lists from one struct argument (`..*s`), or \
-                         list every field",
+                        "take the fields no branch lists from one struct argument (`..*s`, \
+                         `..s.clone()`), or list every field",
                     );
                     return Err(());
                 }
@@ -434,9 +436,8 @@ fn leaf(e: &syn::Expr, roots: &[String]) -> Option<Leaf> {
         return None;
     }
     let base = match &lit.rest {
-        Some(r) => {
-            Some(whole_root(r, roots).filter(|_| !matches!(&**r, syn::Expr::MethodCall(_)))?)
-        }
+        // `..*s`, `..s`, `..s.clone()`.
+        Some(r) => Some(whole_root(r, roots)?),
         None => None,
     };
     Some(Leaf {

@@ -372,7 +372,8 @@ impl Pass<'_, '_> {
     /// `..base` of a struct literal: `base` when it is a struct argument taken by `&` or by a
     /// binding that is not `mut` (`..*s`, `..s`), or a struct local; else an error (`None`).
     fn base(&mut self, b: &syn::Expr, locals: &HashMap<String, Local>) -> Option<syn::Expr> {
-        if let Some(id) = plain_name(b) {
+        // `..*s`, `..s`, or `..s.clone()` (the base of a struct that is not `Copy`).
+        if let Some(id) = plain_name(b).or_else(|| super::struct_copies::copied(b)) {
             let n = id.to_string();
             let fixed = match locals.get(&n) {
                 Some(l) => !l.mutable,
@@ -385,9 +386,9 @@ impl Pass<'_, '_> {
         self.error(
             b,
             "this `..base` (yet)",
-            "take the other fields from a struct argument passed by `&` (`..*s`) or by value \
-             (`..s`, not `mut`), or from a struct built earlier in the function (not `mut`), or \
-             list every field",
+            "take the other fields from a struct argument passed by `&` (`..*s`, or \
+             `..s.clone()` when it is not `Copy`) or by value (`..s`, not `mut`), or from a \
+             struct built earlier in the function (not `mut`), or list every field",
         );
         None
     }
@@ -576,7 +577,7 @@ impl Pass<'_, '_> {
 
     /// `..base` of a struct output: a struct argument read only (`..*s`, `..s`), by name.
     fn out_base(&mut self, b: &syn::Expr) -> Option<syn::Ident> {
-        if let Some(id) = plain_name(b) {
+        if let Some(id) = plain_name(b).or_else(|| super::struct_copies::copied(b)) {
             if self.roots.contains(&id.to_string()) {
                 return Some(id.clone());
             }
@@ -584,8 +585,8 @@ impl Pass<'_, '_> {
         self.error(
             b,
             "this `..base` in a struct output (yet)",
-            "take the other fields from a struct argument passed by `&` (`..*s`) or by value \
-             (`..s`), or list every field",
+            "take the other fields from a struct argument passed by `&` (`..*s`, or \
+             `..s.clone()` when it is not `Copy`) or by value (`..s`), or list every field",
         );
         None
     }
