@@ -15,8 +15,8 @@
 //! final contents are the `n` outputs of the slice (so the program takes no `io` then), and its
 //! adjoint buffer holds their seeds on entry and the initial contents' adjoints on exit.
 //! A struct read only may also be copied into a struct local with some fields replaced
-//! (`let lc3 = S017 { k: e, ..*st };`) and taken apart by a pattern (`let S017 { g: pk4, .. } =
-//! *st;`), whose fields and names are then read like the argument's. Such a program may give
+//! (`let lc3 = S017 { k: e, ..*st };`, `..st.clone()`) and taken apart by a pattern
+//! (`let S017 { g: pk4, .. } = *st;`), whose fields and names are then read like the argument's. Such a program may give
 //! a struct `S017Out { a, b, n }` built by a literal at the end of its body instead of its pair
 //! of floats (`n` carried from the integer field `m`, checked by the test's `Out` view), also by
 //! an `if`/`else` of two literals or an early `return` of one. A struct read only may be passed
@@ -699,7 +699,8 @@ impl FnGen<'_> {
     /// others the argument's (`let lc3 = S017 { k: e, ..*st };`, `..st` by value), and the
     /// argument taken apart by a pattern (`let S017 { g: pk4, .. } = *st;`): the local's fields
     /// (`lc3.k`, `lc3.q`) and the pattern's names are read-only variables. Only for a struct
-    /// read, not written, whose fields the update copies (no `Vec`, no nested struct).
+    /// read, not written; a `&` one with a `Vec` or nested-struct field (not `Copy`) is updated
+    /// from `..st.clone()` (also sometimes one without), one by value only without those.
     fn struct_local(&mut self, l: &Layout) {
         // A copy (`let cp5 = st.clone();`, `(*st).clone()`), its float fields read-only
         // variables (`cp5.k`, `cp5.sub.x`).
@@ -765,7 +766,8 @@ impl FnGen<'_> {
                 self.push_input(&name, b);
             }
         }
-        if l.kind.mutable() || l.vec || l.nested {
+        // By value, `..st` would move a `Vec` or nested-struct field out of `st` (read later).
+        if l.kind.mutable() || (l.kind == StructKind::Value && (l.vec || l.nested)) {
             return;
         }
         let root = l.kind.root();
@@ -773,6 +775,14 @@ impl FnGen<'_> {
             root.to_string()
         } else {
             format!("*{root}")
+        };
+        // A struct update from a `&` argument: `..*st` moves its fields, so one with a `Vec` or
+        // a nested struct (not `Copy`) takes `..st.clone()`, which any struct may.
+        let by_ref = matches!(l.kind, StructKind::Ref | StructKind::SelfRef);
+        let update = if by_ref && (l.vec || l.nested || self.chance(0.3)) {
+            format!("{root}.clone()")
+        } else {
+            base.clone()
         };
         if self.on(Construct::StructLocal) && self.chance(0.5) {
             self.count(Construct::StructLocal);
@@ -789,7 +799,7 @@ impl FnGen<'_> {
                 reads.push((format!("{lc}.{f}"), 1.0));
             }
             self.line(format!(
-                "let {lc} = {} {{ {}, ..{base} }};",
+                "let {lc} = {} {{ {}, ..{update} }};",
                 l.ty,
                 fields.join(", ")
             ));
