@@ -500,6 +500,11 @@ fn scratch_sequences_and_counters() {
             vec![scratch_two_vjp(&p[..5], p[5], gx, &mut gc[0], c[0])]
         })
         .random(5, -1.0, 1.0);
-    chk_slice!(5, scratch_read_after, scratch_read_after_jvp, scratch_read_after_vjp)
-        .random(5, 0.1, 1.0);
+    chk_slice!(
+        5,
+        scratch_read_after,
+        scratch_read_after_jvp,
+        scratch_read_after_vjp
+    )
+    .random(5, 0.1, 1.0);
 }

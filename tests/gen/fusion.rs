@@ -194,7 +194,11 @@ impl FnGen<'_> {
             false => {
                 let f = self.pick(&fs);
                 self.count(f);
-                let b = if f == Construct::Exp { ARG_CAP.exp() } else { 1.0 };
+                let b = if f == Construct::Exp {
+                    ARG_CAP.exp()
+                } else {
+                    1.0
+                };
                 (self.meth(&e, f.name(), &[]), b)
             }
         };

@@ -265,7 +265,6 @@ impl StmtFx {
     }
 }
 
-
 /// Whether two pieces of reverse code can run in either order: `Err(why(names))` with the
 /// variables whose adjoints they share other than by two reads or two additions (which
 /// commute); the one check behind every reordering fusion makes (loop and loop, statement and

@@ -11,6 +11,6 @@ pub mod activity;
 pub(crate) mod fusion;
 pub(crate) mod reads;
 pub(crate) mod saves;
-pub(crate) mod scratch;
 pub(crate) mod scope;
+pub(crate) mod scratch;
 pub mod usefulness;

@@ -58,7 +58,9 @@ pub(crate) fn check(a: VarId, body: &[R], vars: &[Var]) -> Result<(), String> {
         }
         let mut stack = Vec::new();
         if !reads_ok(a, s, &filled, &mut stack) {
-            return not_scratch("reads it other than at the index of a loop over a range filled before");
+            return not_scratch(
+                "reads it other than at the index of a loop over a range filled before",
+            );
         }
     }
     Ok(())
@@ -121,9 +123,7 @@ fn writes_seq(body: &[R], a: VarId) -> bool {
         R::Let { init: Some(e), .. } | R::Eval(e) => borrows(e, a),
         R::Let { init: None, .. } | R::Macro(..) | R::Exit(_) => false,
         R::If { cond, then, els } => borrows(cond, a) || writes_seq(then, a) || writes_seq(els, a),
-        R::Match { scrut, arms } => {
-            borrows(scrut, a) || arms.iter().any(|(_, b)| writes_seq(b, a))
-        }
+        R::Match { scrut, arms } => borrows(scrut, a) || arms.iter().any(|(_, b)| writes_seq(b, a)),
         R::For { body, .. } | R::While { body, .. } => writes_seq(body, a),
     })
 }
@@ -206,7 +206,9 @@ fn reads_ok<'a>(
         R::Eval(e) => expr_ok(e, stack),
         R::Macro(_, vs) => !vs.contains(&a),
         R::Exit(_) => true,
-        R::If { cond, then, els } => expr_ok(cond, stack) && block(then, stack) && block(els, stack),
+        R::If { cond, then, els } => {
+            expr_ok(cond, stack) && block(then, stack) && block(els, stack)
+        }
         R::Match { scrut, arms } => {
             expr_ok(scrut, stack) && arms.iter().all(|(_, b)| block(b, stack))
         }

@@ -73,10 +73,7 @@ fn loop_name(s: &R, vars: &[Var]) -> String {
 
 /// The sums of the top-level statement `s` (a `for` loop) that can move before it.
 fn counters(s: &R, after: &[R], vars: &[Var]) -> BTreeSet<VarId> {
-    let R::For {
-        var, body, brk, ..
-    } = s
-    else {
+    let R::For { var, body, brk, .. } = s else {
         return BTreeSet::new();
     };
     if brk.is_some_and(|b| sets(body, b)) || has_exit(body) {
@@ -139,7 +136,10 @@ fn range_free(s: &R, written: &[VarId], indices: &[VarId]) -> bool {
 fn free(e: &Expr, written: &[VarId], indices: &[VarId]) -> bool {
     let mut rs = Vec::new();
     e.reads(&mut rs);
-    !e.has_call() && rs.iter().all(|v| !written.contains(v) || indices.contains(v))
+    !e.has_call()
+        && rs
+            .iter()
+            .all(|v| !written.contains(v) || indices.contains(v))
 }
 
 struct Walk<'a> {
@@ -186,16 +186,17 @@ impl Walk<'_> {
                     }
                 }
             }
-            R::For {
-                var, body, brk, ..
-            } => {
+            R::For { var, body, brk, .. } => {
                 let Range::Bounds {
                     start, end, step, ..
                 } = match s {
                     R::For { range, .. } => range,
                     _ => unreachable!(),
                 };
-                for e in [Some(start), Some(end), step.as_ref()].into_iter().flatten() {
+                for e in [Some(start), Some(end), step.as_ref()]
+                    .into_iter()
+                    .flatten()
+                {
                     self.expr(e);
                 }
                 let inner = path
@@ -232,9 +233,7 @@ impl Walk<'_> {
             _ => {
                 s.writes(self.vars, &mut ws);
                 let mut roots = vec![s.clone()];
-                crate::transform::normalize::for_each_root_mut(&mut roots, &mut |e| {
-                    self.expr(e)
-                });
+                crate::transform::normalize::for_each_root_mut(&mut roots, &mut |e| self.expr(e));
                 self.bad.extend(ws);
             }
         }
