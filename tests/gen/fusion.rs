@@ -181,7 +181,7 @@ impl FnGen<'_> {
         self.enter_loop(LoopKind::ContinueOk, N_MAX);
         self.declare_index(j, 0);
         let d = self.rng.gen_range(0..=2);
-        let e = self.expr(d);
+        let e = self.expr_nc(d);
         let e = self.scale(e, ARG_CAP);
         let mut fs = vec![];
         for c in [Construct::Tanh, Construct::Sin, Construct::Exp] {
