@@ -326,3 +326,185 @@ fn iterators_nested_loops_and_calls() {
     chk_slice!(5, nested, nested_jvp, nested_vjp).random(4, -1.0, 1.0);
     chk_slice!(5, calls_in_body, calls_in_body_jvp, calls_in_body_vjp).random(6, -1.0, 1.0);
 }
+
+// ---------------------------------------------------------------------------------------------
+// 5. Scratch sequences (filled by each iteration before it reads them), counters split out of
+//    the loop (`transform/fission.rs`), written values read back from a restored element
+
+/// A two-layer network's loss: `hidden` is filled by each sample before it is read; `count`
+/// is split out so the loss's seed is known before the fused loop.
+#[differentiate(wrt(w1, w2))]
+#[allow(clippy::too_many_arguments)]
+fn mlp(w1: &[f64], w2: &[f64], xs: &[f64], ys: &[f64], d: usize, h: usize, o: usize) -> f64 {
+    let batch = xs.len() / d;
+    let mut hidden = vec![0.0; h];
+    let mut loss = 0.0;
+    let mut count = 0.0;
+    for b in 0..batch {
+        for i in 0..h {
+            let mut z = 0.1 * i as f64;
+            for j in 0..d {
+                z += w1[i * d + j] * xs[b * d + j];
+            }
+            hidden[i] = z.tanh();
+        }
+        for r in 0..o {
+            let mut y = 0.0;
+            for i in 0..h {
+                y += w2[r * h + i] * hidden[i];
+            }
+            let e = y - ys[b * o + r];
+            loss += e * e;
+            count += 1.0;
+        }
+    }
+    loss / count
+}
+
+#[differentiate(wrt(w1, w2))]
+fn mlp32(w1: &[f32], w2: &[f32], xs: &[f32], d: usize, h: usize) -> f32 {
+    let batch = xs.len() / d;
+    let mut hidden = vec![0.0f32; h];
+    let mut loss = 0.0f32;
+    let mut n = 0;
+    for b in 0..batch {
+        for i in 0..h {
+            let mut z = 0.0f32;
+            for j in 0..d {
+                z += w1[i * d + j] * xs[b * d + j];
+            }
+            hidden[i] = z.sin();
+        }
+        let mut y = 0.0f32;
+        for i in 0..h {
+            y += w2[i] * hidden[i] * hidden[i];
+        }
+        loss += y.exp();
+        n += 1;
+    }
+    loss * 0.5 / n as f32
+}
+
+/// Two scratch sequences, one filled over two ranges, read in nested loops and under a
+/// branch; an integer counter and a `-=` counter; the sums used non-linearly after the loop.
+#[differentiate]
+fn scratch_two(x: &[f64], c: f64) -> f64 {
+    let n = x.len();
+    let mut a = vec![0.0; n];
+    let mut t = vec![0.0; 3];
+    let mut s = 0.0;
+    let mut m = 0;
+    let mut neg: f64 = 0.0;
+    for k in 0..4 {
+        for i in 0..n {
+            a[i] = (x[i] * (k as f64 + c)).exp();
+        }
+        for q in 0..3 {
+            t[q] = x[q].cos() * c;
+        }
+        for r in 0..2 {
+            for i in 0..n {
+                if x[i] > 0.0 {
+                    s += a[i] * x[(i + r) % n];
+                }
+                m += 1;
+                neg -= 2.0;
+            }
+        }
+        for q in 0..3 {
+            s += t[q] * t[q];
+        }
+    }
+    s / (m as f64) + neg.abs().ln() * c
+}
+
+/// A scratch sequence read after the loop does not fuse; written values of a restored sequence
+/// are still read back for their rules (`exp`, `sqrt`).
+#[differentiate]
+fn scratch_read_after(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut a = vec![0.0; n];
+    let mut s = 0.0;
+    for k in 0..3 {
+        for i in 0..n {
+            a[i] = (x[i] * k as f64).exp();
+        }
+        for i in 0..n {
+            s += a[i] * x[i];
+        }
+    }
+    for i in 1..n {
+        a[i] = (a[i - 1] * a[i] + 1.0).sqrt();
+    }
+    s + a[n - 1]
+}
+
+const XS: [f64; 6] = [0.5, -1.0, 0.25, 0.75, -0.5, 1.5];
+const YS: [f64; 6] = [0.3, -0.2, 0.1, 0.4, -0.6, 0.05];
+
+#[test]
+fn scratch_sequences_and_counters() {
+    // w1: 3 x 2, w2: 2 x 3; three samples.
+    Harness::new(12)
+        .primal(|p| vec![mlp(&p[..6], &p[6..], &XS, &YS, 2, 3, 2)])
+        .jvp(|p, t| {
+            let (v, d) = mlp_jvp(&p[..6], &p[6..], &XS, &YS, 2, 3, 2, &t[..6], &t[6..]);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| {
+            let (g1, g2) = g.split_at_mut(6);
+            vec![mlp_vjp(&p[..6], &p[6..], &XS, &YS, 2, 3, 2, g1, g2, c[0])]
+        })
+        .random(5, -1.0, 1.0);
+    let xs32: Vec<f32> = XS.iter().map(|v| *v as f32).collect();
+    Harness::new(9)
+        .f32()
+        .primal(|p| vec![mlp32(&to32(&p[..6]), &to32(&p[6..]), &xs32, 2, 3) as f64])
+        .jvp(|p, t| {
+            let (v, d) = mlp32_jvp(
+                &to32(&p[..6]),
+                &to32(&p[6..]),
+                &xs32,
+                2,
+                3,
+                &to32(&t[..6]),
+                &to32(&t[6..]),
+            );
+            (vec![v as f64], vec![d as f64])
+        })
+        .vjp(|p, c, g| {
+            let (mut g1, mut g2) = (to32(&g[..6]), to32(&g[6..]));
+            let v = mlp32_vjp(
+                &to32(&p[..6]),
+                &to32(&p[6..]),
+                &xs32,
+                2,
+                3,
+                &mut g1,
+                &mut g2,
+                c[0] as f32,
+            );
+            g[..6].copy_from_slice(&to64(&g1));
+            g[6..].copy_from_slice(&to64(&g2));
+            vec![v as f64]
+        })
+        .random(3, -0.8, 0.8);
+    Harness::new(6)
+        .primal(|p| vec![scratch_two(&p[..5], p[5])])
+        .jvp(|p, t| {
+            let (v, d) = scratch_two_jvp(&p[..5], p[5], &t[..5], t[5]);
+            (vec![v], vec![d])
+        })
+        .vjp(|p, c, g| {
+            let (gx, gc) = g.split_at_mut(5);
+            vec![scratch_two_vjp(&p[..5], p[5], gx, &mut gc[0], c[0])]
+        })
+        .random(5, -1.0, 1.0);
+    chk_slice!(
+        5,
+        scratch_read_after,
+        scratch_read_after_jvp,
+        scratch_read_after_vjp
+    )
+    .random(5, 0.1, 1.0);
+}

@@ -202,6 +202,8 @@ constructs! {
     ArrayOut => "array_out",
     // Reduction loops of issue 12 (emitted by `fusion.rs`).
     ReductionLoop => "reduction_loop",
+    ScratchSeq => "scratch_seq",
+    LoopCounter => "loop_counter",
     // Idioms of issue 7 (emitted by `idioms.rs`).
     ClosureShadowedCapture => "closure_shadowed_capture",
     ClosureParamShadows => "closure_param_shadows",

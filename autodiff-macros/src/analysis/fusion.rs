@@ -55,6 +55,9 @@ struct LoopFx {
     sums: BTreeSet<VarId>,
     /// Other outside variables the body reads (their adjoints are added into).
     reads: BTreeSet<VarId>,
+    /// Scratch sequences (`analysis/scratch.rs`): filled by each iteration before it reads
+    /// them; the reverse of an iteration zeroes the adjoint of what it filled.
+    scratch: BTreeSet<VarId>,
 }
 
 /// What a simple statement touches.
@@ -84,10 +87,27 @@ pub(crate) fn plan(
     checkpoints: &BTreeMap<VarId, Checkpoint>,
     from: usize,
 ) -> (Option<Plan>, Vec<(String, Option<String>)>) {
-    let tops: Vec<Top> = body
+    let mut tops: Vec<Top> = body
         .iter()
         .map(|s| classify(s, vars, ret, checkpoints))
         .collect();
+    // A scratch sequence's value after the loop is not its value in the unfused program (each
+    // fused iteration's reverse restores it): nothing after the loop may mention it.
+    for (k, t) in tops.iter_mut().enumerate() {
+        if let Top::Loop(l) = t {
+            let later = l.scratch.iter().find(|a| {
+                body[k + 1..]
+                    .iter()
+                    .any(|s| super::scratch::stmt_mentions(s, **a))
+            });
+            if let Some(a) = later {
+                let n = vars[*a].name.to_string();
+                *t = Top::Other(format!(
+                    "the body fills `{n}`, which a statement after the loop uses"
+                ));
+            }
+        }
+    }
     let loop_name = |k: usize| match &body[k] {
         R::For { var, .. } => vars[*var].name.to_string(),
         _ => String::new(),
@@ -229,7 +249,7 @@ impl LoopFx {
     fn adj(&self) -> AdjFx<'_> {
         AdjFx {
             read: &self.sums,
-            zeroed: &EMPTY,
+            zeroed: &self.scratch,
             added: &self.reads,
         }
     }
@@ -244,8 +264,6 @@ impl StmtFx {
         }
     }
 }
-
-static EMPTY: BTreeSet<VarId> = BTreeSet::new();
 
 /// Whether two pieces of reverse code can run in either order: `Err(why(names))` with the
 /// variables whose adjoints they share other than by two reads or two additions (which
@@ -372,13 +390,22 @@ fn reduction_loop(
         checkpoints,
         sums: BTreeMap::new(),
         reads: BTreeMap::new(),
+        scratch: BTreeSet::new(),
         why: None,
     };
     walk.stmts(body);
     if let Some(w) = walk.why {
         return Err(w);
     }
-    let Walk { sums, reads, .. } = walk;
+    let Walk {
+        sums,
+        reads,
+        scratch,
+        ..
+    } = walk;
+    for a in &scratch {
+        super::scratch::check(*a, body, vars)?;
+    }
     if sums.is_empty() {
         return Err("no sum reduction".into());
     }
@@ -395,16 +422,17 @@ fn reduction_loop(
     let reads_set = reads
         .keys()
         .copied()
-        .filter(|v| !local.contains(v) && !sums_set.contains(v))
+        .filter(|v| !local.contains(v) && !sums_set.contains(v) && !scratch.contains(v))
         .collect();
     Ok(LoopFx {
         sums: sums_set,
         reads: reads_set,
+        scratch,
     })
 }
 
 /// Whether any statement of `body` assigns `flag`.
-fn sets(body: &[R], flag: VarId) -> bool {
+pub(crate) fn sets(body: &[R], flag: VarId) -> bool {
     body.iter().any(|s| match s {
         R::Assign {
             place: Place::Var(v),
@@ -418,7 +446,7 @@ fn sets(body: &[R], flag: VarId) -> bool {
 }
 
 /// The variables declared anywhere in `body` (`let`s and inner loop indices).
-fn declared(body: &[R], out: &mut BTreeSet<VarId>) {
+pub(crate) fn declared(body: &[R], out: &mut BTreeSet<VarId>) {
     for s in body {
         match s {
             R::Let { pat, .. } => {
@@ -450,6 +478,8 @@ struct Walk<'a> {
     sums: BTreeMap<VarId, usize>,
     /// Every variable read, with the number of reads.
     reads: BTreeMap<VarId, usize>,
+    /// Outside sequences whose elements the body writes (checked as scratch afterwards).
+    scratch: BTreeSet<VarId>,
     why: Option<String>,
 }
 
@@ -525,6 +555,9 @@ impl Walk<'_> {
                             && self.accumulation(*s, value) =>
                     {
                         *self.sums.entry(*s).or_insert(0) += 1;
+                    }
+                    Place::Index(a, _) if matches!(self.vars[*a].shape, Shape::Seq(_)) => {
+                        self.scratch.insert(*a);
                     }
                     _ => self.fail(format!(
                         "the body writes `{name}`, declared outside it, other than by `+=`/`-=` \

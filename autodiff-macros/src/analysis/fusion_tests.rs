@@ -202,16 +202,19 @@ fn commute_allows_reads_with_reads_and_additions_with_additions_only() {
     let l1 = LoopFx {
         sums: set(&[0]),
         reads: set(&[2]),
+        scratch: set(&[]),
     };
     let l2 = LoopFx {
         sums: set(&[1]),
         reads: set(&[2]),
+        scratch: set(&[]),
     };
     assert!(ok(commute(l1.adj(), l2.adj(), &vars, |n| n)));
     // A loop reading the sum of another: its additions meet the other's read.
     let l3 = LoopFx {
         sums: set(&[1]),
         reads: set(&[0]),
+        scratch: set(&[]),
     };
     assert!(!ok(commute(l1.adj(), l3.adj(), &vars, |n| n)));
     assert!(!ok(commute(l3.adj(), l1.adj(), &vars, |n| n)));
@@ -219,6 +222,7 @@ fn commute_allows_reads_with_reads_and_additions_with_additions_only() {
     let l4 = LoopFx {
         sums: set(&[0]),
         reads: set(&[1]),
+        scratch: set(&[]),
     };
     assert!(ok(commute(l1.adj(), l4.adj(), &vars, |n| n)));
     // A statement writing what a loop reads (zeroes an adjoint the loop adds into), or
@@ -246,4 +250,124 @@ fn commute_allows_reads_with_reads_and_additions_with_additions_only() {
     assert!(ok(commute(s3.adj(), s4.adj(), &vars, |n| n)));
     assert!(!ok(commute(s2.adj(), s4.adj(), &vars, |n| n)));
     assert!(!ok(commute(s3.adj(), s3.adj(), &vars, |n| n)));
+}
+
+/// A layer's activations filled by each iteration before it reads them: fused.
+#[test]
+fn a_scratch_sequence_filled_then_read_fuses() {
+    let r = fused(parse_quote! {
+        fn f(w: &[f64], xs: &[f64], h: usize, batch: usize) -> f64 {
+            let mut hid = vec![0.0; h];
+            let mut s = 0.0;
+            for b in 0..batch {
+                for i in 0..h {
+                    hid[i] = (w[i] * xs[b]).tanh();
+                }
+                for r in 0..2 {
+                    for i in 0..h {
+                        s += w[i] * hid[i];
+                    }
+                }
+            }
+            s
+        }
+    });
+    assert!(is_fused(&r, "b"), "{r:?}");
+}
+
+/// What a scratch sequence may not do: be read before it is filled, at another index, over
+/// another range, after the loop, or be filled under a branch or by an argument.
+#[test]
+fn scratch_sequences_that_do_not_fuse() {
+    let cases: Vec<syn::ItemFn> = vec![
+        // Read before filling: the previous iteration's values.
+        parse_quote! {
+            fn f(w: &[f64], h: usize, n: usize) -> f64 {
+                let mut a = vec![0.0; h];
+                let mut s = 0.0;
+                for b in 0..n {
+                    for i in 0..h { s += a[i]; }
+                    for i in 0..h { a[i] = w[i] * (b as f64); }
+                }
+                s
+            }
+        },
+        // Read at a neighbour index.
+        parse_quote! {
+            fn f(w: &[f64], h: usize, n: usize) -> f64 {
+                let mut a = vec![0.0; h];
+                let mut s = 0.0;
+                for b in 0..n {
+                    for i in 0..h { a[i] = w[i].sin(); }
+                    for i in 1..h { s += a[i - 1]; }
+                }
+                s
+            }
+        },
+        // Read over another range.
+        parse_quote! {
+            fn f(w: &[f64], h: usize, n: usize) -> f64 {
+                let mut a = vec![0.0; h + 1];
+                let mut s = 0.0;
+                for b in 0..n {
+                    for i in 0..h { a[i] = w[i].sin(); }
+                    for i in 0..h + 1 { s += a[i]; }
+                }
+                s
+            }
+        },
+        // Filled under a branch.
+        parse_quote! {
+            fn f(w: &[f64], h: usize, n: usize) -> f64 {
+                let mut a = vec![0.0; h];
+                let mut s = 0.0;
+                for b in 0..n {
+                    for i in 0..h { if w[i] > 0.0 { a[i] = w[i].sin(); } }
+                    for i in 0..h { s += a[i]; }
+                }
+                s
+            }
+        },
+        // Used after the loop.
+        parse_quote! {
+            fn f(w: &[f64], h: usize, n: usize) -> f64 {
+                let mut a = vec![0.0; h];
+                let mut s = 0.0;
+                for b in 0..n {
+                    for i in 0..h { a[i] = w[i].sin(); }
+                    for i in 0..h { s += a[i]; }
+                }
+                s + a[0]
+            }
+        },
+        // An argument: its final value is seen by the caller.
+        parse_quote! {
+            fn f(w: &[f64], a: &mut [f64], h: usize, n: usize) -> f64 {
+                let mut s = 0.0;
+                for b in 0..n {
+                    for i in 0..h { a[i] = w[i].sin(); }
+                    for i in 0..h { s += a[i]; }
+                }
+                s
+            }
+        },
+        // The range's bound changes in the body.
+        parse_quote! {
+            fn f(w: &[f64], h: usize, n: usize) -> f64 {
+                let mut a = vec![0.0; h];
+                let mut s = 0.0;
+                let mut m = h;
+                for b in 0..n {
+                    for i in 0..m { a[i] = w[i].sin(); }
+                    m -= 1;
+                    for i in 0..m { s += a[i]; }
+                }
+                s
+            }
+        },
+    ];
+    for (k, item) in cases.into_iter().enumerate() {
+        let r = fused(item);
+        assert!(!is_fused(&r, "b"), "case {k}: {r:?}");
+    }
 }

@@ -12,4 +12,5 @@ pub(crate) mod fusion;
 pub(crate) mod reads;
 pub(crate) mod saves;
 pub(crate) mod scope;
+pub(crate) mod scratch;
 pub mod usefulness;

@@ -11,6 +11,7 @@
 
 use super::*;
 use crate::analysis::fusion::Plan;
+use std::collections::BTreeMap;
 
 /// Where the region starts in the top-level forward code, and the tail's reverse (last
 /// statement first), run there.
@@ -84,6 +85,11 @@ impl Emitter<'_> {
         let mut region: BTreeSet<String> =
             written.iter().map(|v| self.uname(*v).to_string()).collect();
         let_names(&out.fwd[at..], &mut region);
+        // Copies of a variable the region does not change (a hoisted statement's save of a
+        // value computed before the region) are taken where the region starts instead: same
+        // value, and the tail's reverse can read them.
+        let moved = early_copies(&mut out.fwd, at, &mut region);
+        at += moved;
         tail_rev.reverse();
         let printed = quote!(#(#tail_rev)*);
         if crate::ir::token_names(&printed, false)
@@ -194,6 +200,45 @@ fn to_slots(ops: &mut [Op], tapes: &[syn::Ident]) {
             _ => {}
         }
     }
+}
+
+/// Moves to `at` the top-level copies `let c = v;` of `out[at..]` whose value `v` (one name) is
+/// not in `region` (bound or assigned in the region) and whose name is bound once there; gives
+/// how many moved and takes their names out of `region`.
+fn early_copies(ops: &mut Vec<Op>, at: usize, region: &mut BTreeSet<String>) -> usize {
+    let single = |t: &TokenStream| -> Option<String> {
+        let mut it = t.clone().into_iter();
+        match (it.next(), it.next()) {
+            (Some(proc_macro2::TokenTree::Ident(i)), None) => Some(i.to_string()),
+            _ => None,
+        }
+    };
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut each = BTreeSet::new();
+    for op in &ops[at..] {
+        each.clear();
+        let_names(std::slice::from_ref(op), &mut each);
+        for n in &each {
+            *counts.entry(n.clone()).or_insert(0) += 1;
+        }
+    }
+    let movable = |op: &Op| match op {
+        Op::Let { pat, value } => match (single(pat), single(value)) {
+            (Some(c), Some(v)) => !region.contains(&v) && counts.get(&c) == Some(&1),
+            _ => false,
+        },
+        _ => false,
+    };
+    let (early, rest): (Vec<Op>, Vec<Op>) = ops.drain(at..).partition(|op| movable(op));
+    for op in &early {
+        if let Op::Let { pat, .. } = op {
+            region.remove(&pat.to_string());
+        }
+    }
+    let n = early.len();
+    ops.extend(early);
+    ops.extend(rest);
+    n
 }
 
 /// The names every `let` in `ops` binds, nested blocks included.

@@ -246,6 +246,20 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
             text
         });
     }
+    // Counters the statements after a loop read, computed before it (`transform/fission.rs`):
+    // for fusion only.
+    if fuse && f.output.shape != Shape::Struct {
+        let split = crate::transform::fission::split_counters(&mut body, &mut vars);
+        if !split.is_empty() {
+            crate::transform::normalize::number(&mut body);
+            dump.section("counters split out (reverse mode)", || {
+                let mut text = split.join("\n");
+                text.push('\n');
+                text.push_str(&crate::transform::normalize::print(&vars, &body));
+                text
+            });
+        }
+    }
     let (scope, acc) = scope_of(f, &vars, ret, &body);
     // What must be kept, decided once before emission (`analysis/saves.rs`).
     let saves = saves::saves(&body, &scope, &acc, &f.checkpoints);

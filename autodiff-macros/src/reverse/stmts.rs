@@ -346,6 +346,23 @@ impl Emitter<'_> {
                 cx.mark_zeroed(Adj::Var(b));
             }
         }
+        // An element of a restored sequence holds, until its restore, the value written: a rule
+        // reading the written value (`tanh`, `exp`, `sqrt` read their output) reads it there
+        // instead of computing it again (`val` takes a snapped node as is).
+        if let (Some(Op::Set { place: target, .. }), Place::Index(..)) = (&restore_code, place) {
+            if self.active(value)
+                && cx.needed.contains(&value.id)
+                && !cx.snap.contains_key(&value.id)
+                && matches!(value.kind, ExprKind::Method { .. })
+            {
+                let o = self.fresh("o");
+                rev.push(Op::Let {
+                    pat: quote!(#o),
+                    value: target.clone(),
+                });
+                cx.snap.insert(value.id, quote!(#o));
+            }
+        }
         // The value is recomputed from the state before the write.
         if let Some(r) = restore_code {
             rev.push(r);

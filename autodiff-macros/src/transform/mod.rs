@@ -1,6 +1,7 @@
 //! Transformations of the IR: exit normalisation (which keeps the meaning), loop peeling of
 //! guarded neighbour reads (`peel`, also exact) and the generic copy for second order (`lift`).
 
+pub mod fission;
 pub mod lift;
 pub mod normalize;
 pub mod peel;
