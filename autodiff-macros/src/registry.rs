@@ -41,6 +41,11 @@ type Map = HashMap<(String, bool), Known>;
 
 static REGISTRY: Mutex<Option<Map>> = Mutex::new(None);
 
+/// (name, is a method) → whether its `_jvp` has no effect outside its arguments (no macro, no
+/// plain call, only calls of functions with such a `_jvp`), so that a caller may run it twice
+/// (`forward/whole.rs`); `false` once two functions of that name disagree.
+static PURE_JVP: Mutex<Option<HashMap<(String, bool), bool>>> = Mutex::new(None);
+
 fn lock() -> MutexGuard<'static, Option<Map>> {
     // A panic elsewhere while the lock was held cannot leave an entry half written (entries are
     // inserted whole), so a poisoned lock is taken as it is.
@@ -80,10 +85,42 @@ pub fn record(f: &Function, wrt: Option<&[syn::Ident]>) {
     map.insert(key, known);
 }
 
+/// Records whether `f`'s generated `_jvp` is pure (see `PURE_JVP`), once it is emitted.
+pub fn record_pure_jvp(f: &Function, pure: bool) {
+    let sig = &f.item.sig;
+    let key = (sig.ident.to_string(), sig.receiver().is_some());
+    let mut guard = PURE_JVP
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let map = guard.get_or_insert_with(HashMap::new);
+    let pure = map.get(&key).copied().unwrap_or(pure) && pure;
+    map.insert(key, pure);
+}
+
+/// Whether a call of `func` with `n` arguments is known to run a pure generated `_jvp`: a
+/// function differentiated earlier in this crate, registered once, recorded pure.
+pub fn pure_jvp(func: &syn::Path, n: usize) -> bool {
+    let Some((key, _)) = lookup_key(func, n) else {
+        return false;
+    };
+    let guard = PURE_JVP
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    guard
+        .as_ref()
+        .and_then(|m| m.get(&key).copied())
+        .unwrap_or(false)
+}
+
 /// The registered entry a call of `func` with `n` arguments refers to, if one is known. A path
 /// whose next-to-last segment names a type (`State::energy`, `Self::step`) is a method call (the
 /// receiver is the first argument); any other (`g`, `physics::g`) a free function.
 fn lookup(func: &syn::Path, n: usize) -> Option<Entry> {
+    lookup_key(func, n).map(|(_, e)| e)
+}
+
+/// `lookup`, with the key the entry is registered under.
+fn lookup_key(func: &syn::Path, n: usize) -> Option<((String, bool), Entry)> {
     let segs: Vec<&syn::PathSegment> = func.segments.iter().collect();
     let last = segs.last()?;
     let method = segs.len() >= 2
@@ -94,7 +131,7 @@ fn lookup(func: &syn::Path, n: usize) -> Option<Entry> {
     let key = (last.ident.to_string(), method);
     let guard = lock();
     match guard.as_ref()?.get(&key)? {
-        Known::One(e) if e.params.len() == n => Some(e.clone()),
+        Known::One(e) if e.params.len() == n => Some((key, e.clone())),
         _ => None,
     }
 }
