@@ -41,10 +41,63 @@ type Map = HashMap<(String, bool), Known>;
 
 static REGISTRY: Mutex<Option<Map>> = Mutex::new(None);
 
-/// (name, is a method) → whether its `_jvp` has no effect outside its arguments (no macro, no
-/// plain call, only calls of functions with such a `_jvp`), so that a caller may run it twice
-/// (`forward/whole.rs`); `false` once two functions of that name disagree.
-static PURE_JVP: Mutex<Option<HashMap<(String, bool), bool>>> = Mutex::new(None);
+/// What the companions of a registered function are known to do, for later callers: whether
+/// its `_jvp` is pure (`record_pure_jvp`) and which kinds of infinite partials its reverse sweep
+/// can meet (`record_edges`). A name recorded twice keeps the weaker facts of the two.
+#[derive(Clone, Copy, Default)]
+struct Facts {
+    /// `Some(pure)` once its `_jvp` is emitted.
+    pure_jvp: Option<bool>,
+    /// `Some(edges)` once its `_vjp` is emitted.
+    edges: Option<Edges>,
+}
+
+/// Which kinds of infinite or NaN partials a function's computation can meet, itself and through
+/// its calls (`primitives::Edge`): what `reverse::scale_fn` decides the product of its reverse
+/// sweep from. A call of a function whose facts are unknown counts as singular.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub struct Edges {
+    pub singular: bool,
+    pub pole: bool,
+    pub selects: bool,
+}
+
+impl Edges {
+    fn join(self, o: Edges) -> Edges {
+        Edges {
+            singular: self.singular || o.singular,
+            pole: self.pole || o.pole,
+            selects: self.selects || o.selects,
+        }
+    }
+}
+
+/// (name, is a method) → what is known about its companions.
+static FACTS: Mutex<Option<HashMap<(String, bool), Facts>>> = Mutex::new(None);
+
+/// Updates the facts of `f` (registered under its name) with `update`.
+fn with_facts(f: &Function, update: impl FnOnce(&mut Facts)) {
+    let sig = &f.item.sig;
+    let key = (sig.ident.to_string(), sig.receiver().is_some());
+    let mut guard = FACTS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    update(
+        guard
+            .get_or_insert_with(HashMap::new)
+            .entry(key)
+            .or_default(),
+    );
+}
+
+/// The facts of the function a call of `func` with `n` arguments refers to, if known.
+fn facts(func: &syn::Path, n: usize) -> Option<Facts> {
+    let (key, _) = lookup_key(func, n)?;
+    let guard = FACTS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    guard.as_ref()?.get(&key).copied()
+}
 
 fn lock() -> MutexGuard<'static, Option<Map>> {
     // A panic elsewhere while the lock was held cannot leave an entry half written (entries are
@@ -85,31 +138,31 @@ pub fn record(f: &Function, wrt: Option<&[syn::Ident]>) {
     map.insert(key, known);
 }
 
-/// Records whether `f`'s generated `_jvp` is pure (see `PURE_JVP`), once it is emitted.
+/// Records whether `f`'s generated `_jvp` is pure: no effect outside its arguments (no
+/// macro, no plain call, calls only of functions with such a `_jvp`), so that a caller may run
+/// it twice (`forward/whole.rs`).
 pub fn record_pure_jvp(f: &Function, pure: bool) {
-    let sig = &f.item.sig;
-    let key = (sig.ident.to_string(), sig.receiver().is_some());
-    let mut guard = PURE_JVP
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let map = guard.get_or_insert_with(HashMap::new);
-    let pure = map.get(&key).copied().unwrap_or(pure) && pure;
-    map.insert(key, pure);
+    with_facts(f, |x| x.pure_jvp = Some(x.pure_jvp.unwrap_or(pure) && pure));
 }
 
 /// Whether a call of `func` with `n` arguments is known to run a pure generated `_jvp`: a
 /// function differentiated earlier in this crate, registered once, recorded pure.
 pub fn pure_jvp(func: &syn::Path, n: usize) -> bool {
-    let Some((key, _)) = lookup_key(func, n) else {
-        return false;
-    };
-    let guard = PURE_JVP
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    guard
-        .as_ref()
-        .and_then(|m| m.get(&key).copied())
-        .unwrap_or(false)
+    facts(func, n).and_then(|x| x.pure_jvp).unwrap_or(false)
+}
+
+/// Records the edges `f`'s computation meets (its own and its callees'), once its `_vjp` is
+/// emitted.
+pub fn record_edges(f: &Function, edges: Edges) {
+    with_facts(f, |x| {
+        x.edges = Some(x.edges.map_or(edges, |e| e.join(edges)))
+    });
+}
+
+/// The edges a call of `func` with `n` arguments meets inside the callee: known for a function
+/// differentiated earlier in this crate, registered once; `None` otherwise.
+pub fn edges(func: &syn::Path, n: usize) -> Option<Edges> {
+    facts(func, n).and_then(|x| x.edges)
 }
 
 /// The registered entry a call of `func` with `n` arguments refers to, if one is known. A path

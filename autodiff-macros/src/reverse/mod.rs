@@ -315,28 +315,39 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
 
 /// Which product of adjoint and partial the reverse sweep uses. The strong zero (a zero factor
 /// wins over an infinite or NaN one) only changes a result when some factor is infinite or NaN
-/// while the output is finite: a partial of a singular primitive (`sqrt` at 0...), an adjoint
-/// coming back from a called function (its own derivative may be infinite), or a pole (`ln` at
-/// 0) whose infinite value a selector (`max`, `min`, `clamp`) turns finite again. Elsewhere the
-/// check would cost a compare per product in the hottest loops for nothing.
+/// while the output is finite: a partial of a singular primitive (`sqrt` at 0...), or a pole
+/// (`ln` at 0) whose infinite value a selector (`max`, `min`, `clamp`) turns finite again.
+/// Elsewhere the check would cost a compare per product in the hottest loops for nothing. A
+/// call counts as the primitives of its callee, itself and through its own calls, when the
+/// callee was differentiated earlier in the crate (`registry::edges`: the same decision as if
+/// its body were written inline), and as singular otherwise (a hand-written rule's derivative
+/// may be infinite anywhere). The edges found are recorded for this function's own callers.
 fn scale_fn(f: &Function) -> syn::Ident {
     use crate::primitives::Edge;
-    let (mut singular, mut pole, mut selects) = (false, false, false);
-    let mut note = |edge: Edge| match edge {
-        Edge::Singular => singular = true,
-        Edge::Pole => pole = true,
-        Edge::Selects => selects = true,
+    use crate::registry::Edges;
+    let mut found = Edges::default();
+    let note = |edge: Edge, found: &mut Edges| match edge {
+        Edge::Singular => found.singular = true,
+        Edge::Pole => found.pole = true,
+        Edge::Selects => found.selects = true,
         Edge::Smooth => {}
     };
     let mut look = |e: &Expr| {
         e.visit(&mut |n| match &n.kind {
             ExprKind::Method { method, .. } => {
                 if let Some(r) = crate::methods::float_method(&method.to_string()) {
-                    note(r.edge)
+                    note(r.edge, &mut found)
                 }
             }
-            ExprKind::Binary { op, .. } => note(crate::methods::binop_edge(*op)),
-            ExprKind::Call { .. } => note(Edge::Singular),
+            ExprKind::Binary { op, .. } => note(crate::methods::binop_edge(*op), &mut found),
+            ExprKind::Call { func, args, .. } => match crate::registry::edges(func, args.len()) {
+                Some(e) => {
+                    found.singular |= e.singular;
+                    found.pole |= e.pole;
+                    found.selects |= e.selects;
+                }
+                None => note(Edge::Singular, &mut found),
+            },
             _ => {}
         })
     };
@@ -344,7 +355,8 @@ fn scale_fn(f: &Function) -> syn::Ident {
     if let Some(t) = &f.tail {
         look(t);
     }
-    let strong = singular || (pole && selects);
+    crate::registry::record_edges(f, found);
+    let strong = found.singular || (found.pole && found.selects);
     let name = if strong { "scale_strong" } else { "scale" };
     names::runtime_item(name)
 }
