@@ -418,7 +418,8 @@ impl Emitter<'_> {
     }
 
     /// `save` of a value of shape `shape` (when known): a float's save carries `zero()` as the
-    /// value a tape region is filled with before a loop writes it (`loops.rs`, "tape regions").
+    /// value a tape region is filled with before a loop writes it (`regions.rs`), an array's of
+    /// floats `[zero(); N]`, a tuple's of those the tuple of theirs (`fill_of`).
     fn save_shaped(
         &mut self,
         value: TokenStream,
@@ -428,7 +429,7 @@ impl Emitter<'_> {
         bind_as: Option<syn::Ident>,
     ) -> syn::Ident {
         let rt = names::rt();
-        let fill = matches!(shape, Some(Shape::Scalar)).then(|| quote!(#rt::zero()));
+        let fill = shape.and_then(fill_of);
         let s = bind_as.unwrap_or_else(|| self.fresh("s"));
         match self.site(level) {
             None => out.fwd.push(Op::Let {
@@ -722,6 +723,20 @@ impl Emitter<'_> {
 /// The zero adjoint of a value of shape `s` whose size the shape tells (floats, arrays, tuples
 /// of them): the one place that spells zero adjoints by shape. `()` stands in for values that
 /// are not floats; a `Vec`'s length is not in its shape: an empty `Vec` (the runtime pads).
+/// A value of shape `s` written without a value at hand, for a tape region's fill (`regions.rs`):
+/// `zero()` for a float, `[zero(); N]` for an array of floats (the same spelling as its zero
+/// adjoint), a tuple of those; `None` for any other shape.
+fn fill_of(s: &Shape) -> Option<TokenStream> {
+    match s {
+        Shape::Scalar | Shape::Seq(SeqKind::Array(_)) => Some(zero_adjoint(s)),
+        Shape::Tuple(items) if !items.is_empty() => {
+            let fills = items.iter().map(fill_of).collect::<Option<Vec<_>>>()?;
+            Some(quote!((#(#fills,)*)))
+        }
+        _ => None,
+    }
+}
+
 pub(crate) fn zero_adjoint(s: &Shape) -> TokenStream {
     let rt = names::rt();
     match s {
