@@ -428,7 +428,6 @@ impl Emitter<'_> {
         out: &mut BlockOut,
         bind_as: Option<syn::Ident>,
     ) -> syn::Ident {
-        let rt = names::rt();
         let fill = shape.and_then(fill_of);
         let s = bind_as.unwrap_or_else(|| self.fresh("s"));
         match self.site(level) {
