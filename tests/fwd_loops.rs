@@ -2,7 +2,9 @@
 //! writes through slice views (one view per invariant offset of a read-only sequence, a `&mut`
 //! view of a written one, a written in-out argument, reversed loops, loops with no iteration) and
 //! loops it must leave alone (a `break`, an access under a branch or `&&`, a sequence used whole),
-//! and statements whose fast path gives NaN where the strong zero gives zero, gives checks of
+//! statements whose fast path gives NaN where the strong zero gives zero, and whole bodies
+//! calling other functions' `_jvp`s (pure ones run again on the strong path, an impure one keeps
+//! the body off the whole-body path and runs once), gives checks of
 //! `_jvp` against central differences and of `_vjp` by the dot-product test at lengths 0 to 5,
 //! and exact values at the singular points.
 #![allow(clippy::all)]
