@@ -296,10 +296,12 @@ fn calls_counted(x: &[f64], s: f64) -> f64 {
 
 #[test]
 fn impure_callee_runs_once() {
+    let primal = calls_counted(&[0.0, 4.0], 2.0);
     let before = BUMPS.load(std::sync::atomic::Ordering::SeqCst);
     let (v, d) = calls_counted_jvp(&[0.0, 4.0], 2.0, &[0.0, 1.0], 1.0);
     let after = BUMPS.load(std::sync::atomic::Ordering::SeqCst);
     assert_eq!(after - before, 2);
     assert_eq!(v, 16.0 * 2.0 + 2.0 * 2.0);
+    assert_eq!(v, primal);
     assert_eq!(d, 16.0 + 8.0 * 2.0 + 2.0 + 2.0 * 0.25);
 }
