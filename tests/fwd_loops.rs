@@ -2,7 +2,9 @@
 //! writes through slice views (one view per invariant offset of a read-only sequence, a `&mut`
 //! view of a written one, a written in-out argument, reversed loops, loops with no iteration) and
 //! loops it must leave alone (a `break`, an access under a branch or `&&`, a sequence used whole),
-//! and statements whose fast path gives NaN where the strong zero gives zero, gives checks of
+//! statements whose fast path gives NaN where the strong zero gives zero, and whole bodies
+//! calling other functions' `_jvp`s (pure ones run again on the strong path, an impure one keeps
+//! the body off the whole-body path and runs once), gives checks of
 //! `_jvp` against central differences and of `_vjp` by the dot-product test at lengths 0 to 5,
 //! and exact values at the singular points.
 #![allow(clippy::all)]
@@ -223,4 +225,83 @@ fn whole_fast_path_falls_back_to_the_strong_zero() {
             });
         h.random(3, 0.5, 2.0);
     }
+}
+
+/// Calls of a function differentiated earlier (`root_product`, whose `_jvp` is pure) inside a
+/// loop, with a `sqrt` of the caller's own: `_jvp`'s whole body runs on the fast path with the
+/// callee's `_jvp` inside it (which makes its own strong-zero choice); where an entry of `x` is
+/// 0 along a zero tangent the caller's fast tangent is NaN and the second run (calling the
+/// callee again) gives the strong zero.
+#[differentiate]
+fn calls_roots(x: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..x.len() {
+        acc += root_product(x[i], s) * s + s * x[i].sqrt();
+    }
+    acc
+}
+
+#[test]
+fn whole_fast_path_with_calls_falls_back_to_the_strong_zero() {
+    let (x, dx) = ([0.0, 4.0, 0.0], [0.0, 1.0, 0.0]);
+    let (v, d) = calls_roots_jvp(&x, 2.0, &dx, 1.0);
+    // root_product(x, s) = s sqrt(x) + x s; the sum is over i of that times s, plus s sqrt(x_i).
+    assert_eq!(v, (2.0 * 2.0 + 8.0) * 2.0 + 2.0 * 2.0);
+    // d/ds at fixed x: (sqrt(x) + x) s + root_product + sqrt(x); entry 1 also moves x (dx = 1):
+    // (s / (2 sqrt(x)) + s) s + s / (2 sqrt(x)); entries 0 and 2 give 0 (strong zero at x = 0).
+    let want = (2.0 + 4.0) * 2.0 + 12.0 + 2.0 + (0.5 + 2.0) * 2.0 + 0.5;
+    assert!((d - want).abs() < 1e-12, "{d} vs {want}");
+    // The callee alone at x = 0 along dx = 0 gives the strong zero too.
+    assert_eq!(root_product_jvp(0.0, 2.0, 0.0, 1.0), (0.0, 0.0));
+    for len in [0usize, 1, 3] {
+        let h = Harness::new(len + 1)
+            .primal(|p| vec![calls_roots(&p[..len], p[len])])
+            .jvp(|p, t| {
+                let (v, d) = calls_roots_jvp(&p[..len], p[len], &t[..len], t[len]);
+                (vec![v], vec![d])
+            })
+            .vjp(|p, c, g| {
+                let (a, b) = g.split_at_mut(len);
+                vec![calls_roots_vjp(&p[..len], p[len], a, &mut b[0], c[0])]
+            });
+        h.random(3, 0.5, 2.0);
+    }
+}
+
+static BUMPS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Counts its calls: a plain call with an effect.
+fn bump() -> f64 {
+    BUMPS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    0.0
+}
+
+/// A function whose `_jvp` has an effect (the plain call `bump()`).
+#[differentiate]
+fn counted(x: f64) -> f64 {
+    let z = bump();
+    x * x + z
+}
+
+/// Calls `counted` in a loop, with a `sqrt` whose fast tangent is NaN at 0: the whole body may
+/// not run twice, since `counted`'s `_jvp` is not pure.
+#[differentiate]
+fn calls_counted(x: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..x.len() {
+        acc += counted(x[i]) * s + s * x[i].sqrt();
+    }
+    acc
+}
+
+#[test]
+fn impure_callee_runs_once() {
+    let primal = calls_counted(&[0.0, 4.0], 2.0);
+    let before = BUMPS.load(std::sync::atomic::Ordering::SeqCst);
+    let (v, d) = calls_counted_jvp(&[0.0, 4.0], 2.0, &[0.0, 1.0], 1.0);
+    let after = BUMPS.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(after - before, 2);
+    assert_eq!(v, 16.0 * 2.0 + 2.0 * 2.0);
+    assert_eq!(v, primal);
+    assert_eq!(d, 16.0 + 8.0 * 2.0 + 2.0 + 2.0 * 0.25);
 }

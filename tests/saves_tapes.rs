@@ -317,3 +317,60 @@ fn costly_lets_saved_cheap_ones_recomputed_f32() {
     use t32::{chains, chains_jvp, chains_vjp};
     chk32_xv!(chains, chains_jvp, chains_vjp; 4, 4).random(4, 0.2, 1.5);
 }
+
+/// A right-hand side of two values, called per stage below.
+#[differentiate]
+fn pair_rhs(p: &[f64; 2], y: &[f64; 2]) -> [f64; 2] {
+    [p[0] * y[0] * y[1], y[0] - p[1] * y[1] * y[1]]
+}
+
+/// Loops whose saves are arrays (the state copied before the first call, the stages' results)
+/// together with floats: written by index into tape regions (`reverse/regions.rs`, fill
+/// `[zero(); 2]`), a forward and a reversed inclusive loop.
+#[differentiate]
+fn array_tapes(p: &[f64; 2], y0: &[f64; 2], n: usize) -> f64 {
+    let mut y = *y0;
+    let mut s = 0.0;
+    for k in 0..n {
+        let a: [f64; 2] = pair_rhs(p, &y);
+        let b: [f64; 2] = pair_rhs(p, &[y[0] + 0.1 * a[0], y[1] + 0.1 * a[1]]);
+        for i in 0..2 {
+            y[i] += 0.05 * (a[i] + b[i]);
+        }
+        s += y[0] * y[1] * (k as f64 + 1.0);
+    }
+    for k in (1..=n).rev() {
+        let c: [f64; 2] = pair_rhs(p, &y);
+        y[0] = 0.5 * y[0] + 0.01 * c[1] * k as f64;
+        s += y[0] * y[0];
+    }
+    s
+}
+
+#[test]
+fn array_saves_in_tape_regions() {
+    for n in 0..5usize {
+        Harness::new(4)
+            .primal(move |q| vec![array_tapes(&[q[0], q[1]], &[q[2], q[3]], n)])
+            .jvp(move |q, t| {
+                let (v, d) = array_tapes_jvp(
+                    &[q[0], q[1]],
+                    &[q[2], q[3]],
+                    n,
+                    &[t[0], t[1]],
+                    &[t[2], t[3]],
+                );
+                (vec![v], vec![d])
+            })
+            .vjp(move |q, c, g| {
+                let (mut dp, mut dy) = ([0.0; 2], [0.0; 2]);
+                let v = array_tapes_vjp(&[q[0], q[1]], &[q[2], q[3]], n, &mut dp, &mut dy, c[0]);
+                g[0] += dp[0];
+                g[1] += dp[1];
+                g[2] += dy[0];
+                g[3] += dy[1];
+                vec![v]
+            })
+            .random(3, 0.3, 0.9);
+    }
+}

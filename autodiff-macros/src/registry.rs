@@ -41,6 +41,64 @@ type Map = HashMap<(String, bool), Known>;
 
 static REGISTRY: Mutex<Option<Map>> = Mutex::new(None);
 
+/// What the companions of a registered function are known to do, for later callers: whether
+/// its `_jvp` is pure (`record_pure_jvp`) and which kinds of infinite partials its reverse sweep
+/// can meet (`record_edges`). A name recorded twice keeps the weaker facts of the two.
+#[derive(Clone, Copy, Default)]
+struct Facts {
+    /// `Some(pure)` once its `_jvp` is emitted.
+    pure_jvp: Option<bool>,
+    /// `Some(edges)` once its `_vjp` is emitted.
+    edges: Option<Edges>,
+}
+
+/// Which kinds of infinite or NaN partials a function's computation can meet, itself and through
+/// its calls (`primitives::Edge`): what `reverse::scale_fn` decides the product of its reverse
+/// sweep from. A call of a function whose facts are unknown counts as singular.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub struct Edges {
+    pub singular: bool,
+    pub pole: bool,
+    pub selects: bool,
+}
+
+impl Edges {
+    fn join(self, o: Edges) -> Edges {
+        Edges {
+            singular: self.singular || o.singular,
+            pole: self.pole || o.pole,
+            selects: self.selects || o.selects,
+        }
+    }
+}
+
+/// (name, is a method) → what is known about its companions.
+static FACTS: Mutex<Option<HashMap<(String, bool), Facts>>> = Mutex::new(None);
+
+/// Updates the facts of `f` (registered under its name) with `update`.
+fn with_facts(f: &Function, update: impl FnOnce(&mut Facts)) {
+    let sig = &f.item.sig;
+    let key = (sig.ident.to_string(), sig.receiver().is_some());
+    let mut guard = FACTS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    update(
+        guard
+            .get_or_insert_with(HashMap::new)
+            .entry(key)
+            .or_default(),
+    );
+}
+
+/// The facts of the function a call of `func` with `n` arguments refers to, if known.
+fn facts(func: &syn::Path, n: usize) -> Option<Facts> {
+    let (key, _) = lookup_key(func, n)?;
+    let guard = FACTS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    guard.as_ref()?.get(&key).copied()
+}
+
 fn lock() -> MutexGuard<'static, Option<Map>> {
     // A panic elsewhere while the lock was held cannot leave an entry half written (entries are
     // inserted whole), so a poisoned lock is taken as it is.
@@ -80,10 +138,42 @@ pub fn record(f: &Function, wrt: Option<&[syn::Ident]>) {
     map.insert(key, known);
 }
 
+/// Records whether `f`'s generated `_jvp` is pure: no effect outside its arguments (no
+/// macro, no plain call, calls only of functions with such a `_jvp`), so that a caller may run
+/// it twice (`forward/whole.rs`).
+pub fn record_pure_jvp(f: &Function, pure: bool) {
+    with_facts(f, |x| x.pure_jvp = Some(x.pure_jvp.unwrap_or(pure) && pure));
+}
+
+/// Whether a call of `func` with `n` arguments is known to run a pure generated `_jvp`: a
+/// function differentiated earlier in this crate, registered once, recorded pure.
+pub fn pure_jvp(func: &syn::Path, n: usize) -> bool {
+    facts(func, n).and_then(|x| x.pure_jvp).unwrap_or(false)
+}
+
+/// Records the edges `f`'s computation meets (its own and its callees'), once its `_vjp` is
+/// emitted.
+pub fn record_edges(f: &Function, edges: Edges) {
+    with_facts(f, |x| {
+        x.edges = Some(x.edges.map_or(edges, |e| e.join(edges)))
+    });
+}
+
+/// The edges a call of `func` with `n` arguments meets inside the callee: known for a function
+/// differentiated earlier in this crate, registered once; `None` otherwise.
+pub fn edges(func: &syn::Path, n: usize) -> Option<Edges> {
+    facts(func, n).and_then(|x| x.edges)
+}
+
 /// The registered entry a call of `func` with `n` arguments refers to, if one is known. A path
 /// whose next-to-last segment names a type (`State::energy`, `Self::step`) is a method call (the
 /// receiver is the first argument); any other (`g`, `physics::g`) a free function.
 fn lookup(func: &syn::Path, n: usize) -> Option<Entry> {
+    lookup_key(func, n).map(|(_, e)| e)
+}
+
+/// `lookup`, with the key the entry is registered under.
+fn lookup_key(func: &syn::Path, n: usize) -> Option<((String, bool), Entry)> {
     let segs: Vec<&syn::PathSegment> = func.segments.iter().collect();
     let last = segs.last()?;
     let method = segs.len() >= 2
@@ -94,7 +184,7 @@ fn lookup(func: &syn::Path, n: usize) -> Option<Entry> {
     let key = (last.ident.to_string(), method);
     let guard = lock();
     match guard.as_ref()?.get(&key)? {
-        Known::One(e) if e.params.len() == n => Some(e.clone()),
+        Known::One(e) if e.params.len() == n => Some((key, e.clone())),
         _ => None,
     }
 }

@@ -5,7 +5,7 @@
 pub use crate::checkpoint;
 pub use crate::dual::Dual;
 pub use crate::dualn::DualN;
-pub use crate::fast::{strong_path, whole_ok, Fast, TangentNan};
+pub use crate::fast::{strong_path, strong_run, whole_ok, Fast, TangentNan};
 pub use crate::kernels::Real;
 pub use crate::lanes::{zero_lanes, LaneScalar};
 pub use crate::na;

@@ -66,6 +66,15 @@ pub fn strong_path() {
     core::hint::cold_path();
 }
 
+/// Runs the second, strong evaluation of a whole `_jvp` body (its fast run's output tangent
+/// was NaN) out of line: the body's `Dual` copy stays out of the function that holds the fast
+/// copy, which is then small enough for rustc to inline into its callers.
+#[cold]
+#[inline(never)]
+pub fn strong_run<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
 macro_rules! unary_methods {
     ($($name:ident),* $(,)?) => {
         $(

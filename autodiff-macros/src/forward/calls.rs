@@ -70,6 +70,7 @@ impl Forward<'_> {
             primals,
             tangents,
             span,
+            pure: !push && crate::registry::pure_jvp(func, args.len()),
         });
         (quote!(#out), quote!(#tout))
     }
@@ -237,6 +238,7 @@ impl Forward<'_> {
             primals,
             tangents,
             span: e.span,
+            pure: crate::registry::pure_jvp(func, args.len()),
         });
         pre
     }

@@ -5,7 +5,7 @@
 //! inactive expression may have an effect, which the second evaluation would repeat.
 
 use super::program::DualExpr;
-use super::Forward;
+use super::{expr_active, Forward};
 use crate::ir::*;
 
 impl Forward<'_> {
@@ -53,21 +53,74 @@ fn nonzero_literal(t: &proc_macro2::TokenStream) -> bool {
 /// expression with a call or macro in it).
 pub(super) fn effects(e: &Expr) -> bool {
     let mut found = false;
-    e.visit(&mut |n| {
-        found |= match &n.kind {
-            ExprKind::Call { .. }
-            | ExprKind::PlainCall { .. }
-            | ExprKind::PlainMethod { .. }
-            | ExprKind::MutRef(..) => true,
-            ExprKind::Opaque { tokens, .. } => tokens.clone().into_iter().any(|t| match t {
-                proc_macro2::TokenTree::Group(g) => {
-                    g.delimiter() == proc_macro2::Delimiter::Parenthesis
-                }
-                proc_macro2::TokenTree::Punct(p) => p.as_char() == '!',
-                _ => false,
-            }),
+    e.visit(&mut |n| found |= effects_here(n));
+    found
+}
+
+/// Whether node `n` itself (not its children) may have an effect: a call, a `&mut` borrow, a
+/// path expression with a call or macro in it.
+fn effects_here(n: &Expr) -> bool {
+    match &n.kind {
+        ExprKind::Call { .. }
+        | ExprKind::PlainCall { .. }
+        | ExprKind::PlainMethod { .. }
+        | ExprKind::MutRef(..) => true,
+        ExprKind::Opaque { tokens, .. } => tokens.clone().into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Group(g) => {
+                g.delimiter() == proc_macro2::Delimiter::Parenthesis
+            }
+            proc_macro2::TokenTree::Punct(p) => p.as_char() == '!',
             _ => false,
+        }),
+        _ => false,
+    }
+}
+
+/// Whether statement `s` itself (not the statements of its blocks, which are asked on their
+/// own) evaluates something with an effect that running the whole body again would repeat
+/// (`whole.rs`): a macro other than an assertion, or an expression `effects` would flag, where
+/// a call with active arguments counts only through its `_jvp`'s purity (`Op::CallJvp::pure`).
+pub(super) fn stmt_effects(vars: &[Var], s: &Stmt) -> bool {
+    if let Stmt::Macro(m, _) = s {
+        let name = m.clone().into_iter().next().map(|t| t.to_string());
+        const CHECKS: [&str; 6] = [
+            "assert",
+            "assert_eq",
+            "assert_ne",
+            "debug_assert",
+            "debug_assert_eq",
+            "debug_assert_ne",
+        ];
+        return !name.is_some_and(|n| CHECKS.contains(&n.as_str()));
+    }
+    let mut found = false;
+    let mut look = |e: &Expr| {
+        e.visit(&mut |n| {
+            found |= match &n.kind {
+                ExprKind::Call { .. } => !expr_active(vars, n),
+                ExprKind::MutRef(..) => false,
+                _ => effects_here(n),
+            }
+        })
+    };
+    match s {
+        Stmt::If { cond, .. } => look(cond),
+        Stmt::Match { scrut, .. } => look(scrut),
+        Stmt::While { cond, .. } => look(cond),
+        Stmt::For {
+            range: Range::Bounds {
+                start, end, step, ..
+            },
+            ..
+        } => {
+            look(start);
+            look(end);
+            if let Some(st) = step {
+                look(st)
+            }
         }
-    });
+        Stmt::Loop { .. } | Stmt::Block(_) => {}
+        s => walk_stmt_exprs(s, &mut look),
+    }
     found
 }

@@ -57,7 +57,8 @@ pub struct Forward<'a> {
     any_impure: bool,
 }
 
-/// The body of `f_jvp`; the forward program is added to `dump`.
+/// The body of `f_jvp`; the forward program is added to `dump`. Whether that `_jvp` is pure is
+/// recorded for later callers (`registry::record_pure_jvp`).
 pub fn emit_body(f: &Function, dump: &mut IrDump) -> TokenStream {
     let (program, peeled, impure) = forward_program_peeled(f, None);
     if !peeled.is_empty() {
@@ -66,7 +67,9 @@ pub fn emit_body(f: &Function, dump: &mut IrDump) -> TokenStream {
     dump.section("forward program (forward mode)", || {
         program::print(&program)
     });
-    whole::body(f, &program, impure)
+    let (body, pure) = whole::body(f, &program, impure);
+    crate::registry::record_pure_jvp(f, pure);
+    body
 }
 
 /// The body of `f_jvpn`, `N` tangents per scalar (`lanes` names the const parameter `N`): the
@@ -591,7 +594,7 @@ impl<'a> Forward<'a> {
     fn stmt(&mut self, s: &Stmt, out: &mut Vec<Op>) {
         let outer = std::mem::replace(&mut self.impure, false);
         self.stmt_ops(s, out);
-        self.any_impure |= self.impure;
+        self.any_impure |= self.impure || fast::stmt_effects(&self.f.vars, s);
         self.impure = outer;
     }
 

@@ -70,6 +70,9 @@ pub(super) enum Op {
         primals: Vec<TokenStream>,
         tangents: Vec<TokenStream>,
         span: Span,
+        /// The callee's `_jvp` is known pure (`registry::pure_jvp`): running it twice is
+        /// running it once (`whole.rs`).
+        pure: bool,
     },
     /// `vec.push(value); tvec.push(tangent);` (no tangent pushed onto an inactive `Vec`).
     Push {
@@ -430,6 +433,7 @@ impl ToTokens for In<'_, Op> {
                 primals,
                 tangents,
                 span,
+                ..
             } => match outs {
                 Some((out, tout)) => {
                     quote_spanned!(*span=> let (#out, #tout) = #path(#(#primals,)* #(#tangents),*);)

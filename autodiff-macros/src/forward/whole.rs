@@ -1,13 +1,16 @@
 //! The fast path of a whole `<f>_jvp` body: takes the forward program, gives the body that runs
 //! it once with every `fast` evaluation on the runtime's `Fast` numbers and no test anywhere
 //! (`Lanes::Unchecked`), keeps that result unless some scalar of its output tangent is NaN, and
-//! otherwise runs it again with every evaluation on `Dual` (`Lanes::Strong`):
+//! otherwise runs it again with every evaluation on `Dual` (`Lanes::Strong`), out of line:
 //!
 //! ```text
 //! { let r = (move || -> (Out, Out) { unchecked body })();
-//!   if whole_ok(&r) { return r; } strong_path(); }
-//! strong body
+//!   if whole_ok(&r) { return r; } }
+//! strong_run(move || -> (Out, Out) { strong body })
 //! ```
+//!
+//! (`strong_run` is `#[cold]` and never inlined, so `<f>_jvp` itself holds one copy of the body,
+//! without tests, and stays small enough to be inlined into its callers.)
 //!
 //! The result is `Dual`'s bit for bit, as for one statement (the runtime's `fast.rs`): values
 //! are computed by the same code on both paths, so every branch, loop trip, index, comparison,
@@ -16,15 +19,20 @@
 //! term that is NaN in plain arithmetic (the only terms a strong zero replaces) makes every
 //! tangent computed from it NaN, up to the output's. A NaN tangent that never reaches the output
 //! changes nothing the function gives. So an output tangent without NaN had no such term on its
-//! way, and every tangent that reached it is the one `Dual` computes.
+//! way, and every tangent that reached it is the one `Dual` computes. A call of another
+//! function's `_jvp` gives `Dual`'s result on both runs (that `_jvp` makes the same choice
+//! inside), so it is the same on both.
 //!
 //! Only where a second run is the first one again: every argument is copied into the closure
 //! (`move`) and the copy is `Copy` (floats, integers, `bool`, arrays of them, shared references
 //! to those and to slices and `Vec`s of them), so a body that writes or moves an argument leaves
 //! the strong run the caller's; no `&mut` argument (its tangent is written in place); no
-//! statement with an effect (`Forward::impure`: a plain call, a macro); no type parameter; an
-//! output of floats (a float, an array or `Vec` of floats, tuples of those); a loop with a fast
-//! evaluation inside (`has_fast`); no call of another function's `_jvp` (`calls`). Anything else keeps the per-statement fast path (`fast.rs`).
+//! statement with an effect (`Forward::impure`: a plain call, a macro); calls only of functions
+//! whose `_jvp` is known pure (`registry::pure_jvp`: differentiated earlier in the crate, with no
+//! effect in their own `_jvp`), since a second run calls them again; no type parameter; an
+//! output of floats (a float, an array or `Vec` of floats, tuples of those); some `fast`
+//! evaluation (`has_fast`, else there is nothing to gain). Anything else keeps the per-statement
+//! fast path (`fast.rs`).
 
 use super::program::{tokens, Lanes, Op};
 use crate::ir::Function;
@@ -32,23 +40,25 @@ use crate::names;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// The body of `<f>_jvp` for the forward program `ops` (`impure`: some statement of it is).
-pub(super) fn body(f: &Function, ops: &[Op], impure: bool) -> TokenStream {
-    if impure || !eligible(f) || !ops.iter().any(|o| has_fast(o, false)) || ops.iter().any(calls) {
-        return tokens(ops, Lanes::One);
+/// The body of `<f>_jvp` for the forward program `ops` (`impure`: some statement of it is),
+/// and whether that `_jvp` is pure (no effect outside its arguments: `registry::pure_jvp`).
+pub(super) fn body(f: &Function, ops: &[Op], impure: bool) -> (TokenStream, bool) {
+    let pure = !impure && ops.iter().all(pure_calls);
+    if !pure || !eligible(f) || !ops.iter().any(has_fast) {
+        return (tokens(ops, Lanes::One), pure);
     }
     let (r, rt, out) = (names::whole_result(), names::rt(), &f.output.ty);
     let (fast, strong) = (tokens(ops, Lanes::Unchecked), tokens(ops, Lanes::Strong));
-    quote! {
+    let body = quote! {
         {
             let #r = (move || -> (#out, #out) { #fast })();
             if #rt::whole_ok(&#r) {
                 return #r;
             }
-            #rt::strong_path();
         }
-        #strong
-    }
+        #rt::strong_run(move || -> (#out, #out) { #strong })
+    };
+    (body, pure)
 }
 
 /// Whether `f`'s `_jvp` can run its body twice (the module docs).
@@ -72,38 +82,11 @@ fn eligible(f: &Function) -> bool {
         })
 }
 
-/// Whether `op` (or an op inside it) evaluates something on `Fast` numbers inside a loop
-/// (`looped`: `op` is in one). A body without such a loop keeps the per-statement fast path: its
-/// few tests cost less than the second body, which makes it a worse candidate for inlining into
-/// its callers (measured: the RK4 problem's `lotka_volterra`, ARCHITECTURE.md).
-fn has_fast(op: &Op, looped: bool) -> bool {
-    let any = |b: &[Op], l: bool| b.iter().any(|o| has_fast(o, l));
+/// Whether `op` (or an op inside it) evaluates something on `Fast` numbers.
+fn has_fast(op: &Op) -> bool {
+    let any = |b: &[Op]| b.iter().any(has_fast);
     match op {
-        Op::Dual { fast, .. } | Op::Update { fast, .. } => *fast && looped,
-        Op::For { body: b, .. } | Op::While { body: b, .. } | Op::Loop { body: b, .. } => {
-            any(b, true)
-        }
-        Op::Block(b) => any(b, looped),
-        Op::If { then, els, .. } => any(then, looped) || els.iter().any(|e| any(e, looped)),
-        Op::Match { arms, .. } => arms.iter().any(|(_, b)| any(b, looped)),
-        Op::Return { output, .. } => output.iter().any(|o| any(&o.pre, looped)),
-        Op::Output(o) => any(&o.pre, looped),
-        Op::Code(_)
-        | Op::Let { .. }
-        | Op::Set { .. }
-        | Op::Assign { .. }
-        | Op::CallJvp { .. }
-        | Op::Push { .. } => false,
-    }
-}
-
-/// Whether `op` (or an op inside it) calls another function's `_jvp`. Such a body keeps the
-/// per-statement path: measured on the RK4 problem (four calls per step), two bodies each with
-/// the calls ran slower than one with tests (the callees no longer inlined, by the look of it).
-fn calls(op: &Op) -> bool {
-    let any = |b: &[Op]| b.iter().any(calls);
-    match op {
-        Op::CallJvp { .. } => true,
+        Op::Dual { fast, .. } | Op::Update { fast, .. } => *fast,
         Op::For { body: b, .. } | Op::While { body: b, .. } | Op::Loop { body: b, .. } => any(b),
         Op::Block(b) => any(b),
         Op::If { then, els, .. } => any(then) || els.iter().any(|e| any(e)),
@@ -114,9 +97,30 @@ fn calls(op: &Op) -> bool {
         | Op::Let { .. }
         | Op::Set { .. }
         | Op::Assign { .. }
+        | Op::CallJvp { .. }
+        | Op::Push { .. } => false,
+    }
+}
+
+/// Whether every call of another function's `_jvp` in `op` (or an op inside it) is of one known
+/// pure (`Op::CallJvp::pure`).
+fn pure_calls(op: &Op) -> bool {
+    let all = |b: &[Op]| b.iter().all(pure_calls);
+    match op {
+        Op::CallJvp { pure, .. } => *pure,
+        Op::For { body: b, .. } | Op::While { body: b, .. } | Op::Loop { body: b, .. } => all(b),
+        Op::Block(b) => all(b),
+        Op::If { then, els, .. } => all(then) && els.iter().all(|e| all(e)),
+        Op::Match { arms, .. } => arms.iter().all(|(_, b)| all(b)),
+        Op::Return { output, .. } => output.iter().all(|o| all(&o.pre)),
+        Op::Output(o) => all(&o.pre),
+        Op::Code(_)
+        | Op::Let { .. }
+        | Op::Set { .. }
+        | Op::Assign { .. }
         | Op::Update { .. }
         | Op::Dual { .. }
-        | Op::Push { .. } => false,
+        | Op::Push { .. } => true,
     }
 }
 

@@ -329,28 +329,39 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
 
 /// Which product of adjoint and partial the reverse sweep uses. The strong zero (a zero factor
 /// wins over an infinite or NaN one) only changes a result when some factor is infinite or NaN
-/// while the output is finite: a partial of a singular primitive (`sqrt` at 0...), an adjoint
-/// coming back from a called function (its own derivative may be infinite), or a pole (`ln` at
-/// 0) whose infinite value a selector (`max`, `min`, `clamp`) turns finite again. Elsewhere the
-/// check would cost a compare per product in the hottest loops for nothing.
+/// while the output is finite: a partial of a singular primitive (`sqrt` at 0...), or a pole
+/// (`ln` at 0) whose infinite value a selector (`max`, `min`, `clamp`) turns finite again.
+/// Elsewhere the check would cost a compare per product in the hottest loops for nothing. A
+/// call counts as the primitives of its callee, itself and through its own calls, when the
+/// callee was differentiated earlier in the crate (`registry::edges`: the same decision as if
+/// its body were written inline), and as singular otherwise (a hand-written rule's derivative
+/// may be infinite anywhere). The edges found are recorded for this function's own callers.
 fn scale_fn(f: &Function) -> syn::Ident {
     use crate::primitives::Edge;
-    let (mut singular, mut pole, mut selects) = (false, false, false);
-    let mut note = |edge: Edge| match edge {
-        Edge::Singular => singular = true,
-        Edge::Pole => pole = true,
-        Edge::Selects => selects = true,
+    use crate::registry::Edges;
+    let mut found = Edges::default();
+    let note = |edge: Edge, found: &mut Edges| match edge {
+        Edge::Singular => found.singular = true,
+        Edge::Pole => found.pole = true,
+        Edge::Selects => found.selects = true,
         Edge::Smooth => {}
     };
     let mut look = |e: &Expr| {
         e.visit(&mut |n| match &n.kind {
             ExprKind::Method { method, .. } => {
                 if let Some(r) = crate::methods::float_method(&method.to_string()) {
-                    note(r.edge)
+                    note(r.edge, &mut found)
                 }
             }
-            ExprKind::Binary { op, .. } => note(crate::methods::binop_edge(*op)),
-            ExprKind::Call { .. } => note(Edge::Singular),
+            ExprKind::Binary { op, .. } => note(crate::methods::binop_edge(*op), &mut found),
+            ExprKind::Call { func, args, .. } => match crate::registry::edges(func, args.len()) {
+                Some(e) => {
+                    found.singular |= e.singular;
+                    found.pole |= e.pole;
+                    found.selects |= e.selects;
+                }
+                None => note(Edge::Singular, &mut found),
+            },
             _ => {}
         })
     };
@@ -358,7 +369,8 @@ fn scale_fn(f: &Function) -> syn::Ident {
     if let Some(t) = &f.tail {
         look(t);
     }
-    let strong = singular || (pole && selects);
+    crate::registry::record_edges(f, found);
+    let strong = found.singular || (found.pole && found.selects);
     let name = if strong { "scale_strong" } else { "scale" };
     names::runtime_item(name)
 }
@@ -420,7 +432,8 @@ impl Emitter<'_> {
     }
 
     /// `save` of a value of shape `shape` (when known): a float's save carries `zero()` as the
-    /// value a tape region is filled with before a loop writes it (`loops.rs`, "tape regions").
+    /// value a tape region is filled with before a loop writes it (`regions.rs`), an array's of
+    /// floats `[zero(); N]`, a tuple's of those the tuple of theirs (`fill_of`).
     fn save_shaped(
         &mut self,
         value: TokenStream,
@@ -429,8 +442,7 @@ impl Emitter<'_> {
         out: &mut BlockOut,
         bind_as: Option<syn::Ident>,
     ) -> syn::Ident {
-        let rt = names::rt();
-        let fill = matches!(shape, Some(Shape::Scalar)).then(|| quote!(#rt::zero()));
+        let fill = shape.and_then(fill_of);
         let s = bind_as.unwrap_or_else(|| self.fresh("s"));
         match self.site(level) {
             None => out.fwd.push(Op::Let {
@@ -724,6 +736,20 @@ impl Emitter<'_> {
 /// The zero adjoint of a value of shape `s` whose size the shape tells (floats, arrays, tuples
 /// of them): the one place that spells zero adjoints by shape. `()` stands in for values that
 /// are not floats; a `Vec`'s length is not in its shape: an empty `Vec` (the runtime pads).
+/// A value of shape `s` written without a value at hand, for a tape region's fill (`regions.rs`):
+/// `zero()` for a float, `[zero(); N]` for an array of floats (the same spelling as its zero
+/// adjoint), a tuple of those; `None` for any other shape.
+fn fill_of(s: &Shape) -> Option<TokenStream> {
+    match s {
+        Shape::Scalar | Shape::Seq(SeqKind::Array(_)) => Some(zero_adjoint(s)),
+        Shape::Tuple(items) if !items.is_empty() => {
+            let fills = items.iter().map(fill_of).collect::<Option<Vec<_>>>()?;
+            Some(quote!((#(#fills,)*)))
+        }
+        _ => None,
+    }
+}
+
 pub(crate) fn zero_adjoint(s: &Shape) -> TokenStream {
     let rt = names::rt();
     match s {

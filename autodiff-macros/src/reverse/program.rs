@@ -134,6 +134,18 @@ pub(super) fn tapes_pushed_once(ops: &[Op], out: &mut Vec<syn::Ident>) {
     }
 }
 
+/// The tapes `ops` writes by index at their own level (`Op::SaveAt`: tape regions), not those
+/// of nested loops.
+pub(super) fn region_tapes(ops: &[Op], out: &mut Vec<syn::Ident>) {
+    for op in ops {
+        match op {
+            Op::SaveAt { tape, .. } if !out.contains(tape) => out.push(tape.clone()),
+            Op::Block(b) => region_tapes(b, out),
+            _ => {}
+        }
+    }
+}
+
 /// Every op of `ops`, nested ones included, in order.
 pub(super) fn visit(ops: &[Op], f: &mut impl FnMut(&Op)) {
     for op in ops {

@@ -19,7 +19,8 @@
 //!    branch or nested loop, which may run another number of times), and read once, at the
 //!    start of the body's reverse (a tape of tuples, `combine_tapes`, or a single save);
 //! 4. every value on it has a value of its type that can be written before the loop runs
-//!    (`Op::Save::fill`: `zero()` for a float, a tuple of them), so the region can be sized with
+//!    (`Op::Save::fill`: `zero()` for a float, `[zero(); N]` for an array of floats, a tuple of
+//!    those: `reverse::fill_of`), so the region can be sized with
 //!    `resize` (no `unsafe`, no `Default` bound on values the macro cannot see the types of);
 //!    these values are `Copy`, so the reverse reads them by index without moving out.
 //!
