@@ -60,5 +60,9 @@ fn same_operand_products() {
 
 #[test]
 fn same_operand_differences_and_ratios() {
-    each_len!(differences_and_ratios, differences_and_ratios_jvp, differences_and_ratios_vjp);
+    each_len!(
+        differences_and_ratios,
+        differences_and_ratios_jvp,
+        differences_and_ratios_vjp
+    );
 }
