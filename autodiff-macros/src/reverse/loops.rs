@@ -215,7 +215,8 @@ impl Emitter<'_> {
             };
             // A reverse loop (not fused) with views runs, with its declarations, under
             // `if start < end`, where each view is a plain slice (`view_decl`).
-            let guard_rev = !fused && !(pviews.is_empty() && aviews.is_empty());
+            let has_views = !pviews.is_empty() || !aviews.is_empty();
+            let guard_rev = !fused && has_views;
             for (arr, view, hi) in &pviews {
                 let inv = view.inv_expr.as_ref().map(|x| self.fwd_expr(x));
                 let n = self.uname(*arr);
