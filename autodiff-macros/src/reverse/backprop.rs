@@ -71,6 +71,13 @@ impl Emitter<'_> {
                     rule,
                     args: vec![a, b, y],
                 });
+                if la && ra && same_read(lhs, rhs) {
+                    // One value on both sides (`u * u`, `x[i] * x[i]`): its two partials are
+                    // summed before scaling, so its adjoint is added once (one product and one
+                    // addition fewer; for `*` the sum is a doubling, exact).
+                    self.backprop(lhs, quote!(#rt::#scale(#g, #pa + #pb)), cx, code);
+                    return;
+                }
                 if la {
                     self.backprop(lhs, quote!(#rt::#scale(#g, #pa)), cx, code);
                 }
@@ -599,6 +606,21 @@ impl Emitter<'_> {
             self.backprop(a, t, cx, code);
         }
     }
+}
+
+/// Whether `a` and `b` are one read of one value: the same variable, or the same element
+/// `v[i]` with an index of variables, literals and arithmetic (no call, nothing evaluated twice
+/// that could give two values). The reverse sweep may then add their adjoints as one.
+fn same_read(a: &Expr, b: &Expr) -> bool {
+    fn plain(e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Var(_) | ExprKind::Lit(_) => true,
+            ExprKind::Index { index, .. } => plain(index),
+            ExprKind::Binary { lhs, rhs, .. } => plain(lhs) && plain(rhs),
+            _ => false,
+        }
+    }
+    matches!(a.kind, ExprKind::Var(_) | ExprKind::Index { .. }) && plain(a) && a.same(b)
 }
 
 /// `let (p0, ..) = rules::rule(args..);`: the partials of one primitive, bound to `outs`.

@@ -94,7 +94,11 @@ impl Emitter<'_> {
         (prim, adj)
     }
 
-    /// `let name = if a < b { &arr[lo..hi] } else { &arr[0..0] };`
+    /// `let name = if a < b { &arr[lo..hi] } else { &arr[0..0] };`, or, where the declaration
+    /// runs under `if a < b` already (`guarded`), `let name = &arr[lo..hi];`: a length rustc
+    /// then knows in the loop, so it removes the loop's bounds checks (a `select` of two lengths
+    /// hides it).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn view_decl(
         &self,
         arr: TokenStream,
@@ -103,6 +107,7 @@ impl Emitter<'_> {
         inv: Option<TokenStream>,
         b: &TokenStream,
         mutable: bool,
+        guarded: bool,
     ) -> Op {
         let (n, a) = (&view.name, &view.start);
         let shift = |base: TokenStream, c: i64| -> TokenStream {
@@ -119,7 +124,13 @@ impl Emitter<'_> {
         };
         let lo_t = shift(quote!(#a), view.lo);
         let hi_t = shift(quote!(#b), hi);
-        let value = if mutable {
+        let value = if guarded {
+            if mutable {
+                quote!(&mut #arr[#lo_t..#hi_t])
+            } else {
+                quote!(&#arr[#lo_t..#hi_t])
+            }
+        } else if mutable {
             quote!(if #a < #b { &mut #arr[#lo_t..#hi_t] } else { &mut #arr[0..0] })
         } else {
             quote!(if #a < #b { &#arr[#lo_t..#hi_t] } else { &#arr[0..0] })
@@ -202,18 +213,30 @@ impl Emitter<'_> {
             } else {
                 (Vec::new(), Vec::new())
             };
+            // A reverse loop (not fused) with views runs, with its declarations, under
+            // `if start < end`, where each view is a plain slice (`view_decl`).
+            let has_views = !pviews.is_empty() || !aviews.is_empty();
+            let guard_rev = !fused && has_views;
             for (arr, view, hi) in &pviews {
                 let inv = view.inv_expr.as_ref().map(|x| self.fwd_expr(x));
                 let n = self.uname(*arr);
-                fwd_decls.push(self.view_decl(quote!(#n), view, *hi, inv.clone(), &fe, false));
-                rev_decls.push(self.view_decl(quote!(#n), view, *hi, inv, &e, false));
+                fwd_decls.push(self.view_decl(
+                    quote!(#n),
+                    view,
+                    *hi,
+                    inv.clone(),
+                    &fe,
+                    false,
+                    false,
+                ));
+                rev_decls.push(self.view_decl(quote!(#n), view, *hi, inv, &e, false, guard_rev));
             }
             // The reverse's own declarations after these (the adjoint views).
             let shared_decls = 1 + pviews.len();
             for (arr, view, hi) in &aviews {
                 let inv = view.inv_expr.as_ref().map(|x| self.fwd_expr(x));
                 let b = self.adj(*arr);
-                rev_decls.push(self.view_decl(quote!(#b), view, *hi, inv, &e, true));
+                rev_decls.push(self.view_decl(quote!(#b), view, *hi, inv, &e, true, guard_rev));
             }
             let saved_views: Vec<_> = pviews
                 .into_iter()
@@ -296,7 +319,7 @@ impl Emitter<'_> {
                     body: iteration_head,
                 });
                 rev_decls.extend(rev_after);
-                rev_push.push(Op::Block(rev_decls));
+                rev_push.push(guard_block(rev_decls, guard_rev, quote!(#vstart < #e)));
             } else {
                 // The reverse loop runs downwards unless the forward one ran upwards (`.rev()`);
                 // a fused loop runs the way the forward one does.
@@ -453,7 +476,7 @@ impl Emitter<'_> {
                     els: None,
                 });
                 ops.extend(rev_after);
-                rev_push.push(Op::Block(ops));
+                rev_push.push(guard_block(ops, guard_rev, quote!(#vstart < #e)));
             }
         } else {
             // Record the trip count; the index is saved per iteration if the reverse needs it.
@@ -593,4 +616,22 @@ impl Emitter<'_> {
         }
         ops
     }
+}
+
+/// The block of a reverse loop: `{ ops }`, or, `guarded`, `{ let va = start; if va < end { rest } }`
+/// (the first op binds the views' start; the loop, its views, windows and tape slices run only
+/// when the range is not empty, which is when the loop would run at all: with an empty range the
+/// loop body, the window loads and flushes (under the same test) and the tape slices (of length
+/// zero, a `truncate` to the same length) do nothing).
+fn guard_block(mut ops: Vec<Op>, guarded: bool, nonempty: TokenStream) -> Op {
+    if !guarded || ops.is_empty() {
+        return Op::Block(ops);
+    }
+    let rest = ops.split_off(1);
+    ops.push(Op::If {
+        cond: nonempty,
+        then: rest,
+        els: None,
+    });
+    Op::Block(ops)
 }
