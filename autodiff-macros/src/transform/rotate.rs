@@ -56,7 +56,7 @@ pub fn rotated(f: &Function) -> Option<(Function, Vec<String>)> {
 
 /// `tail_reads`: the variables the function's value reads (conservatively, after every list).
 fn rotate_list(
-    list: &mut Vec<Stmt>,
+    list: &mut [Stmt],
     vars: &mut Vec<Var>,
     tail_reads: &[VarId],
     report: &mut Vec<String>,
