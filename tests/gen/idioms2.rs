@@ -104,6 +104,9 @@ impl FnGen<'_> {
         if self.guarded_neighbour_ok() {
             opts.push((St::Idiom(Construct::GuardedNeighbour), 0.5));
         }
+        if self.double_buffer_ok() {
+            opts.push((St::Idiom(Construct::DoubleBuffer), 0.3));
+        }
         self.nested_stmts(opts);
     }
 
@@ -120,6 +123,7 @@ impl FnGen<'_> {
             Construct::IterMut => self.s_iter_mut(),
             Construct::SplitBorrow => self.s_split_borrow(),
             Construct::GuardedNeighbour => self.s_guarded_neighbour(),
+            Construct::DoubleBuffer => self.s_double_buffer(),
             c if self.is_nested_stmt(c) => self.s_nested(c),
             _ => unreachable!("not a statement idiom: {}", c.name()),
         }

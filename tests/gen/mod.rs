@@ -33,6 +33,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeSet;
 
+mod buffers;
 mod checkpoint;
 mod fusion;
 mod idioms;
@@ -244,6 +245,7 @@ constructs! {
     IterMut => "iter_mut",
     SplitBorrow => "split_borrow",
     GuardedNeighbour => "guarded_neighbour",
+    DoubleBuffer => "double_buffer",
     InOutSubSlice => "inout_subslice",
     TupleArrayOut => "tuple_array_out",
     InOutFloatArg => "inout_float_arg",

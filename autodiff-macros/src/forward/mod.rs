@@ -62,7 +62,9 @@ pub struct Forward<'a> {
 pub fn emit_body(f: &Function, dump: &mut IrDump) -> TokenStream {
     let (program, peeled, impure) = forward_program_peeled(f, None);
     if !peeled.is_empty() {
-        dump.section("loops peeled (forward mode)", || peeled.join("\n"));
+        dump.section("loops peeled and buffers rotated (forward mode)", || {
+            peeled.join("\n")
+        });
     }
     dump.section("forward program (forward mode)", || {
         program::print(&program)
@@ -96,14 +98,21 @@ fn forward_program(f: &Function) -> Vec<Op> {
 type Peeled = (Vec<Op>, Vec<String>, bool);
 
 fn forward_program_peeled(f: &Function, lanes: Option<&syn::Ident>) -> Peeled {
+    // Buffers copied whole every iteration exchanged instead (`transform/rotate.rs`).
+    let (rotated, mut report) = match crate::transform::rotate::rotated(f) {
+        Some((g, lines)) => (Some(g), lines),
+        None => (None, Vec::new()),
+    };
+    let f = rotated.as_ref().unwrap_or(f);
     match peel::peeled(f) {
-        Some((g, report)) => {
+        Some((g, lines)) => {
             let (ops, impure) = forward_program_in(&g, lanes);
+            report.extend(lines);
             (ops, report, impure)
         }
         None => {
             let (ops, impure) = forward_program_in(f, lanes);
-            (ops, Vec::new(), impure)
+            (ops, report, impure)
         }
     }
 }
