@@ -51,20 +51,44 @@ fn nonzero_literal(t: &proc_macro2::TokenStream) -> bool {
 
 /// Whether evaluating `e` may have an effect beyond its value (a call, a `&mut` borrow, a path
 /// expression with a call or macro in it).
-pub(super) fn effects(e: &Expr) -> bool {
+pub(super) fn effects(vars: &[Var], e: &Expr) -> bool {
     let mut found = false;
-    e.visit(&mut |n| found |= effects_here(n));
+    e.visit(&mut |n| found |= effects_here(vars, n));
     found
 }
 
-/// Whether node `n` itself (not its children) may have an effect: a call, a `&mut` borrow, a
-/// path expression with a call or macro in it.
-fn effects_here(n: &Expr) -> bool {
+/// Integer methods of the standard library the transformations write themselves (loop peeling's
+/// `n.saturating_sub(1)`) or users write in bounds: no effect on an integer receiver.
+const PURE_INT_METHODS: [&str; 6] = [
+    "saturating_sub",
+    "saturating_add",
+    "wrapping_sub",
+    "wrapping_add",
+    "min",
+    "max",
+];
+
+/// Runtime helpers the lowering writes that have no effect but a panic on bad input (the length
+/// check `copy_from_slice` lowers to): running them twice is harmless.
+const PURE_RUNTIME_CALLS: [&str; 1] = ["check_same_len"];
+
+/// Whether node `n` itself (not its children) may have an effect: a call (but the pure ones
+/// above), a `&mut` borrow, a path expression with a call or macro in it.
+fn effects_here(vars: &[Var], n: &Expr) -> bool {
     match &n.kind {
-        ExprKind::Call { .. }
-        | ExprKind::PlainCall { .. }
-        | ExprKind::PlainMethod { .. }
-        | ExprKind::MutRef(..) => true,
+        ExprKind::PlainMethod { recv, method, .. } => {
+            !(PURE_INT_METHODS.contains(&method.to_string().as_str())
+                && shape_of(vars, recv) == Shape::Int)
+        }
+        ExprKind::PlainCall { func, .. } => {
+            let path: Vec<String> = func.clone().into_iter().map(|t| t.to_string()).collect();
+            let runtime = path.iter().any(|t| t == "autodiff_runtime");
+            !(runtime
+                && path
+                    .last()
+                    .is_some_and(|l| PURE_RUNTIME_CALLS.contains(&l.as_str())))
+        }
+        ExprKind::Call { .. } | ExprKind::MutRef(..) => true,
         ExprKind::Opaque { tokens, .. } => tokens.clone().into_iter().any(|t| match t {
             proc_macro2::TokenTree::Group(g) => {
                 g.delimiter() == proc_macro2::Delimiter::Parenthesis
@@ -99,7 +123,7 @@ pub(super) fn stmt_effects(vars: &[Var], s: &Stmt) -> bool {
             found |= match &n.kind {
                 ExprKind::Call { .. } => !expr_active(vars, n),
                 ExprKind::MutRef(..) => false,
-                _ => effects_here(n),
+                _ => effects_here(vars, n),
             }
         })
     };

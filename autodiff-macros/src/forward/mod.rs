@@ -344,7 +344,7 @@ impl<'a> Forward<'a> {
 
     fn expr(&mut self, e: &Expr, pre: &mut Vec<Op>) -> Val {
         if !self.active(e) {
-            self.impure |= fast::effects(e);
+            self.impure |= fast::effects(&self.f.vars, e);
             return Val::Plain(self.primal(e));
         }
         let span = e.span;

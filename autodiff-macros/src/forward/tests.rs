@@ -299,3 +299,37 @@ fn a_loop_that_breaks_gets_no_views() {
         "{text}"
     );
 }
+
+#[test]
+fn peeled_bounds_and_length_checks_leave_a_body_pure() {
+    // Peeling writes `n.saturating_sub(1)` as the loop's end; `copy_from_slice` lowers to a
+    // runtime length check: neither keeps the body off the whole-body fast path (`whole.rs`).
+    let f = analysed(parse_quote! {
+        fn f(x: &[f64], n: usize) -> f64 {
+            let mut u = x.to_vec();
+            let mut w = x.to_vec();
+            let mut s = 0.0;
+            for j in 0..n {
+                let mut a = u[j];
+                if j + 1 < n {
+                    a += u[j + 1];
+                }
+                w[j] = a * a;
+                s += a * u[j];
+            }
+            u.copy_from_slice(&w);
+            s + u[0].min(n as f64)
+        }
+    });
+    let (_, peeled, impure) = super::forward_program_peeled(&f, None);
+    assert!(!peeled.is_empty(), "the guarded loop is peeled");
+    assert!(!impure);
+    // A method of an inactive value that is not one of the known pure ones still counts.
+    let g = analysed(parse_quote! {
+        fn g(x: f64, n: usize) -> f64 {
+            let k = n.saturating_sub(2).min(3).pow_mod(7);
+            x * x * (k as f64)
+        }
+    });
+    assert!(super::forward_program_peeled(&g, None).2);
+}
