@@ -88,22 +88,25 @@ fn written_copy_by_value(s: Cells, dt: f64) -> Cells {
     t
 }
 
-type Primal = fn(&Cells, f64) -> Cells;
-type Jvp = fn(&Cells, f64, &CellsTangent, f64) -> (Cells, CellsTangent);
-type Vjp = fn(&Cells, f64, &mut CellsTangent, &mut f64, CellsTangent) -> Cells;
-
-/// `f(s, dt)` (`s` from inputs 0..5, `dt` input 5) in both modes at random points of `[lo, hi]`.
-fn check(f: Primal, f_jvp: Jvp, f_vjp: Vjp, lo: f64, hi: f64) {
+/// `f(s, dt)` (`s` from inputs 0..5, `dt` input 5; `s` given by value, the `&` functions wrapped)
+/// in both modes at random points of `[lo, hi]`.
+fn check(
+    f: impl Fn(Cells, f64) -> Cells,
+    f_jvp: impl Fn(Cells, f64, CellsTangent, f64) -> (Cells, CellsTangent),
+    f_vjp: impl Fn(Cells, f64, &mut CellsTangent, &mut f64, CellsTangent) -> Cells,
+    lo: f64,
+    hi: f64,
+) {
     Harness::new(6)
-        .primal(|p| flat(&f(&cells(p), p[5])))
+        .primal(|p| flat(&f(cells(p), p[5])))
         .jvp(|p, t| {
-            let (y, dy) = f_jvp(&cells(p), p[5], &cells_t(t), t[5]);
+            let (y, dy) = f_jvp(cells(p), p[5], cells_t(t), t[5]);
             (flat(&y), flat_t(&dy))
         })
         .vjp(|p, c, g| {
             let mut ds = cells_t(&[0.0; 5]);
             let mut ddt = 0.0;
-            let y = f_vjp(&cells(p), p[5], &mut ds, &mut ddt, cells_t(c));
+            let y = f_vjp(cells(p), p[5], &mut ds, &mut ddt, cells_t(c));
             for (gi, d) in g.iter_mut().zip(flat_t(&ds)) {
                 *gi += d;
             }
@@ -113,43 +116,46 @@ fn check(f: Primal, f_jvp: Jvp, f_vjp: Vjp, lo: f64, hi: f64) {
         .random(8, lo, hi);
 }
 
+/// `check` of a function taking the struct by `&`.
+macro_rules! check_ref {
+    ($f:ident, $jvp:ident, $vjp:ident, $lo:expr, $hi:expr) => {
+        check(
+            |s, dt| $f(&s, dt),
+            |s, dt, ds, ddt| $jvp(&s, dt, &ds, ddt),
+            |s, dt, ds, ddt, c| $vjp(&s, dt, ds, ddt, c),
+            $lo,
+            $hi,
+        )
+    };
+}
+
 #[test]
 fn a_written_copy_of_a_non_copy_struct() {
-    check(written_copy, written_copy_jvp, written_copy_vjp, -1.5, 1.5);
+    check_ref!(written_copy, written_copy_jvp, written_copy_vjp, -1.5, 1.5);
 }
 
 #[test]
 fn literals_from_a_clone_in_branches() {
     // Both branches: dt of either sign.
-    check(by_branch, by_branch_jvp, by_branch_vjp, -1.5, 1.5);
+    check_ref!(by_branch, by_branch_jvp, by_branch_vjp, -1.5, 1.5);
 }
 
 #[test]
 fn the_argument_whole_from_an_early_return() {
     // dt in [0.6, 1.5]: the early return; [-1.5, 0.4]: the literal (away from the switch).
-    check(early_whole, early_whole_jvp, early_whole_vjp, 0.6, 1.5);
-    check(early_whole, early_whole_jvp, early_whole_vjp, -1.5, 0.4);
+    check_ref!(early_whole, early_whole_jvp, early_whole_vjp, 0.6, 1.5);
+    check_ref!(early_whole, early_whole_jvp, early_whole_vjp, -1.5, 0.4);
 }
 
 #[test]
 fn a_written_copy_by_value() {
-    Harness::new(6)
-        .primal(|p| flat(&written_copy_by_value(cells(p), p[5])))
-        .jvp(|p, t| {
-            let (y, dy) = written_copy_by_value_jvp(cells(p), p[5], cells_t(t), t[5]);
-            (flat(&y), flat_t(&dy))
-        })
-        .vjp(|p, c, g| {
-            let mut ds = cells_t(&[0.0; 5]);
-            let mut ddt = 0.0;
-            let y = written_copy_by_value_vjp(cells(p), p[5], &mut ds, &mut ddt, cells_t(c));
-            for (gi, d) in g.iter_mut().zip(flat_t(&ds)) {
-                *gi += d;
-            }
-            g[5] += ddt;
-            flat(&y)
-        })
-        .random(8, -1.5, 1.5);
+    check(
+        written_copy_by_value,
+        written_copy_by_value_jvp,
+        written_copy_by_value_vjp,
+        -1.5,
+        1.5,
+    );
     // The value is the primal's, the untouched fields the argument's.
     let s = cells(&[0.1, 0.2, 0.3, 0.4, 0.5]);
     let y = written_copy_by_value(s.clone(), 0.7);

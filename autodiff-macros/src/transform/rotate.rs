@@ -275,46 +275,37 @@ fn u_written_by_copy_only(stmts: &[Stmt], copy: usize, u: VarId, vars: &[Var]) -
 
 /// Whether `s` (or a statement nested in it) may change `x`, or names it in a macro.
 fn writes(s: &Stmt, x: VarId, vars: &[Var]) -> bool {
-    let mut w = false;
-    visit_stmt_list(std::slice::from_ref(s), &mut |s| match s {
-        Stmt::Assign { place, .. } => w |= place.var() == x,
-        Stmt::Push { vec, .. } => w |= *vec == x,
-        Stmt::Let { pat, .. } => {
-            let mut bound = Vec::new();
-            pat.vars(&mut bound);
-            w |= bound.contains(&x);
-        }
-        Stmt::Macro(_, named) => w |= named.contains(&x),
-        _ => {}
-    });
-    walk_stmt_exprs(s, &mut |e| {
-        let mut out = Vec::new();
-        crate::ir::writes::expr_writes(vars, e, &mut out);
-        w |= out.contains(&x);
-    });
-    w
+    touches(s, x, &mut |e, out| {
+        crate::ir::writes::expr_writes(vars, e, out)
+    })
 }
 
 /// Whether `s` (or a statement nested in it) mentions `x` at all.
 fn mentions(s: &Stmt, x: VarId) -> bool {
-    let mut m = false;
+    touches(s, x, &mut |e, out| e.reads(out))
+}
+
+/// Whether a statement in `s` assigns, pushes to, binds or names in a macro `x`, or one of its
+/// expressions gives `x` by `of` (its writes, or its reads).
+fn touches(s: &Stmt, x: VarId, of: &mut dyn FnMut(&Expr, &mut Vec<VarId>)) -> bool {
+    let mut hit = false;
     visit_stmt_list(std::slice::from_ref(s), &mut |s| match s {
-        Stmt::Assign { place, .. } => m |= place.var() == x,
-        Stmt::Push { vec, .. } => m |= *vec == x,
+        Stmt::Assign { place, .. } => hit |= place.var() == x,
+        Stmt::Push { vec, .. } => hit |= *vec == x,
         Stmt::Let { pat, .. } => {
             let mut bound = Vec::new();
             pat.vars(&mut bound);
-            m |= bound.contains(&x);
+            hit |= bound.contains(&x);
         }
-        Stmt::Macro(_, named) => m |= named.contains(&x),
+        Stmt::Macro(_, named) => hit |= named.contains(&x),
         _ => {}
     });
     walk_stmt_exprs(s, &mut |e| {
-        let mut reads = Vec::new();
-        e.reads(&mut reads);
-        m |= reads.contains(&x);
+        let mut out = Vec::new();
+        of(e, &mut out);
+        hit |= out.contains(&x);
     });
-    m
+    hit
 }
 
 /// (5) In the loop body (index `l`), `v` is mentioned only by the copy at `copy`, the length
