@@ -167,6 +167,15 @@ pub fn scale_strong<T: Float>(g: T, p: T) -> T {
     crate::dual::term(g, p)
 }
 
+/// Whether a callee's `_vjp` may be skipped for this seed: every scalar of it exactly zero, as
+/// far as its type can tell ([`crate::value::Tangent`]). A zero seed contributes nothing to
+/// any adjoint (the strong zero), though the callee's own plain products would turn it into
+/// NaN at a pole the caller cut off (`f(x).max(c)` with `f(x) = x.ln()`, at `x == 0`).
+#[inline(always)]
+pub fn zero_seed<T: crate::value::Tangent + ?Sized>(g: &T) -> bool {
+    g.is_exact_zero()
+}
+
 // ------------------------------------------------------------------- nested arrays
 //
 // A nested array (`[[T; C]; R]`, `&[[T; C]]`, `Vec<[T; C]>`) is flattened row-major inside the

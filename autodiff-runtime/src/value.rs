@@ -211,6 +211,16 @@ pub trait Tangent {
 
     /// Sets every element to zero, keeping the shape (and a `Vec`'s allocation).
     fn set_zero(&mut self);
+
+    /// Whether every scalar of this tangent is exactly zero, at every level (a `Dual`'s value
+    /// and tangent both), as far as the type can tell: `false` when it cannot (the default, for
+    /// a user's float type). Generated reverse sweeps skip the `_vjp` of a callee for a seed
+    /// known to be zero (the strong zero across calls); answering `false` only costs that call.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn is_exact_zero(&self) -> bool {
+        false
+    }
 }
 
 /// A tangent that can be multiplied by the scalar `S`, with the strong zero (see the module docs).
@@ -364,6 +374,10 @@ macro_rules! float_impls {
                 fn set_zero(&mut self) {
                     *self = 0.0;
                 }
+                #[inline(always)]
+                fn is_exact_zero(&self) -> bool {
+                    *self == 0.0
+                }
             }
 
             impl Scale<$t> for $t {
@@ -384,7 +398,7 @@ float_impls!(f32, f64);
 
 /// A dual number is a float in nested use (`T = Dual<f64>` in a generic function): its tangent
 /// is a `Dual` too, added and scaled with `Dual` arithmetic.
-impl<T: Float> Differentiable for Dual<T> {
+impl<T: Float + Tangent> Differentiable for Dual<T> {
     type Tangent = Dual<T>;
     #[inline(always)]
     fn zero_tangent(&self) -> Dual<T> {
@@ -392,7 +406,9 @@ impl<T: Float> Differentiable for Dual<T> {
     }
 }
 
-impl<T: Float> Tangent for Dual<T> {
+/// (`T: Tangent` so that [`Tangent::is_exact_zero`] can ask the components: a `Dual`'s `==`
+/// compares values only.)
+impl<T: Float + Tangent> Tangent for Dual<T> {
     #[inline(always)]
     fn accumulate(&mut self, other: &Dual<T>) {
         *self += *other;
@@ -401,9 +417,13 @@ impl<T: Float> Tangent for Dual<T> {
     fn set_zero(&mut self) {
         *self = Dual::new(T::zero(), T::zero());
     }
+    #[inline(always)]
+    fn is_exact_zero(&self) -> bool {
+        self.re.is_exact_zero() && self.eps.is_exact_zero()
+    }
 }
 
-impl<T: Float> Scale<Dual<T>> for Dual<T> {
+impl<T: Float + Tangent> Scale<Dual<T>> for Dual<T> {
     #[inline(always)]
     fn scale(&mut self, s: Dual<T>) {
         *self = term(*self, s);
@@ -427,6 +447,10 @@ impl Tangent for () {
     fn accumulate(&mut self, _other: &()) {}
     #[inline(always)]
     fn set_zero(&mut self) {}
+    #[inline(always)]
+    fn is_exact_zero(&self) -> bool {
+        true
+    }
 }
 
 impl<S> Scale<S> for () {
@@ -509,6 +533,10 @@ impl<T: Tangent, const N: usize> Tangent for [T; N] {
     fn set_zero(&mut self) {
         self.as_mut_slice().set_zero();
     }
+    #[inline(always)]
+    fn is_exact_zero(&self) -> bool {
+        self[..].is_exact_zero()
+    }
 }
 
 impl<S: Copy, T: Scale<S>, const N: usize> Scale<S> for [T; N] {
@@ -548,6 +576,10 @@ impl<T: Tangent> Tangent for [T] {
             a.set_zero();
         }
     }
+    #[inline]
+    fn is_exact_zero(&self) -> bool {
+        self.iter().all(T::is_exact_zero)
+    }
 }
 
 impl<S: Copy, T: Scale<S>> Scale<S> for [T] {
@@ -584,6 +616,10 @@ impl<T: Tangent> Tangent for Vec<T> {
     #[inline]
     fn set_zero(&mut self) {
         self.as_mut_slice().set_zero();
+    }
+    #[inline]
+    fn is_exact_zero(&self) -> bool {
+        self.as_slice().is_exact_zero()
     }
 }
 
@@ -630,6 +666,10 @@ impl<T: Tangent + ?Sized> Tangent for &mut T {
     fn set_zero(&mut self) {
         (**self).set_zero();
     }
+    #[inline(always)]
+    fn is_exact_zero(&self) -> bool {
+        (**self).is_exact_zero()
+    }
 }
 
 impl<S, T: Scale<S> + ?Sized> Scale<S> for &mut T {
@@ -667,6 +707,10 @@ macro_rules! tuple_impls {
                 #[inline(always)]
                 fn set_zero(&mut self) {
                     $(self.$i.set_zero();)+
+                }
+                #[inline(always)]
+                fn is_exact_zero(&self) -> bool {
+                    true $(&& self.$i.is_exact_zero())+
                 }
             }
 

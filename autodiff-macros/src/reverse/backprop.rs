@@ -597,13 +597,79 @@ impl Emitter<'_> {
             (_, Some(g)) => g,
         };
         prims.extend(adjs);
-        code.push(Op::CallVjp {
-            path: quote!(#vjp),
-            args: prims,
-            seed,
-        });
+        let lends_mut = args.iter().any(|a| matches!(a.kind, ExprKind::MutRef(..)));
+        match self.zero_seed_guard(func, args.len(), shape, lends_mut || pullback) {
+            Some(slice) if !seed.is_empty() => {
+                // The strong zero across the call: the callee's own products are plain, so a
+                // zero seed meeting an infinite partial inside it would give NaN where the
+                // caller's selector made the value finite; a zero seed contributes nothing.
+                let s = self.fresh("seed");
+                code.push(Op::Let {
+                    pat: quote!(#s),
+                    value: seed,
+                });
+                let test = if slice { quote!(#s) } else { quote!(&#s) };
+                code.push(Op::If {
+                    cond: quote!(!#rt::zero_seed(#test)),
+                    then: vec![Op::CallVjp {
+                        path: quote!(#vjp),
+                        args: prims,
+                        seed: quote!(#s),
+                    }],
+                    els: None,
+                });
+            }
+            _ => code.push(Op::CallVjp {
+                path: quote!(#vjp),
+                args: prims,
+                seed,
+            }),
+        }
         for (a, t) in after {
             self.backprop(a, t, cx, code);
+        }
+    }
+}
+
+impl Emitter<'_> {
+    /// Whether the reverse of a call of `func` (`n` arguments, output shaped `shape`) runs only
+    /// for a seed that is not exactly zero, and if so whether the seed is passed as a slice
+    /// (`Some(true)`: a `Vec` output's). So when this function multiplies with the strong zero
+    /// (`scale_strong`: a selector of its own can make a callee's infinite value finite) and the
+    /// callee's `_vjp` multiplies plainly while an infinite partial can arise in it (a pole
+    /// without a selector of its own, `registry::edges`; or a callee whose facts are unknown).
+    /// Not for calls lending `&mut` buffers (their adjoints must be carried back whatever the
+    /// seed) nor for runtime pullbacks; only seeds the runtime can test (floats, arrays, tuples
+    /// of them, `Vec`s).
+    fn zero_seed_guard(
+        &self,
+        func: &syn::Path,
+        n: usize,
+        shape: &Shape,
+        lends: bool,
+    ) -> Option<bool> {
+        if lends || self.scale != "scale_strong" {
+            return None;
+        }
+        let plain_pole = match crate::registry::edges(func, n) {
+            Some(e) => e.pole && !e.singular && !e.selects,
+            None => true,
+        };
+        if !plain_pole {
+            return None;
+        }
+        // A seed bound by value must be `Copy` (it may be an adjoint read again later).
+        fn copied(s: &Shape) -> bool {
+            match s {
+                Shape::Scalar | Shape::Seq(SeqKind::Array(_)) => true,
+                Shape::Tuple(parts) => parts.iter().all(copied),
+                _ => false,
+            }
+        }
+        match shape {
+            Shape::Seq(SeqKind::Vec) | Shape::Seq(SeqKind::Slice) => Some(true),
+            s if copied(s) => Some(false),
+            _ => None,
         }
     }
 }
