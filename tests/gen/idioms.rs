@@ -151,7 +151,17 @@ impl FnGen<'_> {
         if c == Construct::PathLitMinMax {
             let f = self.pick(&["min", "max"]);
             let l = self.signed(&[0.5, 0.25, -0.5, 1.5, 0.0]);
-            let e = self.arg(d, EXPR_CAP);
+            // Sometimes a helper call: where the literal wins, the reverse sweep passes the
+            // helper a zero seed (a strong caller skips the `_vjp` of a helper with a pole).
+            let e = if self.on(Construct::SelectedCall)
+                && !self.callable().is_empty()
+                && self.chance(0.5)
+            {
+                self.count(Construct::SelectedCall);
+                self.call(d)
+            } else {
+                self.arg(d, EXPR_CAP)
+            };
             return Ex::atom(format!("f64::{f}({}, {})", lit(l), e.s), e.b.max(l.abs()));
         }
         let fs: Vec<Construct> = [

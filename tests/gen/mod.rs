@@ -211,6 +211,7 @@ constructs! {
     ClosureLiteralArg => "closure_literal_arg",
     PathLitFirst => "path_lit_first",
     PathLitMinMax => "path_lit_min_max",
+    SelectedCall => "selected_call",
     LoopTypedLet => "loop_typed_let",
     LoopTupleLet => "loop_tuple_let",
     LoopToVec => "loop_to_vec",
