@@ -742,3 +742,24 @@ fn zero_tangents_of_float_slices_and_of_nested_slices() {
     let tuples = vec![(1_usize, 2.0_f32), (3, 4.0)];
     assert_eq!(zero_tangent(&tuples), vec![((), 0.0_f32); 2]);
 }
+
+/// `Tangent::is_exact_zero` (hidden; what `__private::zero_seed` asks before a generated reverse
+/// sweep skips a callee's `_vjp`): every scalar at every level exactly zero, `-0.0` included; a
+/// `Dual` with a zero value and a nonzero tangent is not zero (its `==` compares values only).
+#[test]
+fn exact_zero_looks_at_every_scalar() {
+    use autodiff_runtime::__private::zero_seed;
+    assert!(zero_seed(&0.0_f64) && zero_seed(&-0.0_f32) && zero_seed(&()));
+    assert!(!zero_seed(&1e-300_f64) && !zero_seed(&f64::NAN));
+    assert!(zero_seed(&Dual::new(0.0_f64, 0.0)));
+    assert!(!zero_seed(&Dual::new(0.0_f64, 1.0)));
+    assert!(!zero_seed(&Dual::new(
+        Dual::new(0.0_f64, 0.0),
+        Dual::new(0.0, 2.0)
+    )));
+    assert!(zero_seed(&[0.0_f64; 3]) && !zero_seed(&[0.0, 0.0, 1.0]));
+    assert!(zero_seed(&vec![0.0_f64; 4][..]) && !zero_seed(&vec![0.0, 2.0]));
+    assert!(zero_seed(&(0.0_f64, [0.0_f64; 2])) && !zero_seed(&(0.0_f64, [0.0, -1.0])));
+    let empty: &[f64] = &[];
+    assert!(zero_seed(empty));
+}
