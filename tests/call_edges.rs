@@ -75,9 +75,9 @@ fn callee_pole_behind_a_caller_selector() {
     chk!(clamped_via, clamped_via_jvp, clamped_via_vjp; 0).at(&[&[0.5], &[2.0], &[1e-6]]);
 }
 
-/// The same through a callee with an array output, of which the caller cuts off one
-/// component: the seed `[0, s]` is not zero, so the call runs, and its pole gives NaN (the gap
-/// left: README "Conventions at non-smooth points"); cut off whole (`[0, 0]`), it is skipped.
+/// The same through a callee with an array output: cut off whole, the seed `[0, 0]` skips the
+/// call; cut off in part (`[0, s]`), the callee multiplies its pole's partials with the strong
+/// zero itself (a function with a pole and several float outputs does).
 #[differentiate]
 fn log_pair(x: f64) -> [f64; 2] {
     [x.ln(), x.ln() * 2.0]
@@ -89,11 +89,42 @@ fn clamped_pair(x: f64) -> f64 {
     p[0].max(-10.0) + p[1].max(-20.0) + x
 }
 
+#[differentiate]
+fn log_and_line(x: f64) -> [f64; 2] {
+    [x.ln(), 3.0 * x]
+}
+
+#[differentiate]
+fn clamped_part(x: f64) -> f64 {
+    let p: [f64; 2] = log_and_line(x);
+    p[0].max(-10.0) + p[1] + x
+}
+
+/// The same through a `&mut` buffer the callee fills.
+#[differentiate]
+fn fill_log(x: f64, out: &mut [f64; 2]) {
+    out[0] = 2.0 * x;
+    out[1] = x.ln() / 2.0;
+}
+
+#[differentiate]
+fn clamped_fill(x: f64) -> f64 {
+    let mut b = [0.0; 2];
+    fill_log(x, &mut b);
+    b[0] + b[1].max(-10.0)
+}
+
 #[test]
 fn callee_pole_with_an_array_output() {
     assert_eq!(clamped_pair_grad(0.0), (-30.0, ClampedPairGrad { x: 1.0 }));
     assert_eq!(clamped_pair_jvp(0.0, 1.0), (-30.0, 1.0));
     chk!(clamped_pair, clamped_pair_jvp, clamped_pair_vjp; 0).at(&[&[0.5], &[2.0], &[1e-3]]);
+    assert_eq!(clamped_part_grad(0.0), (-10.0, ClampedPartGrad { x: 4.0 }));
+    assert_eq!(clamped_part_jvp(0.0, 1.0), (-10.0, 4.0));
+    chk!(clamped_part, clamped_part_jvp, clamped_part_vjp; 0).at(&[&[0.5], &[2.0], &[1e-3]]);
+    assert_eq!(clamped_fill_grad(0.0), (-10.0, ClampedFillGrad { x: 2.0 }));
+    assert_eq!(clamped_fill_jvp(0.0, 1.0), (-10.0, 2.0));
+    chk!(clamped_fill, clamped_fill_jvp, clamped_fill_vjp; 0).at(&[&[0.5], &[2.0], &[1e-3]]);
 }
 
 #[test]

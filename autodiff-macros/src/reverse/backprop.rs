@@ -43,6 +43,7 @@ impl Emitter<'_> {
                     return;
                 };
                 let rule = names::runtime_item(rule);
+                let scale = self.product_for(crate::methods::binop_edge(*op), scale);
                 let (la, ra) = (self.active(lhs), self.active(rhs));
                 let g = self.bind(g, code);
                 // Only the values the needed partials read; zeros (of the adjoint's type) stand
@@ -276,6 +277,7 @@ impl Emitter<'_> {
         if rule.linearity == Linearity::Zero {
             return;
         }
+        let scale = self.product_for(rule.edge, scale);
         let mut dummy = BlockOut::new();
         let lin = rule.linearity == Linearity::Linear;
         let g = self.bind(g, code);
@@ -632,6 +634,16 @@ impl Emitter<'_> {
 }
 
 impl Emitter<'_> {
+    /// The product for the partials of a primitive with edge `edge`: the function's own
+    /// (`scale`), or the strong zero at a pole's where the function asks for it (`pole_strong`).
+    fn product_for(&self, edge: crate::primitives::Edge, scale: syn::Ident) -> syn::Ident {
+        if self.pole_strong && edge == crate::primitives::Edge::Pole {
+            names::runtime_item("scale_strong")
+        } else {
+            scale
+        }
+    }
+
     /// Whether the reverse of a call of `func` (`n` arguments, output shaped `shape`) runs only
     /// for a seed that is not exactly zero, and if so whether the seed is passed as a slice
     /// (`Some(true)`: a `Vec` output's). So when this function multiplies with the strong zero

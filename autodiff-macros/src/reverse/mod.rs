@@ -103,6 +103,11 @@ struct Emitter<'a> {
     /// zero) when an adjoint or a partial can be infinite or NaN where values are finite,
     /// `scale` (a plain product) otherwise.
     scale: syn::Ident,
+    /// Whether the products of a pole primitive's partials (`ln`, division...) use the strong
+    /// zero though `scale` is plain: in a function with a pole, no selector and more than one
+    /// float output (an array, a tuple, `&mut` buffers), whose caller may cut off one output
+    /// while another stays seeded (see `scale_fn`).
+    pole_strong: bool,
     /// The sequence a `#[checkpoint]` loop's `_vjp` call runs on in place (`checkpoint.rs`):
     /// lent as itself, not as a copy saved before the call.
     in_place: Option<VarId>,
@@ -274,6 +279,7 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
         dump.section("loop fusion (reverse mode)", || fuse::report_text(&report));
         plan
     };
+    let (scale, pole_strong) = scale_fn(f);
     let new_emitter = |fusion: Option<crate::analysis::fusion::Plan>| Emitter {
         f,
         vars: &vars,
@@ -289,7 +295,8 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
         windows: HashMap::new(),
         views: HashMap::new(),
         adj_views: HashMap::new(),
-        scale: scale_fn(f),
+        scale: scale.clone(),
+        pole_strong,
         in_place: None,
         nested_reserve: Vec::new(),
         copy_names: HashMap::new(),
@@ -336,7 +343,7 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
 /// callee was differentiated earlier in the crate (`registry::edges`: the same decision as if
 /// its body were written inline), and as singular otherwise (a hand-written rule's derivative
 /// may be infinite anywhere). The edges found are recorded for this function's own callers.
-fn scale_fn(f: &Function) -> syn::Ident {
+fn scale_fn(f: &Function) -> (syn::Ident, bool) {
     use crate::primitives::Edge;
     use crate::registry::Edges;
     let mut found = Edges::default();
@@ -372,7 +379,14 @@ fn scale_fn(f: &Function) -> syn::Ident {
     crate::registry::record_edges(f, found);
     let strong = found.singular || (found.pole && found.selects);
     let name = if strong { "scale_strong" } else { "scale" };
-    names::runtime_item(name)
+    // A caller that cuts off the value of a callee with one float output passes it a zero seed
+    // and skips its `_vjp` (`backprop::zero_seed_guard`); one that cuts off one output of
+    // several passes a seed zero in part, so such a callee takes the strong zero itself where
+    // an infinite partial can meet it, at its poles' products.
+    let several =
+        !matches!(f.output.shape, Shape::Scalar) || f.params.iter().any(|p| p.inout && p.active);
+    let pole_strong = !strong && found.pole && several;
+    (names::runtime_item(name), pole_strong)
 }
 
 impl Emitter<'_> {
