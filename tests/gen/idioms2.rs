@@ -107,6 +107,9 @@ impl FnGen<'_> {
         if self.double_buffer_ok() {
             opts.push((St::Idiom(Construct::DoubleBuffer), 0.3));
         }
+        if self.neighbour_stencil_ok() {
+            opts.push((St::Idiom(Construct::NeighbourStencil), 0.3));
+        }
         self.nested_stmts(opts);
     }
 
@@ -124,6 +127,7 @@ impl FnGen<'_> {
             Construct::SplitBorrow => self.s_split_borrow(),
             Construct::GuardedNeighbour => self.s_guarded_neighbour(),
             Construct::DoubleBuffer => self.s_double_buffer(),
+            Construct::NeighbourStencil => self.s_neighbour_stencil(),
             c if self.is_nested_stmt(c) => self.s_nested(c),
             _ => unreachable!("not a statement idiom: {}", c.name()),
         }

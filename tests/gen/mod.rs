@@ -46,6 +46,7 @@ mod nested_rows;
 mod ragged;
 pub mod second;
 pub mod split;
+mod stencil;
 mod struct_lend;
 mod struct_out;
 mod structs;
@@ -247,6 +248,7 @@ constructs! {
     SplitBorrow => "split_borrow",
     GuardedNeighbour => "guarded_neighbour",
     DoubleBuffer => "double_buffer",
+    NeighbourStencil => "neighbour_stencil",
     InOutSubSlice => "inout_subslice",
     TupleArrayOut => "tuple_array_out",
     InOutFloatArg => "inout_float_arg",

@@ -343,6 +343,9 @@ impl Emitter<'_> {
                 let mut store_shift = Vec::new();
                 let mut flush = Vec::new();
                 for (w, win) in &wins {
+                    // An adding window (`addwin.rs`): its slots start at zero and are added
+                    // into the elements leaving them; not in a fused loop.
+                    let adds = !fused && self.adding_window(body, *w, win);
                     let b = self.adj(*w);
                     let view = win_views.get(w);
                     // The adjoint of element `at + c`, through the view when there is one.
@@ -390,7 +393,9 @@ impl Emitter<'_> {
                         }
                     };
                     let store = |sl: &syn::Ident, at: &TokenStream, c: i64| -> Op {
-                        if win.guarded {
+                        if adds {
+                            addwin::add_into(elem(at, c), sl)
+                        } else if win.guarded {
                             let ix = guarded_ix(at, c);
                             Op::Code(quote!(if let ::core::option::Option::Some(k) = #ix {
                                 if k < #b.len() { #b[k] = #sl; }
@@ -408,7 +413,9 @@ impl Emitter<'_> {
                             pat: quote!(mut #sl),
                             value: quote!(#rt::zero()),
                         });
-                        load_all.push(load(sl, &start_i, c));
+                        if !adds {
+                            load_all.push(load(sl, &start_i, c));
+                        }
                     }
                     let (enter, leave) = if down {
                         (win.lo, win.hi)
@@ -416,7 +423,14 @@ impl Emitter<'_> {
                         (win.hi, win.lo)
                     };
                     let (se, sl_leave) = (win.slot(enter), win.slot(leave));
-                    load_new.push(load(se, &here, enter));
+                    load_new.push(if adds {
+                        Op::Set {
+                            place: quote!(#se),
+                            value: quote!(#rt::zero()),
+                        }
+                    } else {
+                        load(se, &here, enter)
+                    });
                     store_shift.push(store(sl_leave, &here, leave));
                     // Shift towards the leaving end.
                     let cs: Vec<i64> = (win.lo..=win.hi).collect();

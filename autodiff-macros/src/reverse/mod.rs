@@ -27,6 +27,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 use std::collections::{BTreeSet, HashMap};
 
+mod addwin;
 mod backprop;
 mod blocks;
 mod checkpoint;

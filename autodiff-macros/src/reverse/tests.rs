@@ -499,3 +499,49 @@ fn tapes_of_floats_are_written_by_index_and_others_pushed() {
     assert_eq!(t.matches(". resize (").count(), 0, "{t}");
     assert!(t.matches(". push (").count() >= 1, "{t}");
 }
+
+#[test]
+fn a_window_over_a_sequence_the_loop_does_not_write_adds_into_it() {
+    // `x` is only read in the loop: its adjoint's window (offsets -1 and 0) starts its slots at
+    // zero and adds each into the element leaving it (`addwin.rs`), with no load of `x̄`.
+    let t = text(parse_quote! {
+        fn f(x: &[f64], n: usize) -> f64 {
+            let mut y = vec![0.0; n];
+            for i in 1..n {
+                let d = x[i] - x[i - 1];
+                y[i] = d * d * d;
+            }
+            let mut s = 0.0;
+            for i in 0..n {
+                s += y[i] * x[i];
+            }
+            s
+        }
+    });
+    // The element leaving the window (offset 0) and, after the loop, the last one left.
+    let adds: Vec<&str> = t
+        .match_indices("accumulate (& mut __ad_vw")
+        .map(|(k, _)| {
+            let rest = &t[k + "accumulate (& mut ".len()..];
+            &rest[..rest.find(' ').unwrap_or(rest.len())]
+        })
+        .collect();
+    assert_eq!(adds.len(), 2, "{t}");
+    assert_eq!(adds[0], adds[1], "{t}");
+    assert!(!t.contains(&format!("= {} [", adds[0])), "{t}");
+    // A sequence the loop writes keeps its window's loads and stores.
+    let t = text(parse_quote! {
+        fn f(x: &[f64], n: usize) -> f64 {
+            let mut z = x.to_vec();
+            for i in 1..n {
+                z[i] = z[i] + 0.5 * z[i - 1] * z[i - 1];
+            }
+            let mut s = 0.0;
+            for i in 0..n {
+                s += z[i];
+            }
+            s
+        }
+    });
+    assert!(!t.contains("accumulate (& mut __ad_vw"), "{t}");
+}
