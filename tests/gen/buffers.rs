@@ -4,7 +4,10 @@
 //! (`a.copy_from_slice(&b)`), then a sum over `a` into a fresh accumulator: the shape forward
 //! mode's buffer rotation (`transform/rotate.rs`) turns into an exchange of the buffers, and
 //! variants it must leave as copies (the written buffer read after the loop, written under a
-//! branch, or read by its own update).
+//! branch, or read by its own update). Both modes rotate: a nonlinear update (variant 5, whose
+//! reverse sweep reads the old buffer: copied, or with both buffers restored and the exchange
+//! undone by exchanging back at the top level) and a second pair exchanged in the same step
+//! (variant 6) exercise what the reverse sweep keeps around an exchange.
 
 use super::*;
 
@@ -38,8 +41,14 @@ impl FnGen<'_> {
         self.line(format!("let mut {a} = {s}.to_vec();"));
         self.line(format!("let mut {b} = {s}.to_vec();"));
         // 0, 1: rotated; 2: `b` read after the loop; 3: written under a branch; 4: `b` read by
-        // its own update.
-        let variant = self.rng.gen_range(0..5);
+        // its own update; 5: rotated, nonlinear in `a`; 6: rotated, with a second pair `c`, `d`
+        // (`d` written from `c` and `a`) exchanged in the same step.
+        let variant = self.rng.gen_range(0..7);
+        let (c, d) = (self.fresh("uc"), self.fresh("ud"));
+        if variant == 6 {
+            self.line(format!("let mut {c} = {s}.to_vec();"));
+            self.line(format!("let mut {d} = {s}.to_vec();"));
+        }
         let trips = self.rng.gen_range(1..=3usize);
         let t = self.loop_name();
         self.line(format!("for {t} in 0..{trips} {{"));
@@ -59,10 +68,21 @@ impl FnGen<'_> {
         } else {
             format!("{a}[{i}]")
         };
+        // `sin` keeps the nonlinear update within the same bound: 0.5 B + 0.25 + 0.25.
+        let neighbour = if variant == 5 {
+            format!("({a}[{i}] * {a}[{i} - 1]).sin()")
+        } else {
+            format!("{a}[{i} - 1]")
+        };
         let update = format!(
-            "{b}[{i}] = 0.5 * {own} + 0.25 * {a}[{i} - 1] + 0.25 * ({});",
+            "{b}[{i}] = 0.5 * {own} + 0.25 * {neighbour} + 0.25 * ({});",
             e.s
         );
+        if variant == 6 {
+            self.line(format!(
+                "{d}[{i}] = 0.5 * {c}[{i}] + 0.25 * {c}[{i} - 1] * {a}[{i}].sin() + 0.25 * {a}[{i}];"
+            ));
+        }
         if variant == 3 {
             self.line(format!("if {i} % 2 == 1 {{"));
             self.line(format!("    {update}"));
@@ -78,6 +98,9 @@ impl FnGen<'_> {
         self.line("}");
         self.count(Construct::SliceMethods);
         self.line(format!("{a}.copy_from_slice(&{b});"));
+        if variant == 6 {
+            self.line(format!("{c}.copy_from_slice(&{d});"));
+        }
         self.pop_scope();
         self.nest -= 1;
         self.indent -= 1;
@@ -89,6 +112,9 @@ impl FnGen<'_> {
         self.line(format!("    {g} += {a}[{k}];"));
         if variant == 2 {
             self.line(format!("    {g} += 0.5 * {b}[{k}];"));
+        }
+        if variant == 6 {
+            self.line(format!("    {g} += 0.5 * {c}[{k}];"));
         }
         self.line("}");
         self.count(Construct::AddAssign);

@@ -206,6 +206,11 @@ impl WindowPlan<'_> {
             match st {
                 R::Let { init: Some(e), .. } | R::Eval(e) => self.expr(e, nested),
                 R::Let { .. } | R::Macro(..) | R::Exit(_) => {}
+                // Whole buffers exchanged: no window of either.
+                R::Swap(a, b) => {
+                    self.bad.insert(*a);
+                    self.bad.insert(*b);
+                }
                 R::Assign { place, value } => {
                     self.expr(value, nested);
                     match place {
@@ -524,6 +529,7 @@ pub(crate) fn collect_seq_uses(s: &R, out: &mut Vec<VarId>) {
     match s {
         R::Let { init: Some(e), .. } | R::Eval(e) => on_expr(e, out),
         R::Let { .. } | R::Macro(..) | R::Exit(_) => {}
+        R::Swap(a, b) => out.extend([*a, *b]),
         R::Assign { place, value } => {
             on_expr(value, out);
             out.push(place.var());

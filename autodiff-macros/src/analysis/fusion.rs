@@ -355,6 +355,7 @@ fn classify(s: &R, vars: &[Var], ret: VarId, checkpoints: &BTreeMap<VarId, Check
         R::If { .. } | R::Match { .. } => Top::Other("a branch".into()),
         R::While { .. } => Top::Other("a `while` or `loop`".into()),
         R::Exit(_) => Top::Other("an exit".into()),
+        R::Swap(..) => Top::Other("buffers are exchanged".into()),
     }
 }
 
@@ -612,6 +613,7 @@ impl Walk<'_> {
                 self.stmts(body);
             }
             R::Exit(_) => self.fail("an exit in the body".into()),
+            R::Swap(..) => self.fail("the body exchanges buffers".into()),
         }
     }
 }

@@ -103,14 +103,14 @@ pub(crate) fn saves<'b>(
     let first = walk(body, scope, acc, checkpoints);
     // The counts do not depend on the restored set: a read of a restored sequence is no longer
     // counted, and nothing else changes.
-    let restore = restore_set(scope, &first.reads_w, &first.writes_w);
+    let restore = restore_set(scope, &first.reads_w, &first.writes_w, &first.swaps);
     let scope = Scope {
         restore,
         ..scope.clone()
     };
     let w = walk(body, &scope, acc, checkpoints);
-    let consistent =
-        !w.clash && restore_set(&scope, &w.reads_w, &w.writes_w).is_subset(&scope.restore);
+    let consistent = !w.clash
+        && restore_set(&scope, &w.reads_w, &w.writes_w, &w.swaps).is_subset(&scope.restore);
     let mut needed = w.needed;
     // The index of an element write is computed in the reverse sweep when the element's adjoint
     // or its restored value is located there.
@@ -166,29 +166,60 @@ fn walk<'s, 'a, 'b>(
         copies: Vec::new(),
         decisions: HashMap::new(),
         clash: false,
+        swaps: Vec::new(),
     };
     walk.block(body, Level::Top);
     walk
 }
 
 /// The mutable top-level `Vec`s whose saved reads outnumber their writes (both weighted by loop
-/// depth): restoring costs one save per write, saving the reads one per read.
+/// depth): restoring costs one save per write, saving the reads one per read. Two buffers an
+/// exchange swaps (`swaps`, `R::Swap`) are restored together or not at all, decided on their
+/// reads and writes summed: the reverse sweep undoes the exchange by exchanging back (no save),
+/// which gives each its old contents only if the other's writes since were undone too.
 pub(crate) fn restore_set(
     scope: &Scope,
     reads_w: &HashMap<VarId, f64>,
     writes_w: &HashMap<VarId, f64>,
+    swaps: &[(VarId, VarId)],
 ) -> BTreeSet<VarId> {
-    let mut out = BTreeSet::new();
-    for (v, r) in reads_w {
-        let w = writes_w.get(v).copied().unwrap_or(0.0);
-        let var = &scope.vars[*v];
-        if scope.top.contains(v)
+    let eligible = |v: VarId| {
+        let var = &scope.vars[v];
+        scope.top.contains(&v)
             && var.mutable
             && matches!(var.shape, Shape::Seq(SeqKind::Vec))
             && !matches!(var.origin, VarOrigin::Param(_))
-            && w <= *r
-        {
+    };
+    let r = |v: VarId| reads_w.get(&v).copied().unwrap_or(0.0);
+    let w = |v: VarId| writes_w.get(&v).copied().unwrap_or(0.0);
+    let mut out = BTreeSet::new();
+    for v in reads_w.keys() {
+        if eligible(*v) && w(*v) <= r(*v) {
             out.insert(*v);
+        }
+    }
+    // Buffers exchanged, as groups (one buffer may be exchanged with several): all or none.
+    let mut groups: Vec<BTreeSet<VarId>> = Vec::new();
+    for &(a, b) in swaps {
+        let hit: Vec<usize> = (0..groups.len())
+            .filter(|g| groups[*g].contains(&a) || groups[*g].contains(&b))
+            .collect();
+        let mut merged: BTreeSet<VarId> = [a, b].into_iter().collect();
+        for g in hit.into_iter().rev() {
+            merged.extend(groups.swap_remove(g));
+        }
+        groups.push(merged);
+    }
+    for g in groups {
+        let all = g.iter().all(|v| eligible(*v))
+            && g.iter().map(|v| w(*v)).sum::<f64>() <= g.iter().map(|v| r(*v)).sum::<f64>()
+            && g.iter().any(|v| r(*v) > 0.0);
+        for v in g {
+            if all {
+                out.insert(v);
+            } else {
+                out.remove(&v);
+            }
         }
     }
     out
@@ -258,6 +289,8 @@ struct Walk<'s, 'a, 'b> {
     decisions: HashMap<ExprId, bool>,
     /// Two prepared roots or decisions shared an id.
     clash: bool,
+    /// The buffers each exchange (`R::Swap`) exchanges.
+    swaps: Vec<(VarId, VarId)>,
 }
 
 impl<'b> Walk<'_, '_, 'b> {
@@ -376,7 +409,12 @@ impl<'b> Walk<'_, '_, 'b> {
             R::Let { init: Some(e), .. } | R::Eval(e) if !e.mut_borrows().is_empty() => {
                 self.copies.clear()
             }
-            R::Let { .. } | R::Eval(_) | R::Exit(_) | R::Assign { .. } | R::Push { .. } => {}
+            R::Let { .. }
+            | R::Eval(_)
+            | R::Exit(_)
+            | R::Assign { .. }
+            | R::Push { .. }
+            | R::Swap(..) => {}
             R::Macro(..) | R::If { .. } | R::Match { .. } | R::For { .. } | R::While { .. } => {
                 self.copies.clear()
             }
@@ -486,6 +524,10 @@ impl<'b> Walk<'_, '_, 'b> {
                 }
             }
             R::While { body, .. } => self.loop_body(body),
+            // Undone by exchanging back (when restored), never element by element: both
+            // buffers restored or neither (`restore_set`).
+            // Not a write to count: its reverse exchanges back, saving nothing.
+            R::Swap(a, b) => self.swaps.push((*a, *b)),
             R::Let { init: None, .. } | R::Eval(_) | R::Macro(..) | R::Exit(_) => {}
         }
     }

@@ -122,6 +122,7 @@ fn writes_seq(body: &[R], a: VarId) -> bool {
         R::Push { vec, value } => *vec == a || borrows(value, a),
         R::Let { init: Some(e), .. } | R::Eval(e) => borrows(e, a),
         R::Let { init: None, .. } | R::Macro(..) | R::Exit(_) => false,
+        R::Swap(x, y) => *x == a || *y == a,
         R::If { cond, then, els } => borrows(cond, a) || writes_seq(then, a) || writes_seq(els, a),
         R::Match { scrut, arms } => borrows(scrut, a) || arms.iter().any(|(_, b)| writes_seq(b, a)),
         R::For { body, .. } | R::While { body, .. } => writes_seq(body, a),
@@ -206,6 +207,7 @@ fn reads_ok<'a>(
         R::Eval(e) => expr_ok(e, stack),
         R::Macro(_, vs) => !vs.contains(&a),
         R::Exit(_) => true,
+        R::Swap(x, y) => *x != a && *y != a,
         R::If { cond, then, els } => {
             expr_ok(cond, stack) && block(then, stack) && block(els, stack)
         }

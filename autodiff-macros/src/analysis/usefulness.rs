@@ -49,6 +49,14 @@ pub(crate) fn useful(body: &[R], vars: &[Var], acc: &mut BTreeSet<VarId>) {
             }
             R::Match { arms, .. } => arms.iter().for_each(|(_, b)| useful(b, vars, acc)),
             R::For { body, .. } | R::While { body, .. } => useful(body, vars, acc),
+            // Each buffer's value flows into the other.
+            R::Swap(a, b) if acc.contains(a) || acc.contains(b) => {
+                for v in [*a, *b] {
+                    if vars[v].active {
+                        acc.insert(v);
+                    }
+                }
+            }
             _ => {}
         }
     }

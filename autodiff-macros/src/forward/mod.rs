@@ -100,7 +100,7 @@ type Peeled = (Vec<Op>, Vec<String>, bool);
 fn forward_program_peeled(f: &Function, lanes: Option<&syn::Ident>) -> Peeled {
     // Buffers copied whole every iteration exchanged instead (`transform/rotate.rs`).
     let (rotated, mut report) = match crate::transform::rotate::rotated(f) {
-        Some((g, lines)) => (Some(g), lines),
+        Some(r) => (Some(r.f), r.lines),
         None => (None, Vec::new()),
     };
     let f = rotated.as_ref().unwrap_or(f);

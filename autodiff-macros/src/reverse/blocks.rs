@@ -197,6 +197,30 @@ impl Emitter<'_> {
                 });
             }
             R::Exit(_) => {}
+            R::Swap(a, b) => self.exchange(*a, *b, out),
+        }
+    }
+
+    /// Buffers exchanged (`R::Swap`, `transform/rotate.rs`): the forward sweep swaps them; the
+    /// reverse swaps their adjoints (an exchange is its own transpose), and swaps the values
+    /// back when they are restored (both are, or neither: `saves::restore_set`), so that the
+    /// element restores before it in the reverse sweep land in the buffers they were saved from.
+    fn exchange(&mut self, a: VarId, b: VarId, out: &mut BlockOut) {
+        let (ua, ub) = (self.uname(a), self.uname(b));
+        out.fwd
+            .push(Op::Code(quote!(::core::mem::swap(&mut #ua, &mut #ub);)));
+        let mut rev = Vec::new();
+        if self.scope.restore.contains(&a) || self.scope.restore.contains(&b) {
+            rev.push(Op::Code(quote!(::core::mem::swap(&mut #ua, &mut #ub);)));
+        }
+        // Usefulness makes both useful or neither (`analysis/usefulness.rs`).
+        let useful = |v: VarId| self.vars[v].active && self.acc.contains(&v);
+        if useful(a) || useful(b) {
+            let (da, db) = (self.adj_used(a), self.adj_used(b));
+            rev.push(Op::Code(quote!(::core::mem::swap(&mut #da, &mut #db);)));
+        }
+        if !rev.is_empty() {
+            out.rev.push(Op::Block(rev));
         }
     }
 

@@ -292,6 +292,7 @@ fn stmt_writes(s: &R, out: &mut BTreeSet<VarId>) {
             body.iter().for_each(|s| stmt_writes(s, out));
         }
         R::While { body, .. } => body.iter().for_each(|s| stmt_writes(s, out)),
+        R::Swap(a, b) => out.extend([*a, *b]),
         R::Macro(..) | R::Exit(_) => {}
     }
 }

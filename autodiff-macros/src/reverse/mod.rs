@@ -222,6 +222,10 @@ struct Sweeps {
 /// The body of `f_vjp` as an adjoint program (`None` after an error, reported in `diag`), with
 /// reduction loops fused when `fuse` (`fuse.rs`).
 fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool) -> Option<Sweeps> {
+    // Buffers copied whole every iteration exchanged instead (`transform/rotate.rs`), folded
+    // into `R::Swap` once normalised.
+    let rotation = crate::transform::rotate::rotated(f);
+    let f = rotation.as_ref().map_or(f, |r| &r.f);
     let mut vars = f.vars.clone();
     let ret = vars.len();
     vars.push(Var {
@@ -240,8 +244,18 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
     if diag.has_errors() {
         return None;
     }
-    // Guarded neighbour reads: first/last iterations written out (`transform/peel.rs`).
     let mut body = body;
+    if let Some(r) = &rotation {
+        if crate::transform::rotate::fold_exchanges(&mut body, &r.temps) > 0 {
+            dump.section("buffers rotated (reverse mode)", || {
+                let mut text = r.lines.join("\n");
+                text.push('\n');
+                text.push_str(&crate::transform::normalize::print(&vars, &body));
+                text
+            });
+        }
+    }
+    // Guarded neighbour reads: first/last iterations written out (`transform/peel.rs`).
     let peeled = crate::transform::peel::peel(&mut body, &mut vars, &f.checkpoints);
     if !peeled.is_empty() {
         crate::transform::normalize::number(&mut body);

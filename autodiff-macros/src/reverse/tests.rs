@@ -545,3 +545,42 @@ fn a_window_over_a_sequence_the_loop_does_not_write_adds_into_it() {
     });
     assert!(!t.contains("accumulate (& mut __ad_vw"), "{t}");
 }
+
+/// Buffer rotation (`transform/rotate.rs`): the copy ending each step is an exchange in the
+/// forward sweep and an exchange of the adjoints in the reverse sweep (no copy loop, no saved
+/// length); when the reverse sweep reads the old grid, both buffers are restored and the
+/// exchange is undone by exchanging the values back too.
+#[test]
+fn a_double_buffer_is_exchanged_in_both_sweeps() {
+    let text = |item: syn::ItemFn| super::program::print(&program(item));
+    let linear = text(parse_quote! {
+        fn f(u0: &[f64], a: f64, n: usize) -> f64 {
+            let mut u = u0.to_vec();
+            let mut next = u0.to_vec();
+            for _s in 0..3 {
+                for i in 1..n {
+                    next[i] = u[i] + 0.5 * u[i - 1];
+                }
+                u.copy_from_slice(&next);
+            }
+            (u[0] + u[1]) * a
+        }
+    });
+    assert_eq!(linear.matches("swap").count(), 2, "{linear}");
+    assert!(!linear.contains("__ad_k"), "a copy loop is left: {linear}");
+    let nonlinear = text(parse_quote! {
+        fn f(u0: &[f64], a: f64, n: usize) -> f64 {
+            let mut u = u0.to_vec();
+            let mut next = u0.to_vec();
+            for _s in 0..3 {
+                for i in 1..n {
+                    next[i] = u[i] * u[i - 1] * a;
+                }
+                u.copy_from_slice(&next);
+            }
+            u[0] + u[1]
+        }
+    });
+    // Forward; reverse: the values back, the adjoints.
+    assert_eq!(nonlinear.matches("swap").count(), 3, "{nonlinear}");
+}

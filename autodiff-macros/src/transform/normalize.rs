@@ -84,6 +84,11 @@ pub(crate) enum R {
         brk: Option<VarId>,
     },
     Exit(Exit),
+    /// The exchange of two whole local `Vec`s (`std::mem::swap(&mut u, &mut next)`): buffer
+    /// rotation's form of a copy `u.copy_from_slice(&next)` (`transform/rotate.rs`, made by
+    /// `rotate::fold_exchanges`); reversed by exchanging the adjoints (and the values, when
+    /// they are restored).
+    Swap(VarId, VarId),
 }
 
 impl R {
@@ -99,6 +104,10 @@ impl R {
         match self {
             R::Let { init: Some(e), .. } | R::Eval(e) => expr_writes(vars, e, out),
             R::Let { init: None, .. } | R::Macro(..) | R::Exit(_) => {}
+            R::Swap(a, b) => {
+                add(*a, out);
+                add(*b, out);
+            }
             R::Assign { place, value } => {
                 if let Place::Index(_, ix) = place {
                     expr_writes(vars, ix, out);
@@ -628,6 +637,15 @@ fn print_into(vars: &[Var], body: &[R], depth: usize, out: &mut String) {
                 continue;
             }
             R::Exit(e) => line(out, &ind, format!("exit {e:?};")),
+            R::Swap(a, b) => line(
+                out,
+                &ind,
+                format!(
+                    "swap({}, {});",
+                    place(vars, &Place::Var(*a)),
+                    place(vars, &Place::Var(*b))
+                ),
+            ),
         }
     }
 }
@@ -671,7 +689,7 @@ pub(crate) fn for_each_root_mut(body: &mut [R], f: &mut dyn FnMut(&mut Expr)) {
                 f(value);
             }
             R::Push { value, .. } | R::Eval(value) => f(value),
-            R::Macro(..) | R::Exit(_) => {}
+            R::Macro(..) | R::Exit(_) | R::Swap(..) => {}
             R::If { cond, then, els } => {
                 f(cond);
                 for_each_root_mut(then, f);

@@ -199,7 +199,12 @@ fn copyable(body: &[R]) -> bool {
     body.iter().all(|s| match s {
         R::Let { .. } | R::Assign { .. } | R::Push { .. } | R::Eval(_) => true,
         R::If { then, els, .. } => copyable(then) && copyable(els),
-        R::Match { .. } | R::Macro(..) | R::For { .. } | R::While { .. } | R::Exit(_) => false,
+        R::Match { .. }
+        | R::Macro(..)
+        | R::For { .. }
+        | R::While { .. }
+        | R::Exit(_)
+        | R::Swap(..) => false,
     })
 }
 

@@ -1,9 +1,11 @@
-//! Buffer rotation (forward mode): takes the function's IR, gives a copy in which a loop that
+//! Buffer rotation (both modes): takes the function's IR, gives a copy in which a loop that
 //! copies one `Vec` into another at the end of every iteration (`u.copy_from_slice(&next);`,
 //! lowered to a length check and an element loop) exchanges the two buffers instead
 //! (`let t = u; u = next; next = t;`, three moves, which forward mode prints as moves of the
-//! values and of their tangents), so that a double-buffered time loop (a stencil writing
-//! `next` from `u`) does not copy its grid and the grid's tangent every step.
+//! values and of their tangents, and reverse mode folds into one `R::Swap` once normalised:
+//! `fold_exchanges`), so that a double-buffered time loop (a stencil writing `next` from `u`)
+//! does not copy its grid and the grid's tangent every step, nor move the grid's adjoint back
+//! in a loop of its own in the reverse sweep.
 //!
 //! The exchange leaves `u` as the copy would (`next`'s contents) and `next` holding what `u`
 //! held. That differs from the copy only where `next` was written since `u` and `next` last
@@ -34,14 +36,36 @@
 //!    the function's value, so the last exchange's `next` is never read.
 //!
 //! The tangents follow the same statements (declared from the same copy of the same tangent,
-//! written at the same elements), so the exchange is exact for them too. The reverse sweep does
-//! not take the rotated form (its moves of whole `Vec`s save copies).
+//! written at the same elements), so the exchange is exact for them too.
+//!
+//! Reverse mode differentiates the rotated program, which computes the same function: the
+//! exchange is linear and its own transpose, so its reverse exchanges the two adjoints (no saved
+//! copy, no loop), and every value the reverse sweep reads is one the rotated program computed,
+//! equal to the copying program's (only `next` differs, and only where nothing reads it). The
+//! saves analysis sees `R::Swap` as a write of both buffers (`R::writes`: saved copies of either
+//! go stale) that saves nothing: both buffers are kept in restore mode or neither
+//! (`analysis/saves.rs`, `restore_set`), and when they are, the reverse also exchanges the values
+//! back, so each element restore lands in the buffer it was saved from. Adjoints are summed in
+//! another order than the copying program's (the elements outside `W`, the boundary of a
+//! stencil, collect theirs alternately in the two adjoint buffers, added into the source's
+//! adjoint at the two declarations): the same sums up to the last bits.
 
 use crate::ir::*;
+use crate::transform::normalize::R;
 
-/// `f` with its qualifying copies turned into exchanges, and one line per exchange for the IR
-/// dump; `None` when there is none.
-pub fn rotated(f: &Function) -> Option<(Function, Vec<String>)> {
+/// A function with buffers exchanged (`rotated`).
+pub struct Rotated {
+    /// The function, each qualifying copy replaced by `let t = u; u = next; next = t;`.
+    pub f: Function,
+    /// One line per exchange, for the IR dump.
+    pub lines: Vec<String>,
+    /// The temporaries `t` of the exchanges, which identify them after exit normalisation
+    /// (`fold_exchanges`).
+    pub temps: Vec<VarId>,
+}
+
+/// `f` with its qualifying copies turned into exchanges; `None` when there is none.
+pub fn rotated(f: &Function) -> Option<Rotated> {
     let mut g = f.clone();
     let mut report = Vec::new();
     let mut body = std::mem::take(&mut g.body.stmts);
@@ -49,9 +73,70 @@ pub fn rotated(f: &Function) -> Option<(Function, Vec<String>)> {
     if let Some(t) = &f.tail {
         t.reads(&mut tail_reads);
     }
+    let first_new = g.vars.len();
     rotate_list(&mut body, &mut g.vars, &tail_reads, &mut report);
     g.body.stmts = body;
-    (!report.is_empty()).then_some((g, report))
+    let temps = (first_new..g.vars.len()).collect();
+    (!report.is_empty()).then_some(Rotated {
+        f: g,
+        lines: report,
+        temps,
+    })
+}
+
+/// Reverse mode: each exchange `let t = u; u = next; next = t;` of `rotated` (found by its
+/// temporary `t` among `temps`; normalisation keeps the three statements as they are) becomes
+/// one `R::Swap(u, next)`, which the reverse sweep undoes by exchanging the adjoints (and the
+/// values, when they are restored) instead of saving the moved buffers. Gives how many were
+/// folded.
+pub(crate) fn fold_exchanges(body: &mut Vec<R>, temps: &[VarId]) -> usize {
+    let mut folded = 0;
+    for s in body.iter_mut() {
+        match s {
+            R::If { then, els, .. } => {
+                folded += fold_exchanges(then, temps) + fold_exchanges(els, temps);
+            }
+            R::Match { arms, .. } => {
+                for (_, b) in arms {
+                    folded += fold_exchanges(b, temps);
+                }
+            }
+            R::For { body, .. } | R::While { body, .. } => folded += fold_exchanges(body, temps),
+            _ => {}
+        }
+    }
+    let mut at = 0;
+    while at + 3 <= body.len() {
+        if let Some((u, v)) = exchange_at(&body[at..at + 3], temps) {
+            body.splice(at..at + 3, [R::Swap(u, v)]);
+            folded += 1;
+        }
+        at += 1;
+    }
+    folded
+}
+
+/// `let t = u; u = v; v = t;` with `t` in `temps`: `(u, v)`.
+fn exchange_at(s: &[R], temps: &[VarId]) -> Option<(VarId, VarId)> {
+    let var = |e: &Expr| match e.kind {
+        ExprKind::Var(x) => Some(x),
+        _ => None,
+    };
+    let [R::Let {
+        pat: Pat::Bind(t),
+        init: Some(a),
+    }, R::Assign {
+        place: Place::Var(u),
+        value: b,
+    }, R::Assign {
+        place: Place::Var(v),
+        value: c,
+    }] = s
+    else {
+        return None;
+    };
+    (temps.contains(t) && var(a) == Some(*u) && var(b) == Some(*v) && var(c) == Some(*t))
+        .then_some((*u, *v))
 }
 
 /// `tail_reads`: the variables the function's value reads (conservatively, after every list).
@@ -410,7 +495,7 @@ mod tests {
 
     /// The dump lines of the exchanges made in `item`.
     fn exchanges(item: syn::ItemFn) -> Vec<String> {
-        rotated(&analysed(item)).map_or(Vec::new(), |(_, lines)| lines)
+        rotated(&analysed(item)).map_or(Vec::new(), |r| r.lines)
     }
 
     #[test]
