@@ -6,7 +6,12 @@
 //! `let mut` whose fields the rest of the block writes whole (`t.x = ..`, `t.v -= ..`, `&mut
 //! t.x`) and that it uses otherwise only through field reads (or gives back as the function's
 //! value) is a struct local with one local per written field (`let mut __ad_l0_t_x = s.x;`), the
-//! other fields `s`'s. Any other `let mut` copy is left to `struct_calls.rs` (held whole).
+//! other fields `s`'s. A field whose elements the block writes (`t.x[i] += ..`, `t.v[0] = ..`,
+//! of a copy in the function's body, not a nested block, of a struct argument) is a field
+//! argument of its own (`FieldOf::copy`, `copy_params`): an in-out sequence the companions bind
+//! to a clone of `s.x` (array or `Vec`, whichever the field is: the macro cannot see which),
+//! which is what the copy holds at the `let` since `s` is read only. Any other `let mut` copy is
+//! left to `struct_calls.rs` (held whole).
 
 use super::struct_values::{plain_name, Local, Pass};
 use super::structs::{chain, WRITING_METHODS};
@@ -110,14 +115,26 @@ impl Pass<'_, '_> {
         if pi.by_ref.is_some() || pi.subpat.is_some() {
             return false;
         }
-        let written = match pi.mutability {
-            None => Vec::new(),
+        let (written, elems) = match pi.mutability {
+            None => (Vec::new(), Vec::new()),
             Some(_) => match written_fields(&pi.ident.to_string(), rest, output) {
                 Some(w) => w,
                 None => return false,
             },
         };
         let n = src.to_string();
+        if !elems.is_empty() && (self.depth > 0 || !self.roots.contains(&n) || locals.contains_key(&n))
+        {
+            let m = &elems[0];
+            self.cx.diag.unsupported_at(
+                &quote!(#src.#m),
+                "writing elements of a field of a copy made inside a loop, a branch or a block, \
+                 or of a copy of a struct local (yet)",
+                "copy the struct argument at the top of the function's body (`let mut t = \
+                 s.clone();` before the loop) and write the copy's elements there",
+            );
+            return false;
+        }
         let path = match locals.get(&n) {
             Some(local) if !local.mutable => local.path.clone(),
             Some(_) => return false,
@@ -142,6 +159,15 @@ impl Pass<'_, '_> {
             self.cx.copy_fields.push(id.clone());
             fields.push((name, m.clone(), id));
         }
+        for m in &elems {
+            let name = super::struct_values::member_name(m);
+            let id = syn::Ident::new(
+                &format!("__ad_l{k}_{}_{name}", pi.ident),
+                Span::mixed_site().located_at(m.span()),
+            );
+            self.cx.copy_seqs.push((id.clone(), src.clone(), m.clone()));
+            fields.push((name, m.clone(), id));
+        }
         locals.insert(
             pi.ident.to_string(),
             Local {
@@ -156,6 +182,49 @@ impl Pass<'_, '_> {
 }
 
 impl Lowerer<'_> {
+    /// The field arguments of the sequence fields of struct copies whose elements the body
+    /// writes (`copy_seqs`): in-out `&mut [_]` sequences, numbered after the `before` field
+    /// arguments, active (the body writes active values into them whether or not the struct is
+    /// active), each bound to a clone of the field by the companions (`FieldOf::copy`).
+    pub(super) fn copy_params(&mut self, params: &[Param], before: usize) -> Vec<Param> {
+        let mut out = Vec::new();
+        for (id, root, m) in self.copy_seqs.clone() {
+            if !params.iter().any(|p| p.name == root) {
+                continue;
+            }
+            let shape = Shape::Seq(SeqKind::Slice);
+            let ty: syn::Type = syn::parse_quote!(&mut [_]);
+            let var = self.new_var(
+                id.clone(),
+                true,
+                shape.clone(),
+                VarOrigin::Param(params.len() + before + out.len()),
+                Some(ty.clone()),
+            );
+            self.bind(&id, var);
+            out.push(Param {
+                var,
+                name: id,
+                ty,
+                shape,
+                elem_ty: None,
+                active: true,
+                inout: true,
+                nest: None,
+                na: None,
+                strukt: None,
+                field: Some(FieldOf {
+                    root,
+                    members: quote!(.#m),
+                    lent: false,
+                    flat: false,
+                    copy: true,
+                }),
+            });
+        }
+        out
+    }
+
     /// The locals of the written fields of struct copies, once lowered: a float or an integer
     /// each; an array or `Vec` field (bound by reference to the struct's, not copied) reported.
     /// Likewise a sequence field of a struct argument bound whole by `let mut` (`let mut v =
@@ -215,26 +284,33 @@ impl Lowerer<'_> {
     }
 }
 
-/// The fields of `t` (a `let mut` copy) that `rest` writes whole, in the order first written, when
-/// it writes some and otherwise uses `t` only through field reads (and gives it whole as its last
-/// value when `output`); `None` otherwise (then `t` is held whole, `struct_calls.rs`).
-fn written_fields(t: &str, rest: &[syn::Stmt], output: bool) -> Option<Vec<syn::Member>> {
+/// The fields of `t` (a `let mut` copy) that `rest` writes whole, in the order first written,
+/// and those whose elements it writes (`t.x[i] = ..`, `t.x[i] += ..`; such a field may also be
+/// borrowed whole, `&mut t.x`, not assigned whole), when it writes some and otherwise uses `t`
+/// only through field reads (and gives it whole as its last value when `output`); `None`
+/// otherwise (then `t` is held whole, `struct_calls.rs`).
+type Written = (Vec<syn::Member>, Vec<syn::Member>);
+fn written_fields(t: &str, rest: &[syn::Stmt], output: bool) -> Option<Written> {
     struct F<'t> {
         t: &'t str,
         written: Vec<syn::Member>,
+        /// Fields assigned whole (not only borrowed whole).
+        assigned: Vec<syn::Member>,
+        elems: Vec<syn::Member>,
         other: bool,
     }
     impl F<'_> {
-        /// A place `t.x` (written whole: noted) or a place inside `t` another way (`t.q[i]`,
-        /// `t.a.b`: not supported here); false when the place is not rooted at `t`.
-        fn place(&mut self, p: &syn::Expr) -> bool {
+        /// A place `t.x` (written whole: noted, `borrow` when by `&mut`), an element `t.x[i]`
+        /// (noted), or a place inside `t` another way (`t.q[i][j]`, `t.a.b`: not supported
+        /// here); false when the place is not rooted at `t`.
+        fn place(&mut self, p: &syn::Expr, borrow: bool) -> bool {
             let mut at = p;
-            let mut inner = false;
+            let mut inner = 0;
             loop {
                 match at {
                     syn::Expr::Paren(x) => at = &x.expr,
                     syn::Expr::Index(i) => {
-                        inner = true;
+                        inner += 1;
                         at = &i.expr;
                     }
                     _ => break,
@@ -243,10 +319,18 @@ fn written_fields(t: &str, rest: &[syn::Stmt], output: bool) -> Option<Vec<syn::
             let Some((_, members)) = chain(at, &|n| n == self.t) else {
                 return false;
             };
-            match members.as_slice() {
-                [m] if !inner => {
+            match (members.as_slice(), inner) {
+                ([m], 0) => {
                     if !self.written.contains(m) {
                         self.written.push(m.clone());
+                    }
+                    if !borrow && !self.assigned.contains(m) {
+                        self.assigned.push(m.clone());
+                    }
+                }
+                ([m], 1) => {
+                    if !self.elems.contains(m) {
+                        self.elems.push(m.clone());
                     }
                 }
                 _ => self.other = true,
@@ -257,13 +341,19 @@ fn written_fields(t: &str, rest: &[syn::Stmt], output: bool) -> Option<Vec<syn::
     impl<'ast> Visit<'ast> for F<'_> {
         fn visit_expr(&mut self, e: &'ast syn::Expr) {
             match e {
-                syn::Expr::Assign(a) if self.place(&a.left) => self.visit_expr(&a.right),
+                syn::Expr::Assign(a) if self.place(&a.left, false) => {
+                    self.visit_place_indices(&a.left);
+                    self.visit_expr(&a.right)
+                }
                 syn::Expr::Binary(b)
-                    if super::struct_values::is_compound(&b.op) && self.place(&b.left) =>
+                    if super::struct_values::is_compound(&b.op) && self.place(&b.left, false) =>
                 {
+                    self.visit_place_indices(&b.left);
                     self.visit_expr(&b.right)
                 }
-                syn::Expr::Reference(r) if r.mutability.is_some() && self.place(&r.expr) => {}
+                syn::Expr::Reference(r) if r.mutability.is_some() && self.place(&r.expr, true) => {
+                    self.visit_place_indices(&r.expr)
+                }
                 syn::Expr::MethodCall(m)
                     if WRITING_METHODS.contains(&m.method.to_string().as_str())
                         && chain(&m.receiver, &|n| n == self.t).is_some() =>
@@ -293,9 +383,24 @@ fn written_fields(t: &str, rest: &[syn::Stmt], output: bool) -> Option<Vec<syn::
             }
         }
     }
+    impl F<'_> {
+        /// The indices of a place rooted at `t` (`t.x[t.n[0]]`: reads).
+        fn visit_place_indices(&mut self, p: &syn::Expr) {
+            match p {
+                syn::Expr::Paren(x) => self.visit_place_indices(&x.expr),
+                syn::Expr::Index(i) => {
+                    self.visit_expr(&i.index);
+                    self.visit_place_indices(&i.expr);
+                }
+                _ => {}
+            }
+        }
+    }
     let mut f = F {
         t,
         written: Vec::new(),
+        assigned: Vec::new(),
+        elems: Vec::new(),
         other: false,
     };
     for (i, s) in rest.iter().enumerate() {
@@ -315,5 +420,15 @@ fn written_fields(t: &str, rest: &[syn::Stmt], output: bool) -> Option<Vec<syn::
             }
         }
     }
-    (!f.other && !f.written.is_empty()).then_some(f.written)
+    // A field whose elements are written is the copy's sequence: assigned whole, it is not
+    // supported (the field argument is a borrow of the copy).
+    if f.elems.iter().any(|m| f.assigned.contains(m)) {
+        f.other = true;
+    }
+    let whole: Vec<syn::Member> = f
+        .written
+        .into_iter()
+        .filter(|m| !f.elems.contains(m))
+        .collect();
+    (!f.other && !(whole.is_empty() && f.elems.is_empty())).then_some((whole, f.elems))
 }
