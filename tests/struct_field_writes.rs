@@ -120,6 +120,38 @@ fn check(
         .random(6, -1.2, 1.2);
 }
 
+/// A damping pass over a buffer, written through `&mut`.
+#[differentiate]
+fn damp(x: &mut [f64], c: f64) {
+    for i in 0..x.len() {
+        x[i] *= 1.0 - c * x[i];
+    }
+}
+
+/// The struct by value; the copy's field lent by `&mut` to a differentiated call, elements
+/// swapped and filled by methods.
+#[differentiate]
+fn lent_and_swapped(s: State, dt: f64) -> State {
+    let mut t = s.clone();
+    t.x[0] += dt * s.k;
+    damp(&mut t.x, dt);
+    t.x.swap(1, 3);
+    t.v.swap(0, 2);
+    t.v[1] = t.x[4] * dt;
+    t
+}
+
+/// Filled, then partly rewritten from the argument.
+#[differentiate]
+fn refilled(s: &State, dt: f64) -> State {
+    let mut t = s.clone();
+    t.x.fill(dt);
+    for i in 0..2 {
+        t.x[i] += s.x[i + 1] * s.k;
+    }
+    t
+}
+
 #[test]
 fn the_time_stepping_idiom_in_both_modes() {
     check(step, step_jvp, step_vjp);
@@ -128,6 +160,16 @@ fn the_time_stepping_idiom_in_both_modes() {
 #[test]
 fn assignments_compound_operators_and_reads_after_writes() {
     check(mixed, mixed_jvp, mixed_vjp);
+}
+
+#[test]
+fn a_field_lent_by_mut_swapped_and_filled() {
+    check(
+        |s, dt| lent_and_swapped(s.clone(), dt),
+        |s, dt, ds, ddt| lent_and_swapped_jvp(s.clone(), dt, ds.clone(), ddt),
+        |s, dt, ds, ddt, c| lent_and_swapped_vjp(s.clone(), dt, ds, ddt, c),
+    );
+    check(refilled, refilled_jvp, refilled_vjp);
 }
 
 #[test]

@@ -115,26 +115,19 @@ impl Pass<'_, '_> {
         if pi.by_ref.is_some() || pi.subpat.is_some() {
             return false;
         }
-        let (written, elems) = match pi.mutability {
-            None => (Vec::new(), Vec::new()),
+        let Written {
+            whole: written,
+            elems,
+            elems_at,
+            unsupported,
+        } = match pi.mutability {
+            None => Written::default(),
             Some(_) => match written_fields(&pi.ident.to_string(), rest, output) {
                 Some(w) => w,
                 None => return false,
             },
         };
         let n = src.to_string();
-        if !elems.is_empty() && (self.depth > 0 || !self.roots.contains(&n) || locals.contains_key(&n))
-        {
-            let m = &elems[0];
-            self.cx.diag.unsupported_at(
-                &quote!(#src.#m),
-                "writing elements of a field of a copy made inside a loop, a branch or a block, \
-                 or of a copy of a struct local (yet)",
-                "copy the struct argument at the top of the function's body (`let mut t = \
-                 s.clone();` before the loop) and write the copy's elements there",
-            );
-            return false;
-        }
         let path = match locals.get(&n) {
             Some(local) if !local.mutable => local.path.clone(),
             Some(_) => return false,
@@ -144,6 +137,17 @@ impl Pass<'_, '_> {
             },
             None => return false,
         };
+        // Reported once: the copy's fields poisoned, so their uses are not reported again.
+        let mut report = unsupported;
+        if report.is_none() && !elems.is_empty() && (self.depth > 0 || locals.contains_key(&n)) {
+            report = Some((
+                elems_at.unwrap_or_else(|| src.to_token_stream()),
+                "writing elements of a field of a copy made inside a loop, a branch or a \
+                 block, or of a copy of a struct local (yet)",
+                "copy the struct argument at the top of the function's body (`let mut t = \
+                 s.clone();` before the loop) and write the copy's elements there",
+            ));
+        }
         let k = self.count;
         self.count += 1;
         let mut fields = Vec::new();
@@ -165,8 +169,15 @@ impl Pass<'_, '_> {
                 &format!("__ad_l{k}_{}_{name}", pi.ident),
                 Span::mixed_site().located_at(m.span()),
             );
-            self.cx.copy_seqs.push((id.clone(), src.clone(), m.clone()));
+            if report.is_some() {
+                self.cx.poisoned_names.push(id.to_string());
+            } else {
+                self.cx.copy_seqs.push((id.clone(), src.clone(), m.clone()));
+            }
             fields.push((name, m.clone(), id));
+        }
+        if let Some((at, what, instead)) = report {
+            self.cx.diag.unsupported_at(&at, what, instead);
         }
         locals.insert(
             pi.ident.to_string(),
@@ -276,9 +287,10 @@ impl Lowerer<'_> {
         for name in bad {
             self.diag.unsupported_at(
                 &name,
-                "writing an array or `Vec` field of a copy of a struct argument (yet)",
-                "copy the field into a local of its own (`let mut q = [s.q[0], s.q[1]];`), work \
-                 on that, and build the struct with a literal (`State { q, ..*s }`)",
+                "writing an array or `Vec` field of a copy of a struct argument whole, or \
+                 lending it whole by `&mut` without writing its elements (yet)",
+                "write its elements (`t.q[0] = t.q[1] * dt; t.q[1] = ..`, in a loop over \
+                 `t.q.len()`): a field whose elements are written may also be lent by `&mut`",
             );
         }
     }
@@ -289,14 +301,29 @@ impl Lowerer<'_> {
 /// borrowed whole, `&mut t.x`, not assigned whole), when it writes some and otherwise uses `t`
 /// only through field reads (and gives it whole as its last value when `output`); `None`
 /// otherwise (then `t` is held whole, `struct_calls.rs`).
-type Written = (Vec<syn::Member>, Vec<syn::Member>);
+#[derive(Default)]
+struct Written {
+    /// Fields written whole (`t.x = ..`, `t.x += ..`, `&mut t.x`), none of `elems`.
+    whole: Vec<syn::Member>,
+    /// Fields whose elements are written (`t.x[i] = ..`).
+    elems: Vec<syn::Member>,
+    /// The first element write (for spans).
+    elems_at: Option<TokenStream>,
+    /// A use of one of `elems` not supported (assigned whole, `t.x = ..`; its length changed,
+    /// `t.x.push(v)`): where, what and what to write instead.
+    unsupported: Option<(TokenStream, &'static str, &'static str)>,
+}
+
 fn written_fields(t: &str, rest: &[syn::Stmt], output: bool) -> Option<Written> {
     struct F<'t> {
         t: &'t str,
         written: Vec<syn::Member>,
-        /// Fields assigned whole (not only borrowed whole).
-        assigned: Vec<syn::Member>,
+        /// Fields assigned whole (not only borrowed whole), with the first place.
+        assigned: Vec<(syn::Member, TokenStream)>,
         elems: Vec<syn::Member>,
+        /// The first element write, and the first call changing a field's length.
+        elems_at: Option<TokenStream>,
+        grown_at: Option<TokenStream>,
         other: bool,
     }
     impl F<'_> {
@@ -324,14 +351,15 @@ fn written_fields(t: &str, rest: &[syn::Stmt], output: bool) -> Option<Written> 
                     if !self.written.contains(m) {
                         self.written.push(m.clone());
                     }
-                    if !borrow && !self.assigned.contains(m) {
-                        self.assigned.push(m.clone());
+                    if !borrow && !self.assigned.iter().any(|(a, _)| a == m) {
+                        self.assigned.push((m.clone(), p.to_token_stream()));
                     }
                 }
                 ([m], 1) => {
                     if !self.elems.contains(m) {
                         self.elems.push(m.clone());
                     }
+                    self.elems_at.get_or_insert_with(|| p.to_token_stream());
                 }
                 _ => self.other = true,
             }
@@ -354,11 +382,33 @@ fn written_fields(t: &str, rest: &[syn::Stmt], output: bool) -> Option<Written> 
                 syn::Expr::Reference(r) if r.mutability.is_some() && self.place(&r.expr, true) => {
                     self.visit_place_indices(&r.expr)
                 }
+                // `t.x.fill(0.0)`, `t.x.swap(i, j)`: element writes of the field.
                 syn::Expr::MethodCall(m)
                     if WRITING_METHODS.contains(&m.method.to_string().as_str())
                         && chain(&m.receiver, &|n| n == self.t).is_some() =>
                 {
-                    self.other = true
+                    match chain(&m.receiver, &|n| n == self.t).map(|(_, ms)| ms) {
+                        Some(ms) if ms.len() == 1 && is_field(&m.receiver) => {
+                            if !self.elems.contains(&ms[0]) {
+                                self.elems.push(ms[0].clone());
+                                self.elems_at.get_or_insert_with(|| e.to_token_stream());
+                            }
+                        }
+                        _ => self.other = true,
+                    }
+                    for a in &m.args {
+                        self.visit_expr(a);
+                    }
+                }
+                // `t.x.push(v)`: the length of a `Vec` field changed.
+                syn::Expr::MethodCall(m)
+                    if GROWING_METHODS.contains(&m.method.to_string().as_str())
+                        && chain(&m.receiver, &|n| n == self.t).is_some() =>
+                {
+                    self.grown_at.get_or_insert_with(|| e.to_token_stream());
+                    for a in &m.args {
+                        self.visit_expr(a);
+                    }
                 }
                 // A field read (its indices visited).
                 syn::Expr::Field(_) if chain(e, &|n| n == self.t).is_some() => {}
@@ -401,6 +451,8 @@ fn written_fields(t: &str, rest: &[syn::Stmt], output: bool) -> Option<Written> 
         written: Vec::new(),
         assigned: Vec::new(),
         elems: Vec::new(),
+        elems_at: None,
+        grown_at: None,
         other: false,
     };
     for (i, s) in rest.iter().enumerate() {
@@ -421,14 +473,57 @@ fn written_fields(t: &str, rest: &[syn::Stmt], output: bool) -> Option<Written> 
         }
     }
     // A field whose elements are written is the copy's sequence: assigned whole, it is not
-    // supported (the field argument is a borrow of the copy).
-    if f.elems.iter().any(|m| f.assigned.contains(m)) {
-        f.other = true;
-    }
+    // supported (the field argument is a borrow of the clone).
+    let assigned = f
+        .assigned
+        .iter()
+        .find(|(m, _)| f.elems.contains(m))
+        .map(|(_, at)| at.clone());
     let whole: Vec<syn::Member> = f
         .written
         .into_iter()
         .filter(|m| !f.elems.contains(m))
         .collect();
-    (!f.other && !(whole.is_empty() && f.elems.is_empty())).then_some((whole, f.elems))
+    let unsupported = match (assigned, f.grown_at) {
+        (Some(at), _) => Some((
+            at,
+            "assigning whole a field of a copy whose elements the function writes (yet)",
+            "write its elements (`t.x[i] = ..`) instead of the whole field",
+        )),
+        (None, Some(at)) if !f.elems.is_empty() => Some((
+            at,
+            "changing the length of a `Vec` field of a copy (yet)",
+            "give the `Vec` its length before the function (or build it in a differentiated \
+             function of its own) and write its elements (`t.x[i] = ..`)",
+        )),
+        _ => None,
+    };
+    (!f.other && !(whole.is_empty() && f.elems.is_empty())).then_some(Written {
+        whole,
+        elems: f.elems,
+        elems_at: f.elems_at,
+        unsupported,
+    })
+}
+
+/// Methods changing a `Vec`'s length.
+const GROWING_METHODS: &[&str] = &[
+    "push",
+    "pop",
+    "extend",
+    "extend_from_slice",
+    "resize",
+    "truncate",
+    "clear",
+    "insert",
+    "remove",
+    "append",
+    "drain",
+    "retain",
+    "swap_remove",
+];
+
+/// `t.x` itself (not `t.x[i]`, `(t.x)`).
+fn is_field(e: &syn::Expr) -> bool {
+    matches!(e, syn::Expr::Field(_))
 }
