@@ -325,6 +325,24 @@ fn jacobian_of_reads_of_the_copy() {
     assert_jacobian(&j, &fd, 1e-7);
 }
 
+/// A written copy read to pick the step size of a differentiated call whose struct the function
+/// gives back whole.
+#[differentiate]
+fn step_after_probe(s: &State, dt: f64) -> State {
+    let mut t = s.clone();
+    for i in 0..t.x.len() {
+        t.x[i] *= 1.0 + dt * t.v[i % 3];
+    }
+    let h = dt * (1.0 + 0.1 * t.x[1] * t.x[2]);
+    let a = step(s, h);
+    a
+}
+
+#[test]
+fn a_written_copy_next_to_a_struct_given_back_whole() {
+    check(step_after_probe, step_after_probe_jvp, step_after_probe_vjp);
+}
+
 // ---------------------------------------------------------------------------------------------
 // A method, a struct outside `wrt`, a `&mut` struct
 

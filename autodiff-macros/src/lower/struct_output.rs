@@ -52,7 +52,11 @@ impl Lowerer<'_> {
             // companions give the copy itself (`codegen/copies.rs`).
             if let ExprKind::Var(v) = &item.kind {
                 let name = &self.vars[*v].name;
-                if self.copy_seqs.iter().any(|(id, ..)| id == name) {
+                // (Given twice, `State { x: t.x, y: t.x }`, it is reported below as a
+                // sequence field: one clone cannot be moved into two fields.)
+                if self.copy_seqs.iter().any(|(id, ..)| id == name)
+                    && !copies.iter().any(|(_, n)| n == name)
+                {
                     copies.push((member.clone(), name.clone()));
                     continue;
                 }
