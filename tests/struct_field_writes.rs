@@ -7,6 +7,8 @@
 //! Jacobians against central differences (tests/common/jacobian.rs), and a time loop of steps
 //! run backwards through `_vjp`.
 #![allow(clippy::needless_range_loop)]
+// The forms tested are the ones users write (`t.k = t.k * ..`, `let a = step(s, h); a`).
+#![allow(clippy::assign_op_pattern, clippy::let_and_return)]
 
 #[macro_use]
 mod common;

@@ -498,7 +498,8 @@ fn written_fields(t: &str, rest: &[syn::Stmt], output: bool) -> Option<Written> 
         )),
         _ => None,
     };
-    (!f.other && !(whole.is_empty() && f.elems.is_empty())).then_some(Written {
+    let any = !whole.is_empty() || !f.elems.is_empty();
+    (!f.other && any).then_some(Written {
         whole,
         elems: f.elems,
         elems_at: f.elems_at,
