@@ -154,6 +154,21 @@ fn refilled(s: &State, dt: f64) -> State {
     t
 }
 
+/// The written fields listed in a struct literal, the others from `..s.clone()`.
+#[differentiate]
+fn by_literal(s: &State, dt: f64) -> State {
+    let mut t = s.clone();
+    for i in 0..t.x.len() {
+        t.x[i] = t.x[i].tanh() + dt * t.v[i % 3];
+    }
+    t.v[2] += dt;
+    State {
+        x: t.x,
+        k: s.k * t.v[2],
+        ..s.clone()
+    }
+}
+
 #[test]
 fn the_time_stepping_idiom_in_both_modes() {
     check(step, step_jvp, step_vjp);
@@ -172,6 +187,11 @@ fn a_field_lent_by_mut_swapped_and_filled() {
         |s, dt, ds, ddt, c| lent_and_swapped_vjp(s.clone(), dt, ds, ddt, c),
     );
     check(refilled, refilled_jvp, refilled_vjp);
+}
+
+#[test]
+fn written_fields_listed_in_a_struct_literal() {
+    check(by_literal, by_literal_jvp, by_literal_vjp);
 }
 
 #[test]
