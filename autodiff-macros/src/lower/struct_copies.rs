@@ -333,15 +333,21 @@ fn written_fields(t: &str, rest: &[syn::Stmt], output: bool) -> Option<Written> 
         fn place(&mut self, p: &syn::Expr, borrow: bool) -> bool {
             let mut at = p;
             let mut inner = 0;
+            // Indexed by ranges only (`&mut t.x[..][..n]`: one sub-slice of the field).
+            let mut ranges = true;
             loop {
                 match at {
                     syn::Expr::Paren(x) => at = &x.expr,
                     syn::Expr::Index(i) => {
                         inner += 1;
+                        ranges &= matches!(&*i.index, syn::Expr::Range(_));
                         at = &i.expr;
                     }
                     _ => break,
                 }
+            }
+            if borrow && ranges && inner > 1 {
+                inner = 1;
             }
             let Some((_, members)) = chain(at, &|n| n == self.t) else {
                 return false;
