@@ -117,6 +117,19 @@ pub fn param_ref(arg: &Ident, tangent: bool) -> Ident {
     )
 }
 
+/// The clone of a struct field that the `k`-th copy field argument borrows, or of its tangent
+/// or adjoint (`codegen/copies.rs`): `__ad_cp<k>`, `__ad_cpd<k>`.
+pub fn field_copy(k: usize, shadow: bool) -> Ident {
+    let what = if shadow { "cpd" } else { "cp" };
+    format_ident!("__ad_{}{}", what, k, span = Span::mixed_site())
+}
+
+/// The value the reverse companion's body gave, kept while the adjoints of copies are added in
+/// (`codegen/copies.rs`).
+pub fn copy_value() -> Ident {
+    format_ident!("__ad_cp_value", span = Span::mixed_site())
+}
+
 /// A local of the companions of a function with a struct output (`codegen/structs.rs`):
 /// `__ad_so_<what>`.
 pub fn struct_out(what: &str) -> Ident {

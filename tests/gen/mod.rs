@@ -305,6 +305,7 @@ constructs! {
     StructCopy => "struct_copy",
     StructWholeOut => "struct_whole_out",
     StructCopyWrite => "struct_copy_write",
+    StructCopyElems => "struct_copy_elems",
     // `#[checkpoint]` loops (emitted by `checkpoint.rs`).
     CheckpointLoop => "checkpoint_loop",
     CheckpointSnapshots => "checkpoint_snapshots",

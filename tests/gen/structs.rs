@@ -35,7 +35,9 @@
 //! (`s017_ptraj`), and may give such a struct whole as its output instead of `S017Out`
 //! (`s017_pmk(a, b)` as its value, bound first, or stepped in a loop first). A struct read only
 //! may also be copied into a `let mut` local whose float fields are then written (`let mut cw5
-//! = st.clone(); cw5.k = ..;`), its fields read after.
+//! = st.clone(); cw5.k = ..;`), its fields read after, and the elements of its `Vec` and array
+//! fields written (`cw5.w[0] += ..`), those fields then written and read by the body's
+//! statements like a `&mut` struct's.
 
 use super::*;
 
@@ -765,6 +767,7 @@ impl FnGen<'_> {
             for (name, b) in reads {
                 self.push_input(&name, b);
             }
+            self.copy_elems(l, &cw);
         }
         // By value, `..st` would move a `Vec` or nested-struct field out of `st` (read later).
         if l.kind.mutable() || (l.kind == StructKind::Value && (l.vec || l.nested)) {
@@ -817,6 +820,52 @@ impl FnGen<'_> {
             let pk = self.fresh("pk");
             self.line(format!("let {} {{ {f}: {pk}, .. }} = {base};", l.ty));
             self.push_input(&pk, 1.0);
+        }
+    }
+
+    /// Sometimes elements of the copy's `Vec` and array fields written (`cw5.w[0] += ..`, a loop
+    /// over `cw5.w.len()`, `cw5.q[1] *= 0.5`), each written field then a mutable vector variable
+    /// (`cw5.w`, `cw5.q`) the body's statements read and write element by element, in loops and
+    /// branches too, and lend (`hm(&mut cw5.w)`).
+    fn copy_elems(&mut self, l: &Layout, cw: &str) {
+        if !(l.vec || l.arr) || !self.on(Construct::StructCopyElems) || !self.chance(0.6) {
+            return;
+        }
+        self.count(Construct::StructCopyElems);
+        let both = l.vec && l.arr && self.chance(0.5);
+        let first_w = l.vec && (!l.arr || self.chance(0.5));
+        for (on, name, len) in [
+            (l.vec && (both || first_w), "w", None),
+            (l.arr && (both || !first_w), "q", Some(ARR_LEN)),
+        ] {
+            if !on {
+                continue;
+            }
+            let e = self.expr(2);
+            let base = match self.rng.gen_range(0..3) {
+                0 => {
+                    let k = self.rng.gen_range(0..len.unwrap_or(1));
+                    self.line(format!("{cw}.{name}[{k}] += 0.5 * ({});", e.s));
+                    1.0 + 0.5 * e.b
+                }
+                1 => {
+                    let i = self.fresh("ci");
+                    self.line(format!("for {i} in 0..{cw}.{name}.len() {{"));
+                    self.line(format!(
+                        "    {cw}.{name}[{i}] = 0.5 * {cw}.{name}[{i}] + 0.25 * ({});",
+                        e.s
+                    ));
+                    self.line("}");
+                    0.5 + 0.25 * e.b
+                }
+                _ => {
+                    self.line(format!("{cw}.{name}[0] = {};", e.s));
+                    e.b.max(1.0)
+                }
+            };
+            let room: f64 = self.pick(&[2.0, 8.0]);
+            self.declare(format!("{cw}.{name}"), Ty::Vector, true, base, room);
+            self.vars.last_mut().expect("just declared").arr_len = len;
         }
     }
 

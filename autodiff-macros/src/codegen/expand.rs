@@ -557,9 +557,11 @@ impl<'a> Signatures<'a> {
                 #dh { #db }
             };
         }
+        let decls = self.copy_decls(None);
+        let rev = self.reverse_with_copies(quote!(#pr #rev));
         quote! {
-            #j { #pf #fwd }
-            #v { #pr #rev }
+            #j { #decls #pf #fwd }
+            #v { #rev }
             #grad
             #jac
             #dh { #db }
@@ -605,9 +607,11 @@ impl<'a> Signatures<'a> {
             let sparse = self.sparse_jacobian_body();
             quote!(#h { #body } #hs { #sparse })
         });
+        let decls = self.copy_decls(None);
+        let rev = self.reverse_with_copies(quote!(#pr #rev));
         quote! {
-            #ji { #pf #fwd }
-            #vi { #pr #rev }
+            #ji { #decls #pf #fwd }
+            #vi { #rev }
             #j { #jb }
             #v { #vb }
             #grad

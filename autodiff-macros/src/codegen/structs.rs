@@ -116,6 +116,12 @@ impl Signatures<'_> {
                 (true, false) => quote!(&#base #members[..]),
                 (true, true) => quote!(&mut #base #members[..]),
             };
+            if at.copy {
+                // The field of a written copy: a borrow of its clone (`codegen/copies.rs`).
+                let d = names::shadow_param(name, &taken);
+                binds.extend(self.copy_bind(p, &d));
+                continue;
+            }
             if at.lent {
                 // A field of a struct lent whole: rebound around each lending call, its tangent
                 // or adjoint bound by the emitters through the struct's (`codegen/lend.rs`).
@@ -176,15 +182,17 @@ impl Signatures<'_> {
             // like the value, `__private::struct_seed`).
             let public_seed = names::seed(&self.taken());
             let inner_seed = names::seed(&self.f.taken_names());
+            let decls = self.copy_decls(None);
+            let body = self.reverse_with_copies(quote!(#pr #rev));
             let vjp = quote! {
                 let #inner_seed = ::core::option::Option::Some(#public_seed);
-                #pr #rev
+                #body
             };
             let dropped = quote! {
                 let #inner_seed = ::core::option::Option::None;
-                let _ = { #pr #rev };
+                let _ = { #body };
             };
-            return (quote!(#pf #fwd), vjp, dropped);
+            return (quote!(#decls #pf #fwd), vjp, dropped);
         }
         let (v, t, out, tout, rest) = (
             names::struct_out("v"),
@@ -244,6 +252,13 @@ impl Signatures<'_> {
             sets.push(quote::quote_spanned!(span=> #tout.#m = #pt;));
             seeds.push(quote!(#m));
         }
+        // Fields given by copies whose elements the body wrote (`codegen/copies.rs`).
+        let (copy_inits, copy_sets) = self.copy_outputs(&tout);
+        inits.extend(copy_inits);
+        sets.extend(copy_sets);
+        for (m, _) in &so.copies {
+            zeroed.push(quote!(#m));
+        }
         let value = match (&so.path, &base) {
             (Some(path), Some((b, ..))) => quote!(#path { #(#inits,)* ..#b }),
             (Some(path), None) => quote!(#path { #(#inits,)* }),
@@ -262,8 +277,10 @@ impl Signatures<'_> {
             },
             _ => quote!(let mut #tout = #rt::zero_tangent(&#out);),
         };
+        let decls = self.copy_decls(None);
         let jvp = quote! {
             #(#consts)*
+            #decls
             let (#v, #t) = (|| { #pf #fwd })();
             #build
             #tangent
@@ -290,11 +307,15 @@ impl Signatures<'_> {
             },
             _ => quote!(),
         };
+        let seeded = self.copy_decls(Some(super::copies::Seeds::Output(&seed)));
+        let epilogue = self.copy_epilogue();
         let vjp = quote! {
             #(#consts)*
             let #seed = #public_seed;
+            #seeded
             let #inner_seed = #seed_parts;
             let #v = (|| { #pr #rev })();
+            #epilogue
             #to_base
             #build
             #out
@@ -317,9 +338,12 @@ impl Signatures<'_> {
             [z] => z.clone(),
             zs => quote!((#(#zs,)*)),
         };
+        let zeroed_copies = self.copy_decls(Some(super::copies::Seeds::Zero));
         let dropped = quote! {
             let #inner_seed = #zero;
+            #zeroed_copies
             let _ = (|| { #pr #rev })();
+            #epilogue
         };
         (jvp, vjp, dropped)
     }

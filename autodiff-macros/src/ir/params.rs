@@ -55,6 +55,12 @@ pub struct FieldOf {
     /// An array of arrays (`r: [[f64; 3]; 3]`, `p: Vec<[f64; 3]>`, its row length from
     /// `struct_rows.rs`): bound flat (`s.r.as_flattened()`), its tangent and adjoint too.
     pub flat: bool,
+    /// The field of a copy of the struct argument whose elements the body writes (`let mut t =
+    /// s.clone(); t.x[i] += ..`, `lower/struct_copies.rs`): an in-out sequence bound to a clone
+    /// of the field made by the companions before the body (`&mut copy[..]`), its tangent a
+    /// clone of the field's tangent, its adjoint a zero (or the output seed's field when the
+    /// copy is the output) added into the field's adjoint after the body (`codegen/copies.rs`).
+    pub copy: bool,
 }
 
 /// A nested array argument or output, flattened row-major (`p[i][j]` is `p[i * C + j]`): the
@@ -159,6 +165,10 @@ pub struct StructOut {
     /// The body gives a struct held whole (`let a = step(s, dt); a`): the output is that
     /// variable (`Output::shape` is `Struct`, `ty` the struct), its tangent the struct's own.
     pub whole: bool,
+    /// Fields given by the sequence field of a written copy (`FieldOf::copy`): the field and the
+    /// field argument; the companions build the output's field from the copy and its tangent,
+    /// and seed the copy's adjoint with the output seed's field (`codegen/copies.rs`).
+    pub copies: Vec<(syn::Member, syn::Ident)>,
 }
 
 impl Output {

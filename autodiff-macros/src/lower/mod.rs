@@ -97,6 +97,7 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
         ragged: HashMap::new(),
         ragged_fields: Vec::new(),
         copy_fields: Vec::new(),
+        copy_seqs: Vec::new(),
     };
     cx.check_signature(&item.sig);
     // Struct arguments: their fields become arguments of their own (`lower/structs.rs`).
@@ -112,6 +113,8 @@ pub fn lower(item: &syn::ItemFn, attr: &Attr, diag: &mut Diag) -> Option<Functio
     let params = cx.params(&item.sig, attr);
     let plan = std::mem::take(&mut cx.structs);
     let mut fields = cx.field_params(&plan, &params);
+    let mut copies = cx.copy_params(&params, fields.len());
+    fields.append(&mut copies);
     fields.append(&mut cx.na_fields);
     let struct_checks = cx.field_checks(&plan);
     for p in params.iter().filter(|p| {
@@ -402,6 +405,10 @@ pub(crate) struct Lowerer<'a> {
     /// The locals of the written fields of struct copies (`lower/struct_copies.rs`), checked to
     /// be floats or integers once lowered (`check_copy_fields`).
     pub(crate) copy_fields: Vec<syn::Ident>,
+    /// The sequence fields of struct copies whose elements the body writes
+    /// (`lower/struct_copies.rs`): the field argument's name, the struct argument copied and the
+    /// field; made field arguments by `copy_params` (`FieldOf::copy`).
+    pub(crate) copy_seqs: Vec<(syn::Ident, syn::Ident, syn::Member)>,
 }
 
 /// The `const` and `static` items declared anywhere in a function body, by name.

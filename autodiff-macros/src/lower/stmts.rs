@@ -628,6 +628,8 @@ impl Lowerer<'_> {
                         }
                         out.push(Stmt::Push { vec: v, value });
                     }
+                    // Reported already (a field of a struct copy, `lower/struct_copies.rs`).
+                    None if self.mentions_poisoned(&m.receiver) => {}
                     None => self.diag.unsupported_at(
                         &m.receiver,
                         "`push` onto this expression",

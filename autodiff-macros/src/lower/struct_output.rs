@@ -46,7 +46,21 @@ impl Lowerer<'_> {
         let mut floats = Vec::new();
         let mut shapes = Vec::new();
         let mut kept = Vec::new();
+        let mut copies = Vec::new();
         for ((item, (member, tokens)), syntax) in items.into_iter().zip(&plan.members).zip(syntax) {
+            // The sequence field of a copy whose elements the body writes (`t.x` of `t`): the
+            // companions give the copy itself (`codegen/copies.rs`).
+            if let ExprKind::Var(v) = &item.kind {
+                let name = &self.vars[*v].name;
+                // (Given twice, `State { x: t.x, y: t.x }`, it is reported below as a
+                // sequence field: one clone cannot be moved into two fields.)
+                if self.copy_seqs.iter().any(|(id, ..)| id == name)
+                    && !copies.iter().any(|(_, n)| n == name)
+                {
+                    copies.push((member.clone(), name.clone()));
+                    continue;
+                }
+            }
             let shape = self.shape_of(&item);
             match shape {
                 Shape::Scalar | Shape::Seq(SeqKind::Array(_)) => {
@@ -111,6 +125,7 @@ impl Lowerer<'_> {
         keep_float_returns(body, &floats_at, span);
         so.path = plan.path.clone();
         so.base = plan.base.clone();
+        so.copies = copies;
         if floats.is_empty() {
             if plan.base.is_none() {
                 self.diag.unsupported_at(

@@ -105,6 +105,8 @@ pub(super) struct Pass<'c, 'a> {
     /// (`lower/struct_copies.rs`).
     pub(super) types: HashMap<String, syn::Path>,
     pub(super) count: usize,
+    /// How deep in nested blocks the statements being rewritten are (0: the function's body).
+    pub(super) depth: usize,
 }
 
 impl Lowerer<'_> {
@@ -134,6 +136,7 @@ impl Lowerer<'_> {
             roots,
             types,
             count: 0,
+            depth: 0,
         };
         let mut block = (*item.block).clone();
         // Branches and `return`s giving the struct output: one literal at the end
@@ -702,7 +705,9 @@ impl VisitMut for Uses<'_, '_, '_, '_> {
 
     fn visit_block_mut(&mut self, b: &mut syn::Block) {
         let mut inner = self.locals.clone();
+        self.pass.depth += 1;
         self.pass.block(b, &mut inner, false);
+        self.pass.depth -= 1;
     }
 
     fn visit_pat_ident_mut(&mut self, p: &mut syn::PatIdent) {

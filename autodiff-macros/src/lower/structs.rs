@@ -418,6 +418,7 @@ impl Lowerer<'_> {
                     members: quote!(#(.#members)*),
                     lent,
                     flat: f.row.is_some(),
+                    copy: false,
                 }),
             });
         }

@@ -499,6 +499,7 @@ impl Lowerer<'_> {
                     consts: Vec::new(),
                     base: None,
                     whole: false,
+                    copies: Vec::new(),
                 }),
             });
         }

@@ -328,6 +328,7 @@ impl Lowerer<'_> {
                         members: quote!(.#m()),
                         lent: false,
                         flat: false,
+                        copy: false,
                     }),
                     na: None,
                 });
