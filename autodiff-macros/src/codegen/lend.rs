@@ -34,11 +34,12 @@ pub(crate) fn lent_fields(f: &Function, s: VarId) -> Vec<&Param> {
 }
 
 /// The struct a call statement's expression lends whole, when the body also uses its float
-/// fields: the variable of its first `MutRef` of such a struct.
-pub(crate) fn lent_by(f: &Function, e: &Expr) -> Option<VarId> {
+/// fields: the variable of its first `MutRef` of such a struct. `vars` is the table `e`'s
+/// variables index (the reverse sweep's normalized copy has more than `f.vars`).
+pub(crate) fn lent_by(f: &Function, vars: &[Var], e: &Expr) -> Option<VarId> {
     e.mut_borrows()
         .into_iter()
-        .find(|v| f.vars[*v].shape == Shape::Struct && !lent_fields(f, *v).is_empty())
+        .find(|v| vars[*v].shape == Shape::Struct && !lent_fields(f, *v).is_empty())
 }
 
 /// The body params in the order their tangents or adjoints are bound: a lent struct's before its

@@ -701,7 +701,7 @@ impl<'a> Forward<'a> {
         // A call lending a struct whose fields the body uses: the fields synced around it.
         let lent = match s {
             Stmt::Eval(e) | Stmt::Let { init: Some(e), .. } => {
-                crate::codegen::lend::lent_by(self.f, e)
+                crate::codegen::lend::lent_by(self.f, &self.f.vars, e)
             }
             _ => None,
         };

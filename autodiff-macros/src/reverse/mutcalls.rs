@@ -32,7 +32,7 @@ impl Emitter<'_> {
         let mut copies = HashMap::new();
         // A struct lent whole whose float fields the body uses: they are written into it before
         // the call (and before its clone is saved) and read from it after (`codegen/lend.rs`).
-        let lent = crate::codegen::lend::lent_by(self.f, e);
+        let lent = crate::codegen::lend::lent_by(self.f, self.vars, e);
         if let Some(s) = lent {
             let sync = crate::codegen::lend::primal_sync(self.f, s, true);
             out.fwd.push(Op::Code(sync));
