@@ -53,7 +53,7 @@ struct Facts {
 }
 
 /// Which kinds of infinite or NaN partials a function's computation can meet, itself and through
-/// its calls (`primitives::Edge`): what `reverse::scale_fn` decides the product of its reverse
+/// its calls (`primitives::Edge`): what `reverse::edges::scale_fn` decides the product of its reverse
 /// sweep from. A call of a function whose facts are unknown counts as singular.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
 pub struct Edges {

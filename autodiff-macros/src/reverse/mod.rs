@@ -31,6 +31,7 @@ mod addwin;
 mod backprop;
 mod blocks;
 mod checkpoint;
+mod edges;
 mod fuse;
 mod loops;
 mod mutcalls;
@@ -107,7 +108,7 @@ struct Emitter<'a> {
     /// Whether the products of a pole primitive's partials (`ln`, division...) use the strong
     /// zero though `scale` is plain: in a function with a pole, no selector and more than one
     /// float output (an array, a tuple, `&mut` buffers), whose caller may cut off one output
-    /// while another stays seeded (see `scale_fn`).
+    /// while another stays seeded (see `edges::scale_fn`).
     pole_strong: bool,
     /// The sequence a `#[checkpoint]` loop's `_vjp` call runs on in place (`checkpoint.rs`):
     /// lent as itself, not as a copy saved before the call.
@@ -294,7 +295,7 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
         dump.section("loop fusion (reverse mode)", || fuse::report_text(&report));
         plan
     };
-    let (scale, pole_strong) = scale_fn(f);
+    let (scale, pole_strong) = edges::scale_fn(f);
     let new_emitter = |fusion: Option<crate::analysis::fusion::Plan>| Emitter {
         f,
         vars: &vars,
@@ -347,61 +348,6 @@ fn adjoint_program(f: &Function, diag: &mut Diag, dump: &mut IrDump, fuse: bool)
          function; please report it",
     );
     None
-}
-
-/// Which product of adjoint and partial the reverse sweep uses. The strong zero (a zero factor
-/// wins over an infinite or NaN one) only changes a result when some factor is infinite or NaN
-/// while the output is finite: a partial of a singular primitive (`sqrt` at 0...), or a pole
-/// (`ln` at 0) whose infinite value a selector (`max`, `min`, `clamp`) turns finite again.
-/// Elsewhere the check would cost a compare per product in the hottest loops for nothing. A
-/// call counts as the primitives of its callee, itself and through its own calls, when the
-/// callee was differentiated earlier in the crate (`registry::edges`: the same decision as if
-/// its body were written inline), and as singular otherwise (a hand-written rule's derivative
-/// may be infinite anywhere). The edges found are recorded for this function's own callers.
-fn scale_fn(f: &Function) -> (syn::Ident, bool) {
-    use crate::primitives::Edge;
-    use crate::registry::Edges;
-    let mut found = Edges::default();
-    let note = |edge: Edge, found: &mut Edges| match edge {
-        Edge::Singular => found.singular = true,
-        Edge::Pole => found.pole = true,
-        Edge::Selects => found.selects = true,
-        Edge::Smooth => {}
-    };
-    let mut look = |e: &Expr| {
-        e.visit(&mut |n| match &n.kind {
-            ExprKind::Method { method, .. } => {
-                if let Some(r) = crate::methods::float_method(&method.to_string()) {
-                    note(r.edge, &mut found)
-                }
-            }
-            ExprKind::Binary { op, .. } => note(crate::methods::binop_edge(*op), &mut found),
-            ExprKind::Call { func, args, .. } => match crate::registry::edges(func, args.len()) {
-                Some(e) => {
-                    found.singular |= e.singular;
-                    found.pole |= e.pole;
-                    found.selects |= e.selects;
-                }
-                None => note(Edge::Singular, &mut found),
-            },
-            _ => {}
-        })
-    };
-    walk_exprs(&f.body, &mut look);
-    if let Some(t) = &f.tail {
-        look(t);
-    }
-    crate::registry::record_edges(f, found);
-    let strong = found.singular || (found.pole && found.selects);
-    let name = if strong { "scale_strong" } else { "scale" };
-    // A caller that cuts off the value of a callee with one float output passes it a zero seed
-    // and skips its `_vjp` (`backprop::zero_seed_guard`); one that cuts off one output of
-    // several passes a seed zero in part, so such a callee takes the strong zero itself where
-    // an infinite partial can meet it, at its poles' products.
-    let several =
-        !matches!(f.output.shape, Shape::Scalar) || f.params.iter().any(|p| p.inout && p.active);
-    let pole_strong = !strong && found.pole && several;
-    (names::runtime_item(name), pole_strong)
 }
 
 impl Emitter<'_> {
