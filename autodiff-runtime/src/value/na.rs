@@ -3,7 +3,6 @@
 
 use super::{Differentiable, Scalar, Scale, Tangent};
 
-
 /// Panics unless two matrices added elementwise have one shape.
 #[inline(always)]
 #[track_caller]
