@@ -12,19 +12,23 @@
 use super::*;
 
 impl FnGen<'_> {
-    /// Whether a double-buffered time loop may start here.
-    pub(super) fn double_buffer_ok(&self) -> bool {
-        self.on(Construct::DoubleBuffer)
-            && self.on(Construct::ForRange)
+    /// Whether a time loop over local `Vec`s with nested element loops, summed into a fresh
+    /// accumulator after it, may start here (what double buffers and neighbour stencils share).
+    pub(super) fn time_loop_ok(&self) -> bool {
+        self.on(Construct::ForRange)
             && self.on(Construct::ForNested)
             && self.on(Construct::LocalVec)
-            && self.on(Construct::SliceMethods)
             && self.on(Construct::LetMut)
             && self.on(Construct::AddAssign)
             && !self.slices.is_empty()
             && self.has_len()
             && self.loops.len() < 2
             && self.budget >= 2
+    }
+
+    /// Whether a double-buffered time loop may start here.
+    pub(super) fn double_buffer_ok(&self) -> bool {
+        self.on(Construct::DoubleBuffer) && self.on(Construct::SliceMethods) && self.time_loop_ok()
     }
 
     /// `let mut a = s.to_vec(); let mut b = s.to_vec(); for t in 0..T { for i in 1..len {
@@ -90,22 +94,14 @@ impl FnGen<'_> {
         } else {
             self.line(update);
         }
-        self.pop_scope();
-        self.nest -= 1;
-        self.indent -= 1;
-        self.k_mult /= N_MAX as f64;
-        self.loops.pop();
+        self.leave_loop(N_MAX);
         self.line("}");
         self.count(Construct::SliceMethods);
         self.line(format!("{a}.copy_from_slice(&{b});"));
         if variant == 6 {
             self.line(format!("{c}.copy_from_slice(&{d});"));
         }
-        self.pop_scope();
-        self.nest -= 1;
-        self.indent -= 1;
-        self.k_mult /= trips as f64;
-        self.loops.pop();
+        self.leave_loop(trips);
         self.line("}");
         let k = self.fresh("k");
         self.line(format!("for {k} in 0..{len} {{"));

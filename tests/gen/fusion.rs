@@ -124,22 +124,14 @@ impl FnGen<'_> {
             self.declare_index(j, 0);
             let a = add(self, &mut bounds, 0, (trips * N_MAX) as f64);
             self.line(a);
-            self.pop_scope();
-            self.nest -= 1;
-            self.indent -= 1;
-            self.k_mult /= N_MAX as f64;
-            self.loops.pop();
+            self.leave_loop(N_MAX);
             self.line("}");
         }
         for k in 0..sums.len() {
             let a = add(self, &mut bounds, k, trips as f64);
             self.line(a);
         }
-        self.pop_scope();
-        self.nest -= 1;
-        self.indent -= 1;
-        self.k_mult /= trips as f64;
-        self.loops.pop();
+        self.leave_loop(trips);
         self.line("}");
         if let Some(c) = counter {
             // Declared above the loop, read right after it (a factor in [0, 1]: the sum's bound
@@ -203,11 +195,7 @@ impl FnGen<'_> {
             }
         };
         self.line(format!("{sc}[{j}] = {v};"));
-        self.pop_scope();
-        self.nest -= 1;
-        self.indent -= 1;
-        self.k_mult /= N_MAX as f64;
-        self.loops.pop();
+        self.leave_loop(N_MAX);
         self.line("}");
         // Read back over the same range, sometimes inside another loop.
         let outer = self.on(Construct::ForNested) && self.chance(0.3);

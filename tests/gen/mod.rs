@@ -2899,6 +2899,15 @@ impl<'a> FnGen<'a> {
         self.push_scope();
     }
 
+    /// Leaves a loop body entered with [`FnGen::enter_loop`] with the same `trips`.
+    fn leave_loop(&mut self, trips: usize) {
+        self.pop_scope();
+        self.nest -= 1;
+        self.indent -= 1;
+        self.k_mult /= trips as f64;
+        self.loops.pop();
+    }
+
     /// Generates the statements of a loop body, ending (usually) with an update of an outer
     /// variable so that the loop matters, and leaves the loop.
     fn loop_body(&mut self, trips: usize, footer: &[String]) {
@@ -2914,11 +2923,7 @@ impl<'a> FnGen<'a> {
         for l in footer {
             self.line(l);
         }
-        self.pop_scope();
-        self.nest -= 1;
-        self.indent -= 1;
-        self.k_mult /= trips as f64;
-        self.loops.pop();
+        self.leave_loop(trips);
     }
 
     /// Updates a variable declared before position `mark` (outside the current loop).

@@ -101,11 +101,7 @@ impl FnGen<'_> {
         };
         self.count(Construct::AddAssign);
         self.line(sum);
-        self.pop_scope();
-        self.nest -= 1;
-        self.indent -= 1;
-        self.k_mult /= N_MAX as f64;
-        self.loops.pop();
+        self.leave_loop(N_MAX);
         self.line("}");
         let bound = per * N_MAX as f64;
         self.declare(g, Ty::Float, true, bound, 0.0);

@@ -335,11 +335,7 @@ impl FnGen<'_> {
             self.small_idx.push((self.vars.len() - 1, cols));
             self.nested_write_at(w, i, j);
             self.small_idx.pop();
-            self.pop_scope();
-            self.nest -= 1;
-            self.indent -= 1;
-            self.k_mult /= cols as f64;
-            self.loops.pop();
+            self.leave_loop(cols);
             self.line("}");
         } else {
             let c = self.col_index(w);

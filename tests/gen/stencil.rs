@@ -11,16 +11,7 @@ use super::*;
 impl FnGen<'_> {
     /// Whether a neighbour-stencil time loop may start here.
     pub(super) fn neighbour_stencil_ok(&self) -> bool {
-        self.on(Construct::NeighbourStencil)
-            && self.on(Construct::ForRange)
-            && self.on(Construct::ForNested)
-            && self.on(Construct::LocalVec)
-            && self.on(Construct::LetMut)
-            && self.on(Construct::AddAssign)
-            && !self.slices.is_empty()
-            && self.has_len()
-            && self.loops.len() < 2
-            && self.budget >= 2
+        self.on(Construct::NeighbourStencil) && self.time_loop_ok()
     }
 
     /// `let mut u = vec![0.0; len]; (u[j] = s[j] / B) let mut o = vec![0.0; len]; for t in 0..T { for i in 1..len {
@@ -85,21 +76,13 @@ impl FnGen<'_> {
                 ));
             }
         }
-        self.pop_scope();
-        self.nest -= 1;
-        self.indent -= 1;
-        self.k_mult /= N_MAX as f64;
-        self.loops.pop();
+        self.leave_loop(N_MAX);
         self.line("}");
         let j = self.fresh("j");
         self.line(format!("for {j} in 0..{len} {{"));
         self.line(format!("    {u}[{j}] = 0.5 * {u}[{j}] + 0.1 * {o}[{j}];"));
         self.line("}");
-        self.pop_scope();
-        self.nest -= 1;
-        self.indent -= 1;
-        self.k_mult /= trips as f64;
-        self.loops.pop();
+        self.leave_loop(trips);
         self.line("}");
         let k = self.fresh("k");
         self.line(format!("for {k} in 0..{len} {{"));
