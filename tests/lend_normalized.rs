@@ -101,7 +101,7 @@ fn p203(a: f64, b: f64, rp: &[Vec<f64>], c: f64, v: &[f64], n: usize, q: [f64; 3
     t18 + 3.0 * (0.1 * t20) + 3.0 * (0.5 * t21) + 0.25 * w0[n - 1]
 }
 
-fn value(s: &[f64; 4], rp: &[Vec<f64>], v: &[f64], q: [f64; 3]) -> f64 {
+fn value(s: &[f64; 3], rp: &[Vec<f64>], v: &[f64], q: [f64; 3]) -> f64 {
     p203(s[0], s[1], rp, s[2], v, v.len(), q)
 }
 
@@ -110,7 +110,7 @@ fn lending_calls_in_a_normalized_copy_compile_and_agree() {
     let rp = vec![vec![], vec![0.3], vec![0.2, -0.4, 0.7]];
     let v = [0.4, -0.3, 0.8, 0.1, -0.6];
     let q = [0.5, -0.2, 0.9];
-    for s in [[0.3, 0.7, -0.2, 0.0], [2.0, -0.5, 0.4, 0.0]] {
+    for s in [[0.3, 0.7, -0.2], [2.0, -0.5, 0.4]] {
         let n = v.len();
         // Reverse: the gradient in the three scalars, `rp`, `v` and `q`.
         let (mut ga, mut gb, mut gc) = (0.0, 0.0, 0.0);
