@@ -505,25 +505,6 @@ impl Walk<'_> {
         }
     }
 
-    /// Whether `s = value` is an accumulation `s = s + e`, `s = e + s`, `s = s - e` (`e` not
-    /// reading `s`).
-    fn accumulation(&self, s: VarId, value: &Expr) -> bool {
-        let ExprKind::Binary { op, lhs, rhs } = &value.kind else {
-            return false;
-        };
-        let is_s = |e: &Expr| matches!(e.kind, ExprKind::Var(v) if v == s);
-        let reads_s = |e: &Expr| {
-            let mut rs = Vec::new();
-            e.reads(&mut rs);
-            rs.contains(&s)
-        };
-        match op {
-            BinOp::Add => (is_s(lhs) && !reads_s(rhs)) || (is_s(rhs) && !reads_s(lhs)),
-            BinOp::Sub => is_s(lhs) && !reads_s(rhs),
-            _ => false,
-        }
-    }
-
     fn stmts(&mut self, body: &[R]) {
         for s in body {
             self.stmt(s);
@@ -553,7 +534,7 @@ impl Walk<'_> {
                         if scalar
                             && *s != self.ret
                             && self.vars[*s].mutable
-                            && self.accumulation(*s, value) =>
+                            && accumulated_term(*s, value).is_some() =>
                     {
                         *self.sums.entry(*s).or_insert(0) += 1;
                     }
@@ -615,6 +596,26 @@ impl Walk<'_> {
             R::Exit(_) => self.fail("an exit in the body".into()),
             R::Swap(..) => self.fail("the body exchanges buffers".into()),
         }
+    }
+}
+
+/// The term `e` when `value` is `s + e`, `e + s` or `s - e` with `e` not reading `s`: `s = value`
+/// accumulates into `s` (loop fusion's sums; `transform/fission.rs`'s counters).
+pub(crate) fn accumulated_term(s: VarId, value: &Expr) -> Option<&Expr> {
+    let ExprKind::Binary { op, lhs, rhs } = &value.kind else {
+        return None;
+    };
+    let is_s = |e: &Expr| matches!(e.kind, ExprKind::Var(v) if v == s);
+    let reads_s = |e: &Expr| {
+        let mut rs = Vec::new();
+        e.reads(&mut rs);
+        rs.contains(&s)
+    };
+    match op {
+        BinOp::Add if is_s(lhs) && !reads_s(rhs) => Some(rhs),
+        BinOp::Add if is_s(rhs) && !reads_s(lhs) => Some(lhs),
+        BinOp::Sub if is_s(lhs) && !reads_s(rhs) => Some(rhs),
+        _ => None,
     }
 }
 

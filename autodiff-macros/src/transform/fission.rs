@@ -177,7 +177,7 @@ impl Walk<'_> {
                 value,
             } => {
                 self.expr(value);
-                match term(*v, value) {
+                match crate::analysis::fusion::accumulated_term(*v, value) {
                     Some(e) if path && free(e, self.written, indices) => {
                         *self.updates.entry(*v).or_insert(0) += 1;
                     }
@@ -237,25 +237,6 @@ impl Walk<'_> {
                 self.bad.extend(ws);
             }
         }
-    }
-}
-
-/// The term `e` when `value` is `s + e`, `e + s` or `s - e` with `e` not reading `s`.
-fn term(s: VarId, value: &Expr) -> Option<&Expr> {
-    let ExprKind::Binary { op, lhs, rhs } = &value.kind else {
-        return None;
-    };
-    let is_s = |e: &Expr| matches!(e.kind, ExprKind::Var(v) if v == s);
-    let reads_s = |e: &Expr| {
-        let mut rs = Vec::new();
-        e.reads(&mut rs);
-        rs.contains(&s)
-    };
-    match op {
-        BinOp::Add if is_s(lhs) && !reads_s(rhs) => Some(rhs),
-        BinOp::Add if is_s(rhs) && !reads_s(lhs) => Some(lhs),
-        BinOp::Sub if is_s(lhs) && !reads_s(rhs) => Some(rhs),
-        _ => None,
     }
 }
 
